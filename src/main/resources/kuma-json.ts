@@ -1,0 +1,28 @@
+// Resources in the Kuma API shape: meta fields and spec fields side by side, as `kumactl get -o yaml` prints them.
+import type { Resource, ResourceInput } from '../../shared/resources.js';
+
+export const DEFAULT_MESH_NAME = 'default';
+
+/**
+ * `{type, mesh?, name, creationTime, modificationTime, labels, version, ...spec}`; `mesh` is left out for a Mesh.
+ * The inverse of validateResource: reading this back gives the same spec, labels and version.
+ * The spec's objects are shared with `resource`, not copied.
+ */
+export function toKumaObject(resource: Resource): Record<string, unknown> {
+  const { type, meta, spec } = resource;
+  return {
+    type,
+    ...(type === 'Mesh' ? {} : { mesh: meta.mesh }),
+    name: meta.name,
+    creationTime: meta.creationTime,
+    modificationTime: meta.modificationTime,
+    labels: meta.labels,
+    version: meta.version,
+    ...spec,
+  };
+}
+
+/** The mesh that exists from the start (SPEC §3). */
+export function defaultMesh(): ResourceInput<'Mesh'> {
+  return { type: 'Mesh', mesh: '', name: DEFAULT_MESH_NAME, labels: {}, spec: {} };
+}
