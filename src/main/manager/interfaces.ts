@@ -1,0 +1,27 @@
+import type { Resource, ResourceInput, ResourceKey, ResourceType } from '../../shared/resources.js';
+
+export interface ListOptions {
+  /** Only resources of this mesh; ignored for Mesh. */
+  mesh?: string;
+}
+
+/** What the xDS side reads. The cached manager implements it over the real one (Kuma's ReadOnlyResourceManager). */
+export interface ReadOnlyResourceManager {
+  get<T extends ResourceType>(type: T, key: { mesh: string; name: string }): Promise<Resource<T>>;
+  list<T extends ResourceType>(type: T, options?: ListOptions): Promise<Resource<T>[]>;
+}
+
+export interface UpsertResult<T extends ResourceType = ResourceType> {
+  resource: Resource<T>;
+  created: boolean;
+}
+
+export interface ResourceManager extends ReadOnlyResourceManager {
+  /** Validated input only: parse and validate at the boundary first. */
+  create<T extends ResourceType>(input: ResourceInput<T>): Promise<Resource<T>>;
+  /** Fails with a conflict when `input.version` is set and differs from the stored version. */
+  update<T extends ResourceType>(input: ResourceInput<T>): Promise<Resource<T>>;
+  /** Create or update; without `input.version`, retries on a conflict with a concurrent writer. */
+  upsert<T extends ResourceType>(input: ResourceInput<T>): Promise<UpsertResult<T>>;
+  delete(key: ResourceKey, options?: { version?: number }): Promise<void>;
+}

@@ -1,0 +1,318 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { DataplaneSpec, Resource, ResourceInput, ResourceKey } from '../../shared/resources.js';
+import { RESOURCE_TYPES } from '../../shared/resources.js';
+import { EventBus, type CoreEvent } from '../events/event-bus.js';
+import { ValidationError } from '../resources/validation-error.js';
+import { openDatabase, type Db } from '../store/database.js';
+import {
+  ResourceConflictError,
+  ResourceNotFoundError,
+  ResourcePreconditionError,
+} from '../store/errors.js';
+import { ResourceStore } from '../store/resource-store.js';
+import { ResourceManager } from './resource-manager.js';
+
+function dataplaneSpec(port: number, service = 'backend'): DataplaneSpec {
+  return { networking: { address: '127.0.0.1', inbound: [{ port, tags: { 'kuma.io/service': service } }] } };
+}
+
+function mesh(name: string): ResourceInput<'Mesh'> {
+  return { type: 'Mesh', mesh: '', name, labels: {}, spec: {} };
+}
+
+function dataplane(meshName: string, name: string, port = 18080): ResourceInput<'Dataplane'> {
+  return { type: 'Dataplane', mesh: meshName, name, labels: {}, spec: dataplaneSpec(port) };
+}
+
+/** SPEC §3: an inbound must carry `kuma.io/service`. */
+function dataplaneWithoutService(meshName: string, name: string): ResourceInput<'Dataplane'> {
+  return {
+    ...dataplane(meshName, name),
+    spec: { networking: { address: '127.0.0.1', inbound: [{ port: 18080, tags: {} }] } },
+  };
+}
+
+function keyOf(input: ResourceInput): ResourceKey {
+  return { type: input.type, mesh: input.mesh, name: input.name };
+}
+
+function everything(store: ResourceStore): Resource[] {
+  return RESOURCE_TYPES.flatMap((type) => store.list(type));
+}
+
+/** A resource.changed event, plus the version a second connection saw when the event arrived. */
+interface ObservedChange {
+  change: string;
+  key: ResourceKey;
+  version: number;
+  versionSeenByOtherConnection: number | undefined;
+}
+
+let dir: string;
+let file: string;
+const databases: Db[] = [];
+
+function open(): Db {
+  const db = openDatabase(file);
+  databases.push(db);
+  return db;
+}
+
+/** A manager over `store`, and the events it publishes as observed from another connection. */
+function managerOver(store: ResourceStore): { manager: ResourceManager; changes: ObservedChange[] } {
+  const events = new EventBus();
+  const observer = new ResourceStore(open());
+  const changes: ObservedChange[] = [];
+  events.subscribe((event: CoreEvent) => {
+    if (event.topic !== 'resource.changed') return;
+    // Had the event come before the commit, another connection could not see the write yet.
+    const versionSeenByOtherConnection = observer.find(event.key)?.meta.version;
+    changes.push({ change: event.change, key: event.key, version: event.version, versionSeenByOtherConnection });
+  });
+  return { manager: new ResourceManager({ store, events }), changes };
+}
+
+/**
+ * A store that lets another connection write right after it reads `target`, `times` times:
+ * the window between an upsert's read and its write, with a real concurrent writer in it.
+ */
+class RacedStore extends ResourceStore {
+  writes = 0;
+
+  constructor(
+    db: Db,
+    private readonly race: { target: ResourceKey; times: number; write: () => void },
+  ) {
+    super(db);
+  }
+
+  override find(key: ResourceKey): Resource | undefined {
+    const found = super.find(key);
+    const isTarget = key.type === this.race.target.type && key.name === this.race.target.name;
+    if (isTarget && this.writes < this.race.times) {
+      this.writes++;
+      this.race.write();
+    }
+    return found;
+  }
+}
+
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'meshdesk-'));
+  file = path.join(dir, 'meshdesk.db');
+});
+
+afterEach(() => {
+  for (const db of databases.splice(0)) db.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('ResourceManager', () => {
+  let store: ResourceStore;
+  let manager: ResourceManager;
+  let changes: ObservedChange[];
+
+  beforeEach(async () => {
+    store = new ResourceStore(open());
+    ({ manager, changes } = managerOver(store));
+    await manager.ensureDefaultMesh();
+    changes.length = 0;
+  });
+
+  it('creates a Dataplane in an existing mesh and announces it only once committed', async () => {
+    const created = await manager.create(dataplane('default', 'backend-1'));
+
+    expect(created.meta.version).toBe(1);
+    expect(await manager.get('Dataplane', { mesh: 'default', name: 'backend-1' })).toEqual(created);
+    expect(await manager.list('Dataplane', { mesh: 'default' })).toEqual([created]);
+    expect(changes).toEqual([
+      {
+        change: 'created',
+        key: keyOf(dataplane('default', 'backend-1')),
+        version: 1,
+        versionSeenByOtherConnection: 1,
+      },
+    ]);
+  });
+
+  it('reports a missing resource as not found', async () => {
+    await expect(manager.get('Dataplane', { mesh: 'default', name: 'ghost' })).rejects.toThrow(ResourceNotFoundError);
+  });
+
+  it('refuses a Dataplane whose mesh does not exist, writing and announcing nothing', async () => {
+    const before = everything(store);
+
+    const refused = manager.create(dataplane('demo', 'backend-1'));
+
+    await expect(refused).rejects.toThrow(ResourcePreconditionError);
+    await expect(refused).rejects.toThrow('mesh "demo" does not exist');
+    await expect(manager.upsert(dataplane('demo', 'backend-1'))).rejects.toThrow('mesh "demo" does not exist');
+    expect(everything(store)).toEqual(before);
+    expect(changes).toEqual([]);
+  });
+
+  it('refuses invalid input on create, update and upsert, writing and announcing nothing', async () => {
+    await manager.create(dataplane('default', 'backend-1'));
+    changes.length = 0;
+    const before = everything(store);
+
+    for (const write of [
+      () => manager.create(dataplaneWithoutService('default', 'web-1')),
+      () => manager.update(dataplaneWithoutService('default', 'backend-1')),
+      () => manager.upsert(dataplaneWithoutService('default', 'backend-1')),
+      () => manager.upsert(dataplaneWithoutService('default', 'web-1')),
+    ]) {
+      await expect(write()).rejects.toThrow(ValidationError);
+    }
+    expect(everything(store)).toEqual(before);
+    expect(changes).toEqual([]);
+  });
+
+  it('updates at the stored version and refuses a stale one without a trace', async () => {
+    await manager.create(dataplane('default', 'backend-1'));
+
+    const updated = await manager.update({ ...dataplane('default', 'backend-1', 19000), version: 1 });
+    const before = everything(store);
+    const stale = manager.update({ ...dataplane('default', 'backend-1', 20000), version: 1 });
+
+    expect(updated.meta.version).toBe(2);
+    await expect(stale).rejects.toThrow(ResourceConflictError);
+    expect(everything(store)).toEqual(before);
+    expect(changes.map(({ change, version }) => ({ change, version }))).toEqual([
+      { change: 'created', version: 1 },
+      { change: 'updated', version: 2 },
+    ]);
+    expect(changes[1]!.versionSeenByOtherConnection).toBe(2);
+  });
+
+  it('refuses to delete a mesh that still has dataplanes, naming them', async () => {
+    await manager.create(mesh('demo'));
+    await manager.create(dataplane('demo', 'web-1'));
+    await manager.create(dataplane('demo', 'backend-1'));
+    changes.length = 0;
+    const before = everything(store);
+
+    const refused = manager.delete(keyOf(mesh('demo')));
+
+    await expect(refused).rejects.toThrow(ResourcePreconditionError);
+    await expect(refused).rejects.toThrow('Mesh "demo": still has 2 dataplanes (backend-1, web-1); delete them first');
+    expect(everything(store)).toEqual(before);
+    expect(changes).toEqual([]);
+  });
+
+  it('deletes a mesh once its dataplanes are gone and announces each delete once committed', async () => {
+    await manager.create(mesh('demo'));
+    await manager.create(dataplane('demo', 'backend-1'));
+    changes.length = 0;
+
+    await manager.delete(keyOf(dataplane('demo', 'backend-1')));
+    await manager.delete(keyOf(mesh('demo')), { version: 1 });
+
+    expect(await manager.list('Mesh')).toEqual([store.get(keyOf(mesh('default')))]);
+    expect(changes).toEqual([
+      {
+        change: 'deleted',
+        key: keyOf(dataplane('demo', 'backend-1')),
+        version: 1,
+        versionSeenByOtherConnection: undefined,
+      },
+      { change: 'deleted', key: keyOf(mesh('demo')), version: 1, versionSeenByOtherConnection: undefined },
+    ]);
+  });
+
+  it('refuses a delete with a stale version', async () => {
+    await manager.create(dataplane('default', 'backend-1'));
+    await manager.update(dataplane('default', 'backend-1', 19000));
+    changes.length = 0;
+
+    await expect(manager.delete(keyOf(dataplane('default', 'backend-1')), { version: 1 })).rejects.toThrow(
+      ResourceConflictError,
+    );
+    expect(store.find(keyOf(dataplane('default', 'backend-1')))?.meta.version).toBe(2);
+    expect(changes).toEqual([]);
+  });
+
+  it('upserts: creates when absent, updates when present', async () => {
+    const first = await manager.upsert(dataplane('default', 'backend-1'));
+    const second = await manager.upsert(dataplane('default', 'backend-1', 19000));
+
+    expect(first).toMatchObject({ created: true, resource: { meta: { version: 1 } } });
+    expect(second).toMatchObject({ created: false, resource: { meta: { version: 2 }, spec: dataplaneSpec(19000) } });
+    expect(changes.map(({ change, version }) => ({ change, version }))).toEqual([
+      { change: 'created', version: 1 },
+      { change: 'updated', version: 2 },
+    ]);
+  });
+
+  it('ensures the default mesh exists once', async () => {
+    await manager.ensureDefaultMesh();
+
+    expect((await manager.list('Mesh')).map((m) => m.meta.name)).toEqual(['default']);
+    expect(changes).toEqual([]);
+  });
+});
+
+describe('ResourceManager.upsert against a concurrent writer', () => {
+  const target = keyOf(dataplane('default', 'backend-1'));
+  let other: ResourceStore;
+
+  beforeEach(async () => {
+    const setup = new ResourceStore(open());
+    setup.create(mesh('default'));
+    other = new ResourceStore(open());
+  });
+
+  function racedManager(times: number, write: () => void) {
+    const store = new RacedStore(open(), { target, times, write });
+    return { store, ...managerOver(store) };
+  }
+
+  it('reads again and retries when another connection updates between its read and its write', async () => {
+    other.create(dataplane('default', 'backend-1'));
+    const { store, manager, changes } = racedManager(1, () => other.update(dataplane('default', 'backend-1', 17000)));
+
+    const result = await manager.upsert(dataplane('default', 'backend-1', 19000));
+
+    expect(store.writes).toBe(1);
+    expect(result).toMatchObject({ created: false, resource: { meta: { version: 3 }, spec: dataplaneSpec(19000) } });
+    expect(other.get(target)).toEqual(result.resource);
+    expect(changes).toEqual([{ change: 'updated', key: target, version: 3, versionSeenByOtherConnection: 3 }]);
+  });
+
+  it('retries as an update when another connection creates the resource first', async () => {
+    const { store, manager, changes } = racedManager(1, () => other.create(dataplane('default', 'backend-1', 17000)));
+
+    const result = await manager.upsert(dataplane('default', 'backend-1', 19000));
+
+    expect(store.writes).toBe(1);
+    expect(result).toMatchObject({ created: false, resource: { meta: { version: 2 }, spec: dataplaneSpec(19000) } });
+    expect(changes.map(({ change, version }) => ({ change, version }))).toEqual([{ change: 'updated', version: 2 }]);
+  });
+
+  it('does not retry when the caller sent a version', async () => {
+    other.create(dataplane('default', 'backend-1'));
+    const { store, manager, changes } = racedManager(1, () => other.update(dataplane('default', 'backend-1', 17000)));
+
+    const refused = manager.upsert({ ...dataplane('default', 'backend-1', 19000), version: 1 });
+
+    await expect(refused).rejects.toThrow(ResourceConflictError);
+    expect(store.writes).toBe(1);
+    expect(other.get(target)).toMatchObject({ meta: { version: 2 }, spec: dataplaneSpec(17000) });
+    expect(changes).toEqual([]);
+  });
+
+  it('gives up with a conflict when every attempt loses the race', async () => {
+    other.create(dataplane('default', 'backend-1'));
+    const { store, manager, changes } = racedManager(Number.POSITIVE_INFINITY, () =>
+      other.update(dataplane('default', 'backend-1', 17000)),
+    );
+
+    await expect(manager.upsert(dataplane('default', 'backend-1', 19000))).rejects.toThrow(ResourceConflictError);
+    expect(store.writes).toBeGreaterThan(1);
+    expect(other.get(target)).toMatchObject({ meta: { version: 1 + store.writes }, spec: dataplaneSpec(17000) });
+    expect(changes).toEqual([]);
+  });
+});

@@ -1,0 +1,140 @@
+import type { EventBus } from '../events/event-bus.js';
+import { defaultMesh } from '../resources/kuma-json.js';
+import { validateResourceInput } from '../resources/validate.js';
+import {
+  ResourceAlreadyExistsError,
+  ResourceConflictError,
+  ResourceNotFoundError,
+  ResourcePreconditionError,
+} from '../store/errors.js';
+import type { ResourceStore } from '../store/resource-store.js';
+import type { Resource, ResourceInput, ResourceKey, ResourceType } from '../../shared/resources.js';
+import type { ListOptions, ResourceManager as ResourceManagerContract, UpsertResult } from './interfaces.js';
+
+export interface ResourceManagerOptions {
+  store: ResourceStore;
+  events: EventBus;
+}
+
+/** How many times an upsert without a caller version re-reads and retries after losing to a concurrent writer. */
+const UPSERT_ATTEMPTS = 5;
+/** Dataplane names quoted in a refused mesh delete; the count is always exact. */
+const NAMED_DATAPLANES = 10;
+
+/**
+ * The uncached manager (Kuma's ResourceManager): validates every write, enforces the relations
+ * between resources (a Dataplane needs its mesh; a mesh with dataplanes cannot go) in the same
+ * transaction as the write, and announces each committed write on the event bus.
+ */
+export class ResourceManager implements ResourceManagerContract {
+  readonly #store: ResourceStore;
+  readonly #events: EventBus;
+
+  constructor(options: ResourceManagerOptions) {
+    this.#store = options.store;
+    this.#events = options.events;
+  }
+
+  async get<T extends ResourceType>(type: T, key: { mesh: string; name: string }): Promise<Resource<T>> {
+    return this.#store.get({ type, ...key }) as Resource<T>;
+  }
+
+  async list<T extends ResourceType>(type: T, options: ListOptions = {}): Promise<Resource<T>[]> {
+    return this.#store.list(type, options.mesh) as Resource<T>[];
+  }
+
+  async create<T extends ResourceType>(input: ResourceInput<T>): Promise<Resource<T>> {
+    validateResourceInput(input);
+    return this.#create(input);
+  }
+
+  async update<T extends ResourceType>(input: ResourceInput<T>): Promise<Resource<T>> {
+    validateResourceInput(input);
+    return this.#update(input);
+  }
+
+  async upsert<T extends ResourceType>(input: ResourceInput<T>): Promise<UpsertResult<T>> {
+    validateResourceInput(input);
+    for (let attempt = 1; ; attempt++) {
+      const current = this.#store.find(input);
+      try {
+        // A caller version means "update exactly that version": never turn it into a create.
+        if (!current && input.version === undefined) {
+          return { resource: this.#create(input), created: true };
+        }
+        const version = input.version ?? current?.meta.version;
+        return { resource: this.#update({ ...input, version }), created: false };
+      } catch (error) {
+        const lostRace =
+          error instanceof ResourceConflictError ||
+          error instanceof ResourceAlreadyExistsError ||
+          error instanceof ResourceNotFoundError;
+        if (input.version !== undefined || !lostRace || attempt === UPSERT_ATTEMPTS) throw error;
+        // Someone wrote between our read and our write: read again and retry.
+      }
+    }
+  }
+
+  async delete(key: ResourceKey, options: { version?: number } = {}): Promise<void> {
+    const deleted = this.#store.transaction(() => {
+      if (key.type === 'Mesh') this.#requireMeshWithoutDataplanes(key);
+      return this.#store.delete(key, options.version);
+    });
+    this.#publish('deleted', deleted);
+  }
+
+  /** Creates the mesh `default` unless it exists (SPEC §3: it exists from the start). */
+  async ensureDefaultMesh(): Promise<void> {
+    if (this.#store.find(defaultMesh())) return;
+    try {
+      await this.create(defaultMesh());
+    } catch (error) {
+      // Another meshdesk on the same data directory created it first: that is what we wanted.
+      if (!(error instanceof ResourceAlreadyExistsError)) throw error;
+    }
+  }
+
+  #create<T extends ResourceType>(input: ResourceInput<T>): Resource<T> {
+    const created = this.#store.transaction(() => {
+      if (input.type === 'Dataplane') this.#requireMesh(input);
+      return this.#store.create(input);
+    });
+    this.#publish('created', created);
+    return created as Resource<T>;
+  }
+
+  #update<T extends ResourceType>(input: ResourceInput<T>): Resource<T> {
+    const updated = this.#store.update(input);
+    this.#publish('updated', updated);
+    return updated as Resource<T>;
+  }
+
+  #requireMesh(key: ResourceKey): void {
+    if (!this.#store.find({ type: 'Mesh', mesh: '', name: key.mesh })) {
+      throw new ResourcePreconditionError(key, `mesh "${key.mesh}" does not exist`);
+    }
+  }
+
+  #requireMeshWithoutDataplanes(key: ResourceKey): void {
+    const dataplanes = this.#store.list('Dataplane', key.name);
+    if (dataplanes.length === 0) return;
+    const names = dataplanes.slice(0, NAMED_DATAPLANES).map((dataplane) => dataplane.meta.name);
+    const more = dataplanes.length - names.length;
+    const listed = more > 0 ? `${names.join(', ')}, and ${more} more` : names.join(', ');
+    const noun = dataplanes.length === 1 ? 'dataplane' : 'dataplanes';
+    throw new ResourcePreconditionError(
+      key,
+      `still has ${dataplanes.length} ${noun} (${listed}); delete them first`,
+    );
+  }
+
+  /** Called only once the write's transaction has committed, so listeners can read what they are told about. */
+  #publish(change: 'created' | 'updated' | 'deleted', resource: Resource): void {
+    this.#events.publish({
+      topic: 'resource.changed',
+      change,
+      key: { type: resource.type, mesh: resource.meta.mesh, name: resource.meta.name },
+      version: resource.meta.version,
+    });
+  }
+}

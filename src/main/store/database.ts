@@ -1,0 +1,23 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { migrate } from './migrations.js';
+
+export type Db = Database.Database;
+
+/**
+ * Opens (creating if needed) the meshdesk database and brings its schema up to date.
+ * WAL lets the UI's reads run beside the control plane's writes; `synchronous = FULL`
+ * makes every acknowledged write survive a crash or power loss (a local tool writes little,
+ * so the extra fsync per commit is cheap).
+ */
+export function openDatabase(file: string): Db {
+  mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  migrate(db);
+  return db;
+}

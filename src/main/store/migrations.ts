@@ -1,0 +1,43 @@
+import type Database from 'better-sqlite3';
+
+/**
+ * Schema migrations, applied in order and recorded in `PRAGMA user_version`.
+ * Never edit a migration that has shipped: append a new one.
+ */
+const MIGRATIONS: readonly string[] = [
+  // 1: resources and settings
+  `CREATE TABLE resources (
+     type TEXT NOT NULL,
+     mesh TEXT NOT NULL,
+     name TEXT NOT NULL,
+     version INTEGER NOT NULL,
+     spec TEXT NOT NULL,
+     labels TEXT NOT NULL,
+     creation_time TEXT NOT NULL,
+     modification_time TEXT NOT NULL,
+     PRIMARY KEY (type, mesh, name)
+   ) WITHOUT ROWID;
+   CREATE INDEX resources_by_mesh ON resources (mesh, type);
+   CREATE TABLE settings (
+     name TEXT PRIMARY KEY,
+     value TEXT NOT NULL,
+     modification_time TEXT NOT NULL
+   ) WITHOUT ROWID;`,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+export function migrate(db: Database.Database): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > SCHEMA_VERSION) {
+    throw new Error(
+      `database schema version ${current} is newer than this meshdesk (${SCHEMA_VERSION}); use a newer meshdesk or another data directory`,
+    );
+  }
+  for (let version = current + 1; version <= SCHEMA_VERSION; version++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[version - 1]!);
+      db.pragma(`user_version = ${version}`);
+    })();
+  }
+}

@@ -1,0 +1,329 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { DataplaneSpec, Resource, ResourceInput, ResourceKey } from '../../shared/resources.js';
+import { RESOURCE_TYPES } from '../../shared/resources.js';
+import { openDatabase, type Db } from './database.js';
+import { ResourceAlreadyExistsError, ResourceConflictError, ResourceNotFoundError } from './errors.js';
+import { ResourceStore } from './resource-store.js';
+
+function dataplaneSpec(port: number): DataplaneSpec {
+  return {
+    networking: {
+      address: '127.0.0.1',
+      inbound: [{ port, servicePort: port + 1, tags: { 'kuma.io/service': 'backend' } }],
+    },
+  };
+}
+
+function mesh(name: string, labels: Record<string, string> = {}): ResourceInput<'Mesh'> {
+  return { type: 'Mesh', mesh: '', name, labels, spec: {} };
+}
+
+function dataplane(meshName: string, name: string, port = 18080): ResourceInput<'Dataplane'> {
+  return { type: 'Dataplane', mesh: meshName, name, labels: { team: 'core' }, spec: dataplaneSpec(port) };
+}
+
+function keyOf(input: ResourceInput): ResourceKey {
+  return { type: input.type, mesh: input.mesh, name: input.name };
+}
+
+/** Hands out 2026-01-01T00:00:00Z, then one second later on every call. */
+function steppingClock(): () => Date {
+  let seconds = 0;
+  return () => new Date(Date.UTC(2026, 0, 1, 0, 0, seconds++));
+}
+
+function everything(store: ResourceStore): Resource[] {
+  return RESOURCE_TYPES.flatMap((type) => store.list(type));
+}
+
+let dir: string;
+let file: string;
+const databases: Db[] = [];
+
+function open(): Db {
+  const db = openDatabase(file);
+  databases.push(db);
+  return db;
+}
+
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'meshdesk-'));
+  file = path.join(dir, 'meshdesk.db');
+});
+
+afterEach(() => {
+  for (const db of databases.splice(0)) db.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('ResourceStore', () => {
+  it('creates a resource at version 1 with equal creation and modification times in ISO-8601 UTC', () => {
+    const store = new ResourceStore(open(), { now: steppingClock() });
+
+    const created = store.create(dataplane('default', 'backend-1'));
+
+    expect(created).toEqual({
+      type: 'Dataplane',
+      meta: {
+        mesh: 'default',
+        name: 'backend-1',
+        version: 1,
+        creationTime: '2026-01-01T00:00:00.000Z',
+        modificationTime: '2026-01-01T00:00:00.000Z',
+        labels: { team: 'core' },
+      },
+      spec: dataplaneSpec(18080),
+    });
+    expect(store.get(keyOf(dataplane('default', 'backend-1')))).toEqual(created);
+  });
+
+  it('keys a Mesh with mesh "" whatever mesh the caller passes', () => {
+    const store = new ResourceStore(open());
+
+    const created = store.create({ ...mesh('demo'), mesh: 'ignored' });
+
+    expect(created.meta.mesh).toBe('');
+    expect(store.get({ type: 'Mesh', mesh: '', name: 'demo' })).toEqual(created);
+    expect(store.get({ type: 'Mesh', mesh: 'demo', name: 'demo' })).toEqual(created);
+  });
+
+  it('lists by type ordered by mesh then name, optionally narrowed to one mesh', () => {
+    const store = new ResourceStore(open());
+    store.create(dataplane('zeta', 'a'));
+    store.create(dataplane('alpha', 'web-1'));
+    store.create(dataplane('alpha', 'backend-1'));
+    store.create(mesh('zeta'));
+    store.create(mesh('alpha'));
+
+    const names = (resources: Resource[]) => resources.map((r) => `${r.meta.mesh}/${r.meta.name}`);
+    expect(names(store.list('Dataplane'))).toEqual(['alpha/backend-1', 'alpha/web-1', 'zeta/a']);
+    expect(names(store.list('Dataplane', 'alpha'))).toEqual(['alpha/backend-1', 'alpha/web-1']);
+    expect(names(store.list('Dataplane', 'missing'))).toEqual([]);
+    expect(names(store.list('Mesh', 'alpha'))).toEqual(['/alpha', '/zeta']);
+    expect(store.count('Dataplane', 'alpha')).toBe(2);
+    expect(store.count('Dataplane', 'missing')).toBe(0);
+    expect(store.count('Mesh', 'anything')).toBe(2);
+  });
+
+  it('increments the version on every update, keeps the creation time and moves the modification time', () => {
+    const store = new ResourceStore(open(), { now: steppingClock() });
+    const created = store.create(dataplane('default', 'backend-1'));
+    const key = keyOf(dataplane('default', 'backend-1'));
+
+    const first = store.update({ ...dataplane('default', 'backend-1', 19000), version: 1 });
+    const second = store.update({ ...dataplane('default', 'backend-1', 20000), labels: { team: 'edge' } });
+
+    expect(first.meta.version).toBe(2);
+    expect(second.meta.version).toBe(3);
+    expect(second.meta.creationTime).toBe(created.meta.creationTime);
+    expect(first.meta.modificationTime).toBe('2026-01-01T00:00:01.000Z');
+    expect(second.meta.modificationTime).toBe('2026-01-01T00:00:02.000Z');
+    expect(second.meta.labels).toEqual({ team: 'edge' });
+    expect(store.get(key)).toEqual(second);
+  });
+
+  it('refuses an update with a stale version and changes nothing', () => {
+    const store = new ResourceStore(open());
+    store.create(dataplane('default', 'backend-1'));
+    store.update(dataplane('default', 'backend-1', 19000));
+    const before = everything(store);
+
+    const stale = () => store.update({ ...dataplane('default', 'backend-1', 20000), version: 1 });
+
+    expect(stale).toThrow(ResourceConflictError);
+    expect(stale).toThrow(
+      'Dataplane "backend-1" in mesh "default" was modified concurrently: you sent version 1, the stored version is 2',
+    );
+    expect(everything(store)).toEqual(before);
+  });
+
+  it('refuses to update a resource that does not exist', () => {
+    const store = new ResourceStore(open());
+
+    expect(() => store.update(dataplane('default', 'ghost'))).toThrow(ResourceNotFoundError);
+    expect(() => store.update({ ...dataplane('default', 'ghost'), version: 1 })).toThrow(ResourceNotFoundError);
+    expect(everything(store)).toEqual([]);
+  });
+
+  it('refuses to create a resource twice and keeps the first one', () => {
+    const store = new ResourceStore(open());
+    const first = store.create(dataplane('default', 'backend-1'));
+
+    expect(() => store.create(dataplane('default', 'backend-1', 19000))).toThrow(ResourceAlreadyExistsError);
+    expect(() => store.create(dataplane('default', 'backend-1'))).toThrow(
+      'Dataplane "backend-1" in mesh "default" already exists',
+    );
+    expect(everything(store)).toEqual([first]);
+  });
+
+  it('reports a missing resource as not found from get and as undefined from find', () => {
+    const store = new ResourceStore(open());
+    const key: ResourceKey = { type: 'Dataplane', mesh: 'default', name: 'ghost' };
+
+    expect(() => store.get(key)).toThrow(ResourceNotFoundError);
+    expect(() => store.get(key)).toThrow('Dataplane "ghost" in mesh "default" not found');
+    expect(store.find(key)).toBeUndefined();
+  });
+
+  it('deletes a resource and returns it as it was', () => {
+    const store = new ResourceStore(open());
+    const created = store.create(dataplane('default', 'backend-1'));
+    const key = keyOf(dataplane('default', 'backend-1'));
+
+    expect(store.delete(key)).toEqual(created);
+    expect(store.find(key)).toBeUndefined();
+    expect(() => store.delete(key)).toThrow(ResourceNotFoundError);
+  });
+
+  it('refuses a delete with a stale version and keeps the resource', () => {
+    const store = new ResourceStore(open());
+    store.create(dataplane('default', 'backend-1'));
+    const current = store.update(dataplane('default', 'backend-1', 19000));
+
+    expect(() => store.delete(keyOf(dataplane('default', 'backend-1')), 1)).toThrow(ResourceConflictError);
+    expect(everything(store)).toEqual([current]);
+    store.delete(keyOf(dataplane('default', 'backend-1')), 2);
+    expect(everything(store)).toEqual([]);
+  });
+
+  it('leaves nothing behind when a transaction throws', () => {
+    const store = new ResourceStore(open());
+    const kept = store.create(mesh('default'));
+
+    expect(() =>
+      store.transaction(() => {
+        store.create(dataplane('default', 'backend-1'));
+        store.update(mesh('default', { touched: 'yes' }));
+        store.create(mesh('default'));
+      }),
+    ).toThrow(ResourceAlreadyExistsError);
+    expect(everything(store)).toEqual([kept]);
+  });
+
+  it('returns the value of a committed transaction', () => {
+    const store = new ResourceStore(open());
+
+    const names = store.transaction(() => [store.create(mesh('a')), store.create(mesh('b'))].map((m) => m.meta.name));
+
+    expect(names).toEqual(['a', 'b']);
+    expect(store.count('Mesh', '')).toBe(2);
+  });
+
+  it('keeps data and versions when the file is reopened', () => {
+    const first = open();
+    const store = new ResourceStore(first);
+    store.create(mesh('default', { env: 'dev' }));
+    store.create(dataplane('default', 'backend-1'));
+    store.update(dataplane('default', 'backend-1', 19000));
+    const before = everything(store);
+    first.close();
+
+    const reopened = new ResourceStore(open());
+
+    expect(everything(reopened)).toEqual(before);
+    expect(reopened.get(keyOf(dataplane('default', 'backend-1'))).meta.version).toBe(2);
+  });
+
+  it('lets exactly one of two connections win an update with the same version', () => {
+    const one = new ResourceStore(open());
+    const two = new ResourceStore(open());
+    one.create(dataplane('default', 'backend-1'));
+    // Both writers read version 1 before either writes.
+    const seenByOne = one.get(keyOf(dataplane('default', 'backend-1'))).meta.version;
+    const seenByTwo = two.get(keyOf(dataplane('default', 'backend-1'))).meta.version;
+
+    const outcomes = [
+      () => one.update({ ...dataplane('default', 'backend-1', 19000), version: seenByOne }),
+      () => two.update({ ...dataplane('default', 'backend-1', 20000), version: seenByTwo }),
+    ].map((write) => {
+      try {
+        return write().meta.version;
+      } catch (error) {
+        return error;
+      }
+    });
+
+    expect(outcomes[0]).toBe(2);
+    expect(outcomes[1]).toBeInstanceOf(ResourceConflictError);
+    expect(two.get(keyOf(dataplane('default', 'backend-1')))).toMatchObject({
+      meta: { version: 2 },
+      spec: dataplaneSpec(19000),
+    });
+  });
+
+  it('loses no update when several processes read-modify-write the same resource', async () => {
+    const processes = 3;
+    const rounds = 30;
+    const store = new ResourceStore(open());
+    const counter = mesh('counter', { count: '0' });
+    store.create(counter);
+
+    const runs = Array.from({ length: processes }, (_, index) =>
+      runCounterProcess({ file, index, rounds, key: keyOf(counter) }),
+    );
+    // Start them together: each process registers, then waits for the mesh "go".
+    while (store.list('Mesh').filter((m) => m.meta.name.startsWith('ready-')).length < processes) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    store.create(mesh('go'));
+    const results = await Promise.all(runs);
+
+    const wins = results.reduce((sum, r) => sum + r.wins, 0);
+    const conflicts = results.reduce((sum, r) => sum + r.conflicts, 0);
+    const final = store.get(keyOf(counter));
+    expect(wins + conflicts).toBe(processes * rounds);
+    // Every winning write incremented what it read: a lost update would leave the count behind.
+    expect(final.meta.labels).toEqual({ count: String(wins) });
+    expect(final.meta.version).toBe(1 + wins);
+  });
+});
+
+const projectRoot = fileURLToPath(new URL('../../../', import.meta.url));
+
+/**
+ * A separate Node process (TypeScript through tsx) with its own connection. It increments
+ * the label `count` with read → update-at-that-version, counting wins and conflicts.
+ */
+async function runCounterProcess(options: {
+  file: string;
+  index: number;
+  rounds: number;
+  key: ResourceKey;
+}): Promise<{ wins: number; conflicts: number }> {
+  const moduleUrl = (name: string) => new URL(`./${name}`, import.meta.url).href;
+  const script = `
+    const { openDatabase } = await import(${JSON.stringify(moduleUrl('database.ts'))});
+    const { ResourceStore } = await import(${JSON.stringify(moduleUrl('resource-store.ts'))});
+    const options = ${JSON.stringify(options)};
+    const store = new ResourceStore(openDatabase(options.file));
+    store.create({ type: 'Mesh', mesh: '', name: 'ready-' + options.index, labels: {}, spec: {} });
+    const pause = new Int32Array(new SharedArrayBuffer(4));
+    while (!store.find({ type: 'Mesh', mesh: '', name: 'go' })) Atomics.wait(pause, 0, 0, 5);
+    let wins = 0;
+    let conflicts = 0;
+    for (let round = 0; round < options.rounds; round++) {
+      const current = store.get(options.key);
+      const count = String(Number(current.meta.labels.count) + 1);
+      try {
+        store.update({ ...options.key, labels: { count }, spec: {}, version: current.meta.version });
+        wins++;
+      } catch (error) {
+        if (error.name !== 'ResourceConflictError') throw error;
+        conflicts++;
+      }
+    }
+    process.stdout.write(JSON.stringify({ wins, conflicts }));
+  `;
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--import', 'tsx', '--input-type=module', '--eval', script],
+    { cwd: projectRoot },
+  );
+  return JSON.parse(stdout) as { wins: number; conflicts: number };
+}

@@ -1,0 +1,201 @@
+import type { Statement } from 'better-sqlite3';
+import type { Resource, ResourceInput, ResourceKey, ResourceType } from '../../shared/resources.js';
+import type { Db } from './database.js';
+import { ResourceAlreadyExistsError, ResourceConflictError, ResourceNotFoundError } from './errors.js';
+
+export interface ResourceStoreOptions {
+  /** Source of creation and modification times; tests pass a fixed clock. */
+  now?: () => Date;
+}
+
+interface ResourceRow {
+  type: ResourceType;
+  mesh: string;
+  name: string;
+  version: number;
+  spec: string;
+  labels: string;
+  creation_time: string;
+  modification_time: string;
+}
+
+interface KeyParams {
+  type: ResourceType;
+  mesh: string;
+  name: string;
+}
+
+/** `version` null means "whatever is stored": the write is unconditional. */
+interface ExpectedVersionParams extends KeyParams {
+  version: number | null;
+}
+
+interface WriteParams extends ExpectedVersionParams {
+  spec: string;
+  labels: string;
+  time: string;
+}
+
+const KEY = 'type = @type AND mesh = @mesh AND name = @name';
+const EXPECTED_VERSION = '(@version IS NULL OR version = @version)';
+
+/**
+ * Resources in SQLite, with a version per resource for optimistic concurrency.
+ *
+ * Every conditional write checks the version in the same statement that writes
+ * (`… WHERE version = ?`), so two writers holding the same version cannot both win,
+ * even from two connections or processes on the same file. Methods are synchronous
+ * (better-sqlite3); `transaction` groups several of them atomically.
+ */
+export class ResourceStore {
+  readonly #now: () => Date;
+  readonly #selectOne: Statement<[KeyParams], ResourceRow>;
+  readonly #selectByType: Statement<[{ type: ResourceType }], ResourceRow>;
+  readonly #selectByTypeAndMesh: Statement<[{ type: ResourceType; mesh: string }], ResourceRow>;
+  readonly #countByTypeAndMesh: Statement<[{ type: ResourceType; mesh: string }], number>;
+  readonly #insert: Statement<[Omit<WriteParams, 'version'>], ResourceRow>;
+  readonly #update: Statement<[WriteParams], ResourceRow>;
+  readonly #delete: Statement<[ExpectedVersionParams], ResourceRow>;
+  /** One reusable transaction wrapper; `immediate` takes the write lock up front (see `transaction`). */
+  readonly #runInTransaction: { immediate(fn: () => unknown): unknown };
+
+  constructor(db: Db, options: ResourceStoreOptions = {}) {
+    this.#now = options.now ?? (() => new Date());
+    this.#selectOne = db.prepare(`SELECT * FROM resources WHERE ${KEY}`);
+    this.#selectByType = db.prepare('SELECT * FROM resources WHERE type = @type ORDER BY mesh, name');
+    this.#selectByTypeAndMesh = db.prepare(
+      'SELECT * FROM resources WHERE type = @type AND mesh = @mesh ORDER BY mesh, name',
+    );
+    this.#countByTypeAndMesh = db
+      .prepare<[{ type: ResourceType; mesh: string }], number>(
+        'SELECT count(*) FROM resources WHERE type = @type AND mesh = @mesh',
+      )
+      .pluck();
+    // ON CONFLICT DO NOTHING only covers the primary key: any other failure still throws.
+    this.#insert = db.prepare(
+      `INSERT INTO resources (type, mesh, name, version, spec, labels, creation_time, modification_time)
+       VALUES (@type, @mesh, @name, 1, @spec, @labels, @time, @time)
+       ON CONFLICT (type, mesh, name) DO NOTHING
+       RETURNING *`,
+    );
+    this.#update = db.prepare(
+      `UPDATE resources
+       SET version = version + 1, spec = @spec, labels = @labels, modification_time = @time
+       WHERE ${KEY} AND ${EXPECTED_VERSION}
+       RETURNING *`,
+    );
+    this.#delete = db.prepare(`DELETE FROM resources WHERE ${KEY} AND ${EXPECTED_VERSION} RETURNING *`);
+    this.#runInTransaction = db.transaction((fn: () => unknown) => fn());
+  }
+
+  /** @throws ResourceNotFoundError */
+  get(key: ResourceKey): Resource {
+    const row = this.#selectOne.get(storageKey(key));
+    if (!row) throw new ResourceNotFoundError(storageKey(key));
+    return toResource(row);
+  }
+
+  find(key: ResourceKey): Resource | undefined {
+    const row = this.#selectOne.get(storageKey(key));
+    return row && toResource(row);
+  }
+
+  /** Ordered by mesh, then name. `mesh` narrows to one mesh; it is ignored for Mesh, which is global. */
+  list(type: ResourceType, mesh?: string): Resource[] {
+    const rows =
+      mesh === undefined || type === 'Mesh'
+        ? this.#selectByType.all({ type })
+        : this.#selectByTypeAndMesh.all({ type, mesh });
+    return rows.map(toResource);
+  }
+
+  count(type: ResourceType, mesh: string): number {
+    return this.#countByTypeAndMesh.get({ type, mesh: type === 'Mesh' ? '' : mesh })!;
+  }
+
+  /** Stores a new resource at version 1. @throws ResourceAlreadyExistsError */
+  create(input: ResourceInput): Resource {
+    const key = storageKey(input);
+    const row = this.#insert.get({ ...key, ...this.#content(input), time: this.#timestamp() });
+    if (!row) throw new ResourceAlreadyExistsError(key);
+    return toResource(row);
+  }
+
+  /**
+   * Replaces spec and labels and increments the version. When `input.version` is set the
+   * write only happens if it is still the stored version.
+   * @throws ResourceNotFoundError, ResourceConflictError
+   */
+  update(input: ResourceInput): Resource {
+    const key = storageKey(input);
+    return this.transaction(() => {
+      const row = this.#update.get({
+        ...key,
+        ...this.#content(input),
+        version: input.version ?? null,
+        time: this.#timestamp(),
+      });
+      if (!row) this.#explainRejectedWrite(key, input.version);
+      return toResource(row);
+    });
+  }
+
+  /**
+   * Removes a resource, only if it is still at `expectedVersion` when that is given.
+   * Returns the resource as it was.
+   * @throws ResourceNotFoundError, ResourceConflictError
+   */
+  delete(key: ResourceKey, expectedVersion?: number): Resource {
+    const storedKey = storageKey(key);
+    return this.transaction(() => {
+      const row = this.#delete.get({ ...storedKey, version: expectedVersion ?? null });
+      if (!row) this.#explainRejectedWrite(storedKey, expectedVersion);
+      return toResource(row);
+    });
+  }
+
+  /**
+   * Runs `fn` atomically: if it throws, none of its writes remain. The transaction is
+   * IMMEDIATE so that its reads and writes see one state even with other connections
+   * writing to the file (a deferred one could read, then fail to upgrade to a writer).
+   * Nested calls become savepoints.
+   */
+  transaction<T>(fn: () => T): T {
+    return this.#runInTransaction.immediate(fn) as T;
+  }
+
+  /** Called inside the write's transaction, so the row read is the one the write saw. */
+  #explainRejectedWrite(key: ResourceKey, expectedVersion: number | undefined): never {
+    const current = this.#selectOne.get(key);
+    if (!current) throw new ResourceNotFoundError(key);
+    throw new ResourceConflictError(key, expectedVersion!, current.version);
+  }
+
+  #content(input: ResourceInput): { spec: string; labels: string } {
+    return { spec: JSON.stringify(input.spec), labels: JSON.stringify(input.labels) };
+  }
+
+  #timestamp(): string {
+    return this.#now().toISOString();
+  }
+}
+
+/** A Mesh is global: its key is stored with mesh '' whatever the caller passed. */
+function storageKey(key: ResourceKey): KeyParams {
+  return { type: key.type, mesh: key.type === 'Mesh' ? '' : key.mesh, name: key.name };
+}
+
+function toResource(row: ResourceRow): Resource {
+  return {
+    type: row.type,
+    meta: {
+      mesh: row.mesh,
+      name: row.name,
+      version: row.version,
+      creationTime: row.creation_time,
+      modificationTime: row.modification_time,
+      labels: JSON.parse(row.labels) as Record<string, string>,
+    },
+    spec: JSON.parse(row.spec),
+  } as Resource;
+}
