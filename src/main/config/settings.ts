@@ -1,0 +1,239 @@
+import type Database from 'better-sqlite3';
+import type { Violation } from '../../shared/resources.js';
+import type { EventBus } from '../events/event-bus.js';
+import { ValidationError } from '../resources/validation-error.js';
+import type { Db } from '../store/database.js';
+import { checkSettingValue, formatSettingValue, parseSettingValue, type Checked } from './setting-values.js';
+import {
+  SETTINGS,
+  SETTING_NAMES,
+  isSettingName,
+  type SettingKind,
+  type SettingName,
+  type SettingUserValue,
+  type SettingUserValues,
+  type SettingValues,
+} from './settings-schema.js';
+
+export interface SettingsOptions {
+  db: Db;
+  events: EventBus;
+  /** Values for this run only (command-line flags such as ports): they win over stored values and are never saved. */
+  overrides?: Partial<SettingValues>;
+}
+
+/** Where the value in force comes from. */
+export type SettingSource = 'default' | 'stored' | 'command line';
+
+/** One setting as the API and the UI show it; values in user form. */
+export interface SettingDescription {
+  name: SettingName;
+  description: string;
+  kind: SettingKind;
+  default: SettingUserValue;
+  /** The value in force. */
+  value: SettingUserValue;
+  source: SettingSource;
+  /** false: "restart needed" after a change. */
+  appliesLive: boolean;
+  /** The saved value the next start will use, when it differs from the one in force (settings that need a restart). */
+  pendingValue?: SettingUserValue;
+  /** The allowed values of an enum. */
+  options?: readonly string[];
+  /** Inclusive bounds of a duration. */
+  min?: SettingUserValue;
+  max?: SettingUserValue;
+}
+
+/** What an update changed, by setting name, in user form. Also the payload of the `settings.changed` event. */
+export type ChangedSettings = Partial<SettingUserValues>;
+
+type Listener<N extends SettingName> = (value: SettingValues[N]) => void;
+
+/**
+ * meshdesk's settings: defaults from the schema, saved values from the `settings` table,
+ * command-line overrides on top. Settings that apply live notify `onChange` listeners and take
+ * effect at once; the others are saved for the next start and keep their value in force until then.
+ */
+export class Settings {
+  readonly #db: Db;
+  readonly #events: EventBus;
+  readonly #upsert: Database.Statement<[string, string, string]>;
+  /** Values saved in the database; absent means "the default". */
+  readonly #stored: Partial<SettingValues> = {};
+  readonly #current: SettingValues;
+  readonly #source = {} as Record<SettingName, SettingSource>;
+  readonly #listeners = new Map<SettingName, Set<Listener<never>>>();
+
+  constructor({ db, events, overrides = {} }: SettingsOptions) {
+    this.#db = db;
+    this.#events = events;
+    this.#upsert = db.prepare(
+      `INSERT INTO settings (name, value, modification_time) VALUES (?, ?, ?)
+       ON CONFLICT (name) DO UPDATE SET value = excluded.value, modification_time = excluded.modification_time`,
+    );
+    checkOverrides(overrides);
+    this.#loadStored();
+    const current: Partial<Record<SettingName, unknown>> = {};
+    for (const name of SETTING_NAMES) {
+      const override = overrides[name];
+      if (override !== undefined) {
+        current[name] = override;
+        this.#source[name] = 'command line';
+      } else {
+        current[name] = this.#configured(name);
+        this.#source[name] = this.#stored[name] === undefined ? 'default' : 'stored';
+      }
+    }
+    this.#current = current as SettingValues;
+  }
+
+  /** The value in force. */
+  get<N extends SettingName>(name: N): SettingValues[N] {
+    return this.#current[name];
+  }
+
+  all(): Readonly<SettingValues> {
+    return Object.freeze({ ...this.#current });
+  }
+
+  /** Every value in force, as users write them ("1s", "sleep", 5681). */
+  userValues(): SettingUserValues {
+    const values: Partial<Record<SettingName, SettingUserValue>> = {};
+    for (const name of SETTING_NAMES) values[name] = formatSettingValue(name, this.#current[name]);
+    return values as SettingUserValues;
+  }
+
+  describe(): SettingDescription[] {
+    return SETTING_NAMES.map((name) => {
+      const definition = SETTINGS[name];
+      const pending = this.#configured(name);
+      return {
+        name,
+        description: definition.description,
+        kind: definition.kind,
+        default: formatSettingValue(name, definition.default),
+        value: formatSettingValue(name, this.#current[name]),
+        source: this.#source[name],
+        appliesLive: definition.appliesLive,
+        ...(!definition.appliesLive && pending !== this.#current[name] && { pendingValue: formatSettingValue(name, pending) }),
+        ...(definition.kind === 'enum' && { options: definition.options }),
+        ...(definition.kind === 'duration' && {
+          min: formatSettingValue(name, definition.min),
+          max: formatSettingValue(name, definition.max),
+        }),
+      };
+    });
+  }
+
+  /**
+   * Applies a patch of values in user form, all or nothing: every entry is checked before anything is
+   * written (a ValidationError names each bad one), then all are saved in one transaction.
+   * `onChange` listeners hear about live values that changed; the `settings.changed` event and the
+   * returned object also list values saved for the next start. Unchanged values appear in neither.
+   */
+  update(patch: Record<string, unknown>): ChangedSettings {
+    const accepted = parsePatch(patch);
+    const toSave = accepted.filter(([name, value]) => value !== this.#configured(name));
+    const toApply = accepted.filter(([name, value]) => SETTINGS[name].appliesLive && value !== this.#current[name]);
+
+    const modificationTime = new Date().toISOString();
+    this.#db.transaction(() => {
+      for (const [name, value] of toSave) {
+        this.#upsert.run(name, JSON.stringify(formatSettingValue(name, value)), modificationTime);
+      }
+    })();
+
+    const changed: Partial<Record<SettingName, SettingUserValue>> = {};
+    const current = this.#current as Record<SettingName, unknown>;
+    for (const [name, value] of toSave) {
+      (this.#stored as Record<SettingName, unknown>)[name] = value;
+      changed[name] = formatSettingValue(name, value);
+    }
+    for (const [name, value] of toApply) {
+      current[name] = value;
+      this.#source[name] = 'stored';
+      changed[name] = formatSettingValue(name, value);
+    }
+    for (const [name, value] of toApply) this.#notify(name, value);
+    if (Object.keys(changed).length > 0) this.#events.publish({ topic: 'settings.changed', changed });
+    return changed as ChangedSettings;
+  }
+
+  /** Called with the new value whenever a live setting changes. Returns the unsubscribe function. */
+  onChange<N extends SettingName>(name: N, listener: Listener<N>): () => void {
+    let listeners = this.#listeners.get(name);
+    if (!listeners) this.#listeners.set(name, (listeners = new Set()));
+    const registered = listener as Listener<never>;
+    listeners.add(registered);
+    return () => listeners.delete(registered);
+  }
+
+  /** The value the next start uses, command-line overrides aside. */
+  #configured<N extends SettingName>(name: N): SettingValues[N] {
+    return this.#stored[name] ?? (SETTINGS[name].default as SettingValues[N]);
+  }
+
+  #loadStored(): void {
+    const rows = this.#db.prepare('SELECT name, value FROM settings ORDER BY name').all() as { name: string; value: string }[];
+    for (const { name, value } of rows) {
+      // A bad row must not stop meshdesk from starting: say why and fall back to the default.
+      if (!isSettingName(name)) {
+        console.warn(`ignoring stored setting "${name}": this version of meshdesk does not know it`);
+        continue;
+      }
+      const result = parseStoredValue(name, value);
+      if (result.ok) (this.#stored as Record<SettingName, unknown>)[name] = result.value;
+      else console.warn(`ignoring stored setting "${name}" = ${value}: ${result.message}; using its default`);
+    }
+  }
+
+  #notify(name: SettingName, value: unknown): void {
+    for (const listener of this.#listeners.get(name) ?? []) {
+      try {
+        (listener as (value: unknown) => void)(value);
+      } catch (error) {
+        console.error(`listener of setting ${name} failed:`, error);
+      }
+    }
+  }
+}
+
+type Accepted = [SettingName, SettingValues[SettingName]];
+
+function parsePatch(patch: Record<string, unknown>): Accepted[] {
+  const accepted: Accepted[] = [];
+  const violations: Violation[] = [];
+  for (const [name, input] of Object.entries(patch)) {
+    if (!isSettingName(name)) {
+      violations.push({ field: name, message: `unknown setting; the settings are ${SETTING_NAMES.join(', ')}` });
+      continue;
+    }
+    const result = parseSettingValue(name, input);
+    if (result.ok) accepted.push([name, result.value]);
+    else violations.push({ field: name, message: result.message });
+  }
+  if (violations.length > 0) throw new ValidationError('Invalid settings', violations);
+  return accepted;
+}
+
+function checkOverrides(overrides: Partial<Record<string, unknown>>): void {
+  const violations: Violation[] = [];
+  for (const [name, value] of Object.entries(overrides)) {
+    if (value === undefined) continue;
+    const message = isSettingName(name) ? checkSettingValue(name, value) : 'unknown setting';
+    if (message !== undefined) violations.push({ field: name, message });
+  }
+  if (violations.length > 0) throw new ValidationError('Invalid command-line settings', violations);
+}
+
+/** Rows hold the user form as JSON ("\"1s\"", "5681"), readable to anyone opening the database. */
+function parseStoredValue<N extends SettingName>(name: N, text: string): Checked<SettingValues[N]> {
+  let input: unknown;
+  try {
+    input = JSON.parse(text);
+  } catch {
+    return { ok: false, message: 'not valid JSON' };
+  }
+  return parseSettingValue(name, input);
+}
