@@ -1,0 +1,27 @@
+import { resolve } from 'node:path';
+import { defineConfig, externalizeDepsPlugin } from 'electron-vite';
+import { svelte } from '@sveltejs/vite-plugin-svelte';
+
+export default defineConfig({
+  main: {
+    plugins: [externalizeDepsPlugin()],
+    build: {
+      rollupOptions: {
+        input: {
+          index: resolve(__dirname, 'src/main/index.ts'),
+          headless: resolve(__dirname, 'src/main/headless.ts'),
+        },
+      },
+    },
+  },
+  preload: {
+    plugins: [externalizeDepsPlugin()],
+    // A sandboxed preload must be CommonJS.
+    build: { rollupOptions: { output: { format: 'cjs', entryFileNames: '[name].cjs' } } },
+  },
+  renderer: {
+    root: resolve(__dirname, 'src/renderer'),
+    plugins: [svelte()],
+    build: { rollupOptions: { input: resolve(__dirname, 'src/renderer/index.html') } },
+  },
+});

@@ -1,0 +1,46 @@
+import type { ServerResponse } from 'node:http';
+import type { EventBus } from '../events/event-bus.js';
+import type { Route } from './router.js';
+
+const HEARTBEAT_MS = 15_000;
+
+/**
+ * `GET /events`: the core's events as Server-Sent Events (`event: <topic>`, `data: <json>`),
+ * the live feed the UI subscribes to in headless mode. Open streams are tracked so that
+ * shutdown can end them instead of waiting for the browser to go away.
+ */
+export class EventStream {
+  readonly #open = new Set<ServerResponse>();
+
+  constructor(private readonly events: EventBus) {}
+
+  route(): Route {
+    return {
+      method: 'GET',
+      path: '/events',
+      handler: ({ request, response }) => {
+        response.writeHead(200, {
+          'content-type': 'text/event-stream',
+          'cache-control': 'no-store',
+          connection: 'keep-alive',
+        });
+        response.write(': meshdesk events\n\n');
+        const unsubscribe = this.events.subscribe((event) => {
+          response.write(`event: ${event.topic}\ndata: ${JSON.stringify(event)}\n\n`);
+        });
+        const heartbeat = setInterval(() => response.write(': heartbeat\n\n'), HEARTBEAT_MS);
+        this.#open.add(response);
+        request.on('close', () => {
+          clearInterval(heartbeat);
+          unsubscribe();
+          this.#open.delete(response);
+        });
+        return undefined;
+      },
+    };
+  }
+
+  closeAll(): void {
+    for (const response of this.#open) response.end();
+  }
+}

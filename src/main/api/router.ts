@@ -1,0 +1,73 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ApiError } from './api-error.js';
+
+export interface RequestContext {
+  request: IncomingMessage;
+  response: ServerResponse;
+  params: Record<string, string>;
+  query: URLSearchParams;
+  /** The request body as text; refuses bodies over the limit. */
+  body(): Promise<string>;
+}
+
+/** What a handler answers; `undefined` means the handler wrote the response itself (event stream). */
+export type Reply = { status?: number; json: unknown } | { status?: number; text: string; contentType: string } | undefined;
+
+export type Handler = (context: RequestContext) => Promise<Reply> | Reply;
+
+export interface Route {
+  method: 'GET' | 'PUT' | 'POST' | 'DELETE';
+  /** Segments starting with ':' are parameters, e.g. `/meshes/:mesh`. */
+  path: string;
+  handler: Handler;
+}
+
+export interface RouteMatch {
+  handler: Handler;
+  params: Record<string, string>;
+}
+
+export class Router {
+  readonly #routes: { route: Route; segments: string[] }[];
+
+  constructor(routes: Route[]) {
+    this.#routes = routes.map((route) => ({ route, segments: route.path.split('/').filter(Boolean) }));
+  }
+
+  /** Throws 404 for an unknown path and 405 (naming the allowed methods) for a known path with another method. */
+  match(method: string, pathname: string): RouteMatch {
+    const segments = pathname.split('/').filter(Boolean).map(decodeSegment);
+    const allowed: string[] = [];
+    for (const { route, segments: pattern } of this.#routes) {
+      const params = matchSegments(pattern, segments);
+      if (!params) continue;
+      if (route.method === method || (method === 'HEAD' && route.method === 'GET')) {
+        return { handler: route.handler, params };
+      }
+      allowed.push(route.method);
+    }
+    if (allowed.length > 0) {
+      throw new ApiError(405, 'Method not allowed', `${method} ${pathname} is not supported; use ${allowed.join(', ')}`);
+    }
+    throw new ApiError(404, 'Not found', `no API endpoint at ${pathname}`);
+  }
+}
+
+function matchSegments(pattern: string[], segments: string[]): Record<string, string> | undefined {
+  if (pattern.length !== segments.length) return undefined;
+  const params: Record<string, string> = {};
+  for (const [index, part] of pattern.entries()) {
+    const segment = segments[index]!;
+    if (part.startsWith(':')) params[part.slice(1)] = segment;
+    else if (part !== segment) return undefined;
+  }
+  return params;
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new ApiError(400, 'Bad request', `path segment "${segment}" is not valid percent-encoding`);
+  }
+}

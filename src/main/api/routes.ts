@@ -1,0 +1,44 @@
+import { hostname } from 'node:os';
+import type { CachedManager } from '../cache/cached-manager.js';
+import type { Settings } from '../config/settings.js';
+import type { ResourceManager } from '../manager/interfaces.js';
+import type { Metrics } from '../metrics/metrics.js';
+import type { EventStream } from './event-stream.js';
+import { resourceRoutes } from './resource-routes.js';
+import { Router } from './router.js';
+import { settingsRoutes } from './settings-routes.js';
+
+export interface ApiDependencies {
+  manager: ResourceManager;
+  cachedManager: CachedManager;
+  settings: Settings;
+  metrics: Metrics;
+  eventStream: EventStream;
+}
+
+/** Every route of the HTTP API, in one list: Kuma's resource paths first, then meshdesk's own. */
+export function createApiRouter(deps: ApiDependencies): Router {
+  return new Router([
+    {
+      method: 'GET',
+      path: '/',
+      handler: () => ({ json: { tagline: 'meshdesk', hostname: hostname(), version: process.env.npm_package_version ?? 'dev' } }),
+    },
+    ...resourceRoutes(deps.manager),
+    ...settingsRoutes(deps.settings),
+    {
+      method: 'GET',
+      path: '/cache',
+      handler: () => ({ json: { entries: deps.cachedManager.entries() } }),
+    },
+    {
+      method: 'GET',
+      path: '/metrics',
+      handler: async () => ({
+        text: await deps.metrics.registry.metrics(),
+        contentType: deps.metrics.registry.contentType,
+      }),
+    },
+    deps.eventStream.route(),
+  ]);
+}

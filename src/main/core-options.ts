@@ -1,0 +1,62 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+export interface CoreOptions {
+  /** Folder holding meshdesk.db; created if missing. */
+  dataDir: string;
+  /** Address every listener binds. Loopback unless the user says otherwise (SPEC §9). */
+  host: string;
+  /** Override the persisted `apiServer.port` setting for this run (0 = any free port). */
+  apiPort?: number;
+  /** Override the persisted `xds.port` setting for this run (0 = any free port). */
+  adsPort?: number;
+}
+
+/**
+ * The embedded default data directory: the folder Electron's `app.getPath('userData')` gives
+ * for an app named meshdesk, so the desktop app and headless mode share one database.
+ */
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, platform = process.platform): string {
+  if (platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'meshdesk');
+  if (platform === 'win32') return join(env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'meshdesk');
+  return join(env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'meshdesk');
+}
+
+const USAGE = `usage: npm run headless -- [--data-dir DIR] [--api-port N] [--ads-port N] [--host ADDRESS]
+environment: MESHDESK_DATA_DIR, MESHDESK_API_PORT, MESHDESK_ADS_PORT, MESHDESK_HOST`;
+
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+  constructor(message: string) {
+    super(`${message}\n${USAGE}`);
+  }
+}
+
+/** Command-line flags win over environment variables, which win over defaults and persisted settings. */
+export function parseCoreOptions(argv: string[], env: NodeJS.ProcessEnv = process.env): CoreOptions {
+  const flags = new Map<string, string>();
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index]!;
+    const [flag, inline] = arg.split('=', 2) as [string, string | undefined];
+    if (!['--data-dir', '--api-port', '--ads-port', '--host'].includes(flag)) throw new UsageError(`unknown argument "${arg}"`);
+    const value = inline ?? argv[++index];
+    if (value === undefined) throw new UsageError(`${flag} needs a value`);
+    flags.set(flag, value);
+  }
+  const pick = (flag: string, variable: string) => flags.get(flag) ?? env[variable] ?? undefined;
+  const options: CoreOptions = {
+    dataDir: pick('--data-dir', 'MESHDESK_DATA_DIR') ?? defaultDataDir(env),
+    host: pick('--host', 'MESHDESK_HOST') ?? '127.0.0.1',
+  };
+  const apiPort = pick('--api-port', 'MESHDESK_API_PORT');
+  const adsPort = pick('--ads-port', 'MESHDESK_ADS_PORT');
+  if (apiPort !== undefined) options.apiPort = parsePort(apiPort, '--api-port');
+  if (adsPort !== undefined) options.adsPort = parsePort(adsPort, '--ads-port');
+  return options;
+}
+
+function parsePort(text: string, flag: string): number {
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65535) throw new UsageError(`${flag} must be a port number from 0 to 65535, got "${text}"`);
+  return port;
+}

@@ -1,0 +1,30 @@
+// `npm run headless`: the control plane without Electron, for remote dev boxes, WSL and CI.
+import { startCore } from './core.js';
+import { parseCoreOptions } from './core-options.js';
+
+async function main(): Promise<void> {
+  const core = await startCore(parseCoreOptions(process.argv.slice(2)));
+  console.log(`meshdesk data directory: ${core.dataDir}`);
+  console.log(`meshdesk API listening on ${core.api.url}`);
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`meshdesk stopping (${signal})`);
+    core.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error('meshdesk did not stop cleanly:', error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+main().catch((error: unknown) => {
+  console.error(`meshdesk: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

@@ -1,0 +1,79 @@
+import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { listen } from '../src/main/net/listen.js';
+import { runHeadlessExpectingFailure, startHeadless } from './support/headless-process.js';
+import { tempDir } from './support/temp-dir.js';
+
+const backend = {
+  type: 'Dataplane',
+  mesh: 'default',
+  name: 'backend-1',
+  networking: {
+    address: '127.0.0.1',
+    inbound: [{ port: 18080, servicePort: 8080, tags: { 'kuma.io/service': 'backend', 'kuma.io/protocol': 'http' } }],
+  },
+};
+
+describe('headless mode', () => {
+  it('keeps an applied Dataplane, with its version, across a restart on the same data directory', async () => {
+    const dataDir = tempDir();
+    const first = await startHeadless(['--data-dir', dataDir, '--api-port', '0', '--ads-port', '0']);
+    const url = `${first.apiUrl}/meshes/default/dataplanes/backend-1`;
+    expect((await fetch(url, { method: 'PUT', body: JSON.stringify(backend) })).status).toBe(201);
+    const updated = await fetch(url, { method: 'PUT', body: JSON.stringify({ ...backend, labels: { team: 'a' } }) });
+    const written = (await updated.json()) as { version: number };
+    expect(written.version).toBe(2);
+    expect(await first.stop('SIGTERM')).toBe(0);
+
+    const second = await startHeadless(['--data-dir', dataDir, '--api-port', '0', '--ads-port', '0']);
+    try {
+      const read = await fetch(`${second.apiUrl}/meshes/default/dataplanes/backend-1`);
+      expect(read.status).toBe(200);
+      expect(await read.json()).toMatchObject({ ...backend, labels: { team: 'a' }, version: 2 });
+    } finally {
+      expect(await second.stop('SIGINT')).toBe(0);
+    }
+  });
+
+  it('takes its data directory and ports from environment variables', async () => {
+    const dataDir = tempDir();
+    const proc = await startHeadless([], { MESHDESK_DATA_DIR: dataDir, MESHDESK_API_PORT: '0', MESHDESK_ADS_PORT: '0' });
+    try {
+      expect(proc.output()).toContain(`data directory: ${dataDir}`);
+      expect((await fetch(`${proc.apiUrl}/meshes/default`)).status).toBe(200);
+    } finally {
+      await proc.stop();
+    }
+  });
+
+  it('refuses to start when the API port is taken, naming the port', async () => {
+    const blocker = createServer();
+    const port = await listen(blocker, { host: '127.0.0.1', port: 0, purpose: 'test blocker' });
+    try {
+      const { code, output } = await runHeadlessExpectingFailure(['--data-dir', tempDir(), '--api-port', String(port), '--ads-port', '0']);
+      expect(code).toBe(1);
+      expect(output).toContain(`127.0.0.1:${port}`);
+      expect(output).toContain('already in use');
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('refuses to start when the data directory cannot be created, naming it', async () => {
+    const file = join(tempDir(), 'not-a-folder');
+    writeFileSync(file, 'x');
+    const dataDir = join(file, 'data');
+    const { code, output } = await runHeadlessExpectingFailure(['--data-dir', dataDir, '--api-port', '0', '--ads-port', '0']);
+    expect(code).toBe(1);
+    expect(output).toContain(`cannot use data directory ${dataDir}`);
+  });
+
+  it('rejects an unknown flag with its usage', async () => {
+    const { code, output } = await runHeadlessExpectingFailure(['--verbose']);
+    expect(code).toBe(1);
+    expect(output).toContain('unknown argument "--verbose"');
+    expect(output).toContain('usage: npm run headless');
+  });
+});
