@@ -1,0 +1,324 @@
+import protobuf from 'protobufjs';
+import { findMessageType, messageType } from './proto-root.js';
+import {
+  MAX_DURATION_SECONDS,
+  SIXTY_FOUR_BIT_SCALARS,
+  WELL_KNOWN,
+  WRAPPER_SCALARS,
+  hasSpecialJson,
+  type EncodedAny,
+  type ProtoJson,
+} from './proto-json.js';
+import { TYPE_URL_PREFIX, shortTypeName } from './type-urls.js';
+import { isRequiredOneof, ruleViolations } from './validation-rules.js';
+
+/**
+ * The guard between meshdesk's generated JSON and the wire. protobufjs's `fromObject` drops unknown
+ * fields and enum names without a word and encodes an Any of an unknown type as an empty Any; this
+ * encoder walks the JSON with the reflection types first and refuses all of that, plus Envoy's
+ * cheap PGV rules, naming the resource and the field path of every problem.
+ */
+
+export interface EncodingViolation {
+  /** Field path inside the resource, e.g. `filter_chains[0].filters[0].typed_config.stat_prefix`. */
+  path: string;
+  problem: string;
+}
+
+/** A resource that does not fit its Envoy proto: every violation, each with its field path. */
+export class ResourceEncodingError extends Error {
+  override readonly name = 'ResourceEncodingError';
+  constructor(
+    /** Names the resource, e.g. `lds resource "outbound:127.0.0.1:10001"`. */
+    readonly resource: string,
+    readonly violations: readonly EncodingViolation[],
+  ) {
+    super(`cannot encode ${resource}: ${violations.map((v) => `${v.path || '(root)'}: ${v.problem}`).join('; ')}`);
+  }
+}
+
+/**
+ * Encodes one xDS resource written in proto3 JSON (see ProtoJson) as the Any a DiscoveryResponse
+ * carries. Throws ResourceEncodingError on any field, enum, type or rule Envoy would not accept.
+ */
+export function encodeResource(typeUrl: string, resource: ProtoJson): EncodedAny {
+  const label = `${shortTypeName(typeUrl)} resource "${resourceName(resource)}"`;
+  if (!typeUrl.startsWith(TYPE_URL_PREFIX)) {
+    throw new ResourceEncodingError(label, [{ path: '', problem: `type URL "${typeUrl}" must start with "${TYPE_URL_PREFIX}"` }]);
+  }
+  const type = findMessageType(typeUrl.slice(TYPE_URL_PREFIX.length));
+  if (!type) throw new ResourceEncodingError(label, [{ path: '', problem: `type URL "${typeUrl}" names no message of the Envoy proto root` }]);
+  return { type_url: typeUrl, value: encodeMessage(type.fullName, resource, label) };
+}
+
+/**
+ * Encodes any message of the proto root from proto3 JSON, with the same checks as encodeResource
+ * (e.g. `envoy.config.bootstrap.v3.Bootstrap` to validate a generated bootstrap).
+ * `label` names the message in errors.
+ */
+export function encodeMessage(typeName: string, json: unknown, label: string = typeName): Uint8Array {
+  const type = messageType(typeName);
+  const converter = new JsonToProto();
+  const object = converter.message(type, json, '');
+  if (converter.violations.length > 0 || object === undefined) throw new ResourceEncodingError(label, converter.violations);
+  return type.encode(type.fromObject(object)).finish();
+}
+
+/** Listener, Cluster and RouteConfiguration are named by `name`, a ClusterLoadAssignment by `cluster_name`. */
+function resourceName(resource: ProtoJson): string {
+  const name = resource.name ?? resource.cluster_name;
+  return typeof name === 'string' ? name : '(unnamed)';
+}
+
+type ProtoObject = Record<string, unknown>;
+
+/**
+ * Converts proto3 JSON into the plain object protobufjs's `fromObject` takes (enums as numbers,
+ * Any as type_url + bytes, wrappers as `{ value }`...), collecting a violation for everything it
+ * cannot convert exactly. Returns undefined for a value it rejected.
+ */
+class JsonToProto {
+  readonly violations: EncodingViolation[] = [];
+
+  message(type: protobuf.Type, json: unknown, path: string): ProtoObject | undefined {
+    const special = this.wellKnown(type, json, path);
+    if (special !== NOT_SPECIAL) return special;
+    if (!isPlainObject(json)) return this.reject(path, `expected an object (${typeName(type)}), got ${describe(json)}`);
+    const object: ProtoObject = {};
+    for (const [key, value] of Object.entries(json)) {
+      const field = Object.hasOwn(type.fields, key) ? type.fields[key] : undefined;
+      const fieldPath = joinPath(path, key);
+      if (!field) {
+        this.reject(fieldPath, `unknown field of ${typeName(type)}${spellingHint(type, key)}`);
+        continue;
+      }
+      // proto3 JSON: null stands for the default value, except in a google.protobuf.Value.
+      if (value === null && !isValueField(field)) continue;
+      const converted = this.field(field, value, fieldPath);
+      if (converted !== undefined) object[key] = converted;
+    }
+    this.checkOneofs(type, json, path);
+    this.checkRules(type, json, object, path);
+    return object;
+  }
+
+  private field(field: protobuf.Field, value: unknown, path: string): unknown {
+    if (field.map) {
+      if (!isPlainObject(value)) return this.reject(path, `expected an object (map), got ${describe(value)}`);
+      const map: ProtoObject = {};
+      for (const [key, entry] of Object.entries(value)) {
+        const entryPath = `${path}[${JSON.stringify(key)}]`;
+        const keyType = (field as unknown as protobuf.MapField).keyType;
+        if (keyType !== 'string' && keyType !== 'bool' && this.integer(keyType, key, entryPath) === undefined) continue;
+        const converted = this.single(field, entry, entryPath);
+        if (converted !== undefined) map[key] = converted;
+      }
+      return map;
+    }
+    if (field.repeated) {
+      if (!Array.isArray(value)) return this.reject(path, `expected an array, got ${describe(value)}`);
+      const items = value.map((item, index) => this.single(field, item, `${path}[${index}]`));
+      return items.includes(undefined) ? undefined : items;
+    }
+    return this.single(field, value, path);
+  }
+
+  private single(field: protobuf.Field, value: unknown, path: string): unknown {
+    const resolved = field.resolvedType;
+    if (resolved instanceof protobuf.Type) return this.message(resolved, value, path);
+    if (resolved instanceof protobuf.Enum) return this.enumValue(resolved, value, path);
+    return this.scalar(field.type, value, path);
+  }
+
+  private enumValue(type: protobuf.Enum, value: unknown, path: string): number | undefined {
+    if (typeof value === 'string' && Object.hasOwn(type.values, value)) return type.values[value];
+    if (typeof value === 'number' && Object.hasOwn(type.valuesById, value)) return value;
+    const known = Object.keys(type.values).join(', ');
+    return this.reject(path, `unknown enum value ${JSON.stringify(value)} of ${typeName(type)} (known: ${known})`);
+  }
+
+  /** Scalars as proto3 JSON writes them; 64-bit integers stay decimal strings for protobufjs's Long. */
+  private scalar(kind: string, value: unknown, path: string): unknown {
+    const expected = (what: string) => this.reject(path, `expected ${what} (${kind}), got ${describe(value)}`);
+    switch (kind) {
+      case 'string':
+        return typeof value === 'string' ? value : expected('a string');
+      case 'bool':
+        return typeof value === 'boolean' ? value : expected('true or false');
+      case 'bytes':
+        if (value instanceof Uint8Array) return value;
+        return typeof value === 'string' && /^[A-Za-z0-9+/_-]*={0,2}$/.test(value) ? Buffer.from(value, 'base64') : expected('base64');
+      case 'double':
+      case 'float':
+        return this.floatingPoint(kind, value, path);
+      default:
+        return this.integer(kind, value, path);
+    }
+  }
+
+  private floatingPoint(kind: string, value: unknown, path: string): number | undefined {
+    const special: Record<string, number> = { NaN: NaN, Infinity: Infinity, '-Infinity': -Infinity };
+    if (typeof value === 'string' && value in special) return special[value];
+    const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+    if (typeof number !== 'number' || !Number.isFinite(number)) return this.reject(path, `expected a number (${kind}), got ${describe(value)}`);
+    if (kind === 'float' && Math.abs(number) > 3.4028234663852886e38) return this.reject(path, `${number} does not fit a float`);
+    return number;
+  }
+
+  private integer(kind: string, value: unknown, path: string): number | string | undefined {
+    const text = typeof value === 'number' ? (Number.isSafeInteger(value) ? String(value) : undefined) : typeof value === 'string' ? value : undefined;
+    if (text === undefined || !/^-?\d+$/.test(text)) return this.reject(path, `expected an integer (${kind}), got ${describe(value)}`);
+    const unsigned = kind.startsWith('uint') || kind.startsWith('fixed');
+    const bits = SIXTY_FOUR_BIT_SCALARS.has(kind) ? 64n : 32n;
+    const min = unsigned ? 0n : -(1n << (bits - 1n));
+    const max = unsigned ? (1n << bits) - 1n : (1n << (bits - 1n)) - 1n;
+    const integer = BigInt(text);
+    if (integer < min || integer > max) return this.reject(path, `${text} is out of range for ${kind} (${min}..${max})`);
+    return bits === 64n ? text : Number(text);
+  }
+
+  /** proto3 JSON forms of the well-known types; NOT_SPECIAL for every other type. */
+  private wellKnown(type: protobuf.Type, json: unknown, path: string): ProtoObject | undefined | typeof NOT_SPECIAL {
+    const wrapped = WRAPPER_SCALARS[type.fullName];
+    if (wrapped) {
+      const value = this.scalar(wrapped, json, path);
+      return value === undefined ? undefined : { value };
+    }
+    switch (type.fullName) {
+      case WELL_KNOWN.any:
+        return this.any(json, path);
+      case WELL_KNOWN.duration:
+        return this.duration(json, path);
+      case WELL_KNOWN.timestamp:
+        return this.timestamp(json, path);
+      case WELL_KNOWN.struct:
+        if (!isPlainObject(json)) return this.reject(path, `expected an object (google.protobuf.Struct), got ${describe(json)}`);
+        return { fields: this.structFields(json, path) };
+      case WELL_KNOWN.value:
+        return this.structValue(json, path);
+      case WELL_KNOWN.listValue:
+        if (!Array.isArray(json)) return this.reject(path, `expected an array (google.protobuf.ListValue), got ${describe(json)}`);
+        return { values: json.map((item, index) => this.structValue(item, `${path}[${index}]`)) };
+      case WELL_KNOWN.fieldMask:
+        if (typeof json !== 'string') return this.reject(path, `expected a comma-separated string (google.protobuf.FieldMask), got ${describe(json)}`);
+        return { paths: json === '' ? [] : json.split(',') };
+      default:
+        return NOT_SPECIAL;
+    }
+  }
+
+  /** `{ "@type": "type.googleapis.com/<full name>", ...fields }`: the type must be in this root, or protobufjs would encode an empty Any. */
+  private any(json: unknown, path: string): ProtoObject | undefined {
+    if (!isPlainObject(json)) return this.reject(path, `expected an object with "@type" (google.protobuf.Any), got ${describe(json)}`);
+    const typePath = joinPath(path, '@type');
+    const typeUrl = json['@type'];
+    if (typeof typeUrl !== 'string') return this.reject(typePath, 'is required: an Any names its type');
+    if (!typeUrl.startsWith(TYPE_URL_PREFIX)) return this.reject(typePath, `type URL "${typeUrl}" must start with "${TYPE_URL_PREFIX}"`);
+    const type = findMessageType(typeUrl.slice(TYPE_URL_PREFIX.length));
+    if (!type) return this.reject(typePath, `unknown type "${typeUrl}": not in the Envoy proto root, it would encode as an empty Any`);
+    const { '@type': _typeUrl, ...fields } = json;
+    let object: ProtoObject | undefined;
+    if (hasSpecialJson(type.fullName)) {
+      // A well-known type inside an Any is written `{ "@type": …, "value": <its JSON form> }`.
+      const extra = Object.keys(fields).filter((key) => key !== 'value');
+      if (extra.length > 0) return this.reject(joinPath(path, extra[0]!), `unknown field: an Any of ${typeName(type)} holds only "value"`);
+      object = this.message(type, fields.value, joinPath(path, 'value'));
+    } else {
+      object = this.message(type, fields, path);
+    }
+    if (object === undefined) return undefined;
+    return { type_url: typeUrl, value: type.encode(type.fromObject(object)).finish() };
+  }
+
+  /** "1.5s", "-0.000000001s": seconds with up to nine fractional digits. */
+  private duration(json: unknown, path: string): ProtoObject | undefined {
+    const match = typeof json === 'string' ? /^(-)?(\d+)(?:\.(\d{1,9}))?s$/.exec(json) : null;
+    if (!match) return this.reject(path, `expected a duration string such as "5s" or "0.250s" (google.protobuf.Duration), got ${describe(json)}`);
+    const [, minus, whole, fraction = ''] = match;
+    const seconds = Number(whole);
+    if (seconds > MAX_DURATION_SECONDS) return this.reject(path, `${json} is longer than the longest duration (${MAX_DURATION_SECONDS}s)`);
+    const nanos = Number(fraction.padEnd(9, '0'));
+    const sign = minus ? -1 : 1;
+    return { seconds: String(sign * seconds), nanos: sign * nanos };
+  }
+
+  /** RFC 3339, e.g. "2024-01-02T03:04:05.5Z" or with an offset. */
+  private timestamp(json: unknown, path: string): ProtoObject | undefined {
+    const match =
+      typeof json === 'string' ? /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/.exec(json) : null;
+    const millis = match ? Date.parse(`${match[1]}${match[3]}`) : NaN;
+    if (!match || Number.isNaN(millis)) return this.reject(path, `expected an RFC 3339 timestamp such as "2024-01-02T03:04:05Z", got ${describe(json)}`);
+    return { seconds: String(millis / 1000), nanos: Number((match[2] ?? '').padEnd(9, '0')) };
+  }
+
+  // protobufjs bundles Struct and Value with camelCase field names (stringValue), whatever keepCase says.
+  private structFields(json: Record<string, unknown>, path: string): ProtoObject {
+    return Object.fromEntries(Object.entries(json).map(([key, value]) => [key, this.structValue(value, `${path}[${JSON.stringify(key)}]`)]));
+  }
+
+  private structValue(json: unknown, path: string): ProtoObject | undefined {
+    if (json === null) return { nullValue: 0 };
+    if (typeof json === 'number') return Number.isFinite(json) ? { numberValue: json } : this.reject(path, `${json} has no JSON form`);
+    if (typeof json === 'string') return { stringValue: json };
+    if (typeof json === 'boolean') return { boolValue: json };
+    if (Array.isArray(json)) return { listValue: { values: json.map((item, index) => this.structValue(item, `${path}[${index}]`)) } };
+    if (isPlainObject(json)) return { structValue: { fields: this.structFields(json, path) } };
+    return this.reject(path, `expected a JSON value (google.protobuf.Value), got ${describe(json)}`);
+  }
+
+  /** Two members of one oneof is a config Envoy rejects; protobufjs would keep one silently. */
+  private checkOneofs(type: protobuf.Type, json: Record<string, unknown>, path: string): void {
+    for (const oneof of type.oneofsArray) {
+      const set = oneof.oneof.filter((name) => json[name] !== undefined && json[name] !== null);
+      if (set.length > 1) this.reject(path, `${set.join(' and ')} are both set, but only one of oneof "${oneof.name}" may be`);
+      if (set.length === 0 && isRequiredOneof(oneof)) {
+        this.reject(path, `one of ${oneof.oneof.join(', ')} is required (oneof "${oneof.name}", validate.required)`);
+      }
+    }
+  }
+
+  private checkRules(type: protobuf.Type, json: Record<string, unknown>, object: ProtoObject, path: string): void {
+    for (const field of type.fieldsArray) {
+      // A value that failed to convert already has its violation; its rules would only add noise.
+      if (json[field.name] !== undefined && json[field.name] !== null && !(field.name in object)) continue;
+      for (const { at, problem } of ruleViolations(field, object[field.name])) this.reject(`${joinPath(path, field.name)}${at}`, problem);
+    }
+  }
+
+  private reject(path: string, problem: string): undefined {
+    this.violations.push({ path, problem });
+    return undefined;
+  }
+}
+
+const NOT_SPECIAL = Symbol('not a well-known type');
+
+function isValueField(field: protobuf.Field): boolean {
+  return field.resolvedType instanceof protobuf.Type && field.resolvedType.fullName === WELL_KNOWN.value;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array);
+}
+
+function joinPath(path: string, key: string): string {
+  return path === '' ? key : `${path}.${key}`;
+}
+
+function typeName(type: protobuf.ReflectionObject): string {
+  return type.fullName.slice(1);
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (Array.isArray(value)) return 'an array';
+  if (value instanceof Uint8Array) return 'bytes';
+  const text = JSON.stringify(value);
+  return text === undefined ? typeof value : text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+/** "statPrefix" → ` (did you mean "stat_prefix"?)`: proto3 JSON's camelCase names are not what Envoy's docs write. */
+function spellingHint(type: protobuf.Type, key: string): string {
+  const snake = key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+  return snake !== key && Object.hasOwn(type.fields, snake) ? ` (did you mean "${snake}"?)` : '';
+}

@@ -1,0 +1,76 @@
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import protobuf from 'protobufjs';
+
+/**
+ * The Envoy API files meshdesk encodes with, loaded from the protos that `@grpc/grpc-js-xds`
+ * ships (never copied into this repo). Everything they import comes along.
+ */
+const ENVOY_PROTO_FILES = [
+  'envoy/service/discovery/v3/ads.proto', // the ADS service, DiscoveryRequest/Response
+  'envoy/config/listener/v3/listener.proto', // LDS
+  'envoy/config/route/v3/route.proto', // RDS
+  'envoy/config/cluster/v3/cluster.proto', // CDS
+  'envoy/config/endpoint/v3/endpoint.proto', // EDS (ClusterLoadAssignment)
+  'envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager.proto',
+  'envoy/extensions/filters/http/router/v3/router.proto',
+  'envoy/extensions/filters/network/tcp_proxy/v3/tcp_proxy.proto',
+  // HTTP/2 upstreams (gRPC and http2 services, the bootstrap's ADS cluster) are configured through it.
+  'envoy/extensions/upstreams/http/v3/http_protocol_options.proto',
+  'envoy/config/bootstrap/v3/bootstrap.proto', // validates generated bootstraps
+] as const;
+
+/**
+ * Where imports are searched, in order: the four proto trees of `@grpc/grpc-js-xds`, then
+ * protobufjs's own folder for `google/protobuf/descriptor.proto` (the other well-known types are
+ * bundled inside protobufjs).
+ */
+function protoSearchPath(): string[] {
+  const require = createRequire(import.meta.url);
+  const xdsPackageDir = path.dirname(require.resolve('@grpc/grpc-js-xds/package.json'));
+  const protobufjsDir = path.dirname(require.resolve('protobufjs/package.json'));
+  const depsDirs = ['envoy-api', 'xds', 'googleapis', 'protoc-gen-validate'].map((dir) => path.join(xdsPackageDir, 'deps', dir));
+  return [...depsDirs, protobufjsDir];
+}
+
+let cachedRoot: protobuf.Root | undefined;
+
+/**
+ * The one protobufjs Root holding every Envoy type meshdesk uses, loaded on first use and cached.
+ *
+ * Parsed with `keepCase`: field names are the proto names (snake_case), exactly as Envoy's docs and
+ * proto3 JSON's original names write them, and as DiscoveryRequests reach the server. The
+ * exception is the well-known types bundled with protobufjs (`google.protobuf.Value` has
+ * `stringValue`), which only the encoder and decoder in this folder ever touch.
+ */
+export function protoRoot(): protobuf.Root {
+  if (cachedRoot) return cachedRoot;
+  const searchPath = protoSearchPath();
+  const root = new protobuf.Root();
+  root.resolvePath = (_origin, target) => {
+    if (path.isAbsolute(target)) return target;
+    for (const dir of searchPath) {
+      const candidate = path.join(dir, target);
+      if (fs.existsSync(candidate)) return candidate;
+    }
+    throw new Error(`proto import "${target}" not found in ${searchPath.join(', ')}`);
+  };
+  root.loadSync([...ENVOY_PROTO_FILES], { keepCase: true });
+  root.resolveAll();
+  cachedRoot = root;
+  return root;
+}
+
+/** The message type with this full name ("envoy.config.cluster.v3.Cluster"), or undefined. */
+export function findMessageType(fullName: string): protobuf.Type | undefined {
+  const found = protoRoot().lookup(fullName.startsWith('.') ? fullName : `.${fullName}`);
+  return found instanceof protobuf.Type ? found : undefined;
+}
+
+/** Like findMessageType, for names the code itself spells: a missing one is a bug, so it throws. */
+export function messageType(fullName: string): protobuf.Type {
+  const type = findMessageType(fullName);
+  if (!type) throw new Error(`message type ${fullName} is not in the Envoy proto root`);
+  return type;
+}

@@ -1,0 +1,100 @@
+import * as grpc from '@grpc/grpc-js';
+import { adsServiceDefinition } from '../protocol/ads-service.js';
+import { CallbacksChain, type Callbacks } from './callbacks.js';
+import type { ConfigWatcher } from './snapshot-cache.js';
+import { AdsStream, type AdsCall, type Logger, type StreamInfo } from './stream.js';
+
+/** Spec §7: keep each response under 4 MB (gRPC clients refuse larger messages by default). */
+export const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+
+export interface AdsServerOptions {
+  /** Where configuration comes from: the server only ever watches it per node. */
+  snapshots: ConfigWatcher;
+  /** Run in this order on open and requests, in reverse on responses and close. */
+  callbacks?: readonly Callbacks[];
+  /** A response larger than this is not sent: the proxy keeps its last configuration. */
+  maxResponseBytes?: number;
+  /** Where errors of notification hooks go (they cannot close a stream). Defaults to console. */
+  logger?: Logger;
+}
+
+/** The ADS server could not start: says where and why. */
+export class AdsServerError extends Error {
+  override readonly name = 'AdsServerError';
+}
+
+/** How long stop() lets streams finish before cutting them off. */
+const SHUTDOWN_GRACE_MS = 2_000;
+
+/** Envoy's Aggregated Discovery Service, State of the World, over gRPC. Knows nothing of meshes. */
+export class AdsServer {
+  readonly #options: Required<AdsServerOptions>;
+  readonly #callbacks: CallbacksChain;
+  readonly #streams = new Map<number, AdsStream>();
+  #lastStreamId = 0;
+  #server: grpc.Server | undefined;
+
+  constructor(options: AdsServerOptions) {
+    this.#options = { callbacks: [], maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES, logger: console, ...options };
+    this.#callbacks = new CallbacksChain(this.#options.callbacks);
+  }
+
+  /** Listens on host:port (port 0 picks a free one) and resolves with the bound port. */
+  async start({ host = '127.0.0.1', port }: { host?: string; port: number }): Promise<number> {
+    if (this.#server) throw new AdsServerError('the ADS server is already started');
+    const server = new grpc.Server();
+    server.addService(adsServiceDefinition(), { StreamAggregatedResources: (call: AdsCall) => this.#openStream(call) });
+    const where = `${host}:${port}`;
+    const boundPort = await new Promise<number>((resolve, reject) => {
+      server.bindAsync(`${host.includes(':') ? `[${host}]` : host}:${port}`, grpc.ServerCredentials.createInsecure(), (error, bound) => {
+        if (!error) return resolve(bound);
+        const reason = error.message.includes('EADDRINUSE')
+          ? `port ${port} is already in use (is another meshdesk running?); choose another port`
+          : error.message;
+        reject(new AdsServerError(`cannot start the ADS server on ${where}: ${reason}`, { cause: error }));
+      });
+    });
+    this.#server = server;
+    return boundPort;
+  }
+
+  /**
+   * Ends every live stream with UNAVAILABLE (proxies reconnect to the next control plane), waits a
+   * short grace period for them to finish and their onStreamClosed hooks to run, then forces the rest.
+   */
+  async stop(): Promise<void> {
+    const server = this.#server;
+    if (!server) return;
+    this.#server = undefined;
+    const streams = [...this.#streams.values()];
+    for (const stream of streams) stream.end({ code: grpc.status.UNAVAILABLE, details: 'control plane shutting down' });
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<'deadline'>((resolve) => (timer = setTimeout(() => resolve('deadline'), SHUTDOWN_GRACE_MS)));
+    const shutdown = new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
+    const finished = await Promise.race([Promise.all([shutdown, ...streams.map((stream) => stream.drained())]), deadline]);
+    clearTimeout(timer);
+    if (finished === 'deadline') server.forceShutdown();
+  }
+
+  get streamCount(): number {
+    return this.#streams.size;
+  }
+
+  /** Every live stream: node, subscriptions, what was sent, acked and rejected. */
+  streams(): StreamInfo[] {
+    return [...this.#streams.values()].map((stream) => stream.info());
+  }
+
+  #openStream(call: AdsCall): void {
+    const stream = new AdsStream({
+      id: ++this.#lastStreamId,
+      call,
+      watcher: this.#options.snapshots,
+      callbacks: this.#callbacks,
+      maxResponseBytes: this.#options.maxResponseBytes,
+      logger: this.#options.logger,
+      onDone: (done) => this.#streams.delete(done.id),
+    });
+    this.#streams.set(stream.id, stream);
+  }
+}

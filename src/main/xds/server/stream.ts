@@ -1,0 +1,224 @@
+import { status, type ServerDuplexStream } from '@grpc/grpc-js';
+import { discoveryResponseSize, type DiscoveryRequest, type DiscoveryResponse, type Node } from '../protocol/ads-service.js';
+import { XDS_TYPE_URLS, shortTypeName } from '../protocol/type-urls.js';
+import { StreamError, statusOf, type CallbacksChain } from './callbacks.js';
+import type { Snapshot } from './snapshot.js';
+import type { ConfigWatcher } from './snapshot-cache.js';
+import { TypeSubscription } from './subscription.js';
+
+export type AdsCall = ServerDuplexStream<DiscoveryRequest, DiscoveryResponse>;
+
+export interface Logger {
+  error(message: string, ...details: unknown[]): void;
+}
+
+export interface AdsStreamOptions {
+  id: number;
+  call: AdsCall;
+  watcher: ConfigWatcher;
+  callbacks: CallbacksChain;
+  maxResponseBytes: number;
+  logger: Logger;
+  /** Called once, when the stream has ended and its onStreamClosed hooks have run. */
+  onDone: (stream: AdsStream) => void;
+}
+
+/** A stream as the UI and tests see it. */
+export interface StreamInfo {
+  id: number;
+  peer: string;
+  nodeId: string | undefined;
+  openedAt: Date;
+  subscriptions: SubscriptionInfo[];
+}
+
+export interface SubscriptionInfo {
+  typeUrl: string;
+  wildcard: boolean;
+  names: string[];
+  lastSent: TypeSubscription['lastSent'];
+  lastAcked: TypeSubscription['lastAcked'];
+  lastNack: TypeSubscription['lastNack'];
+  lastDropped: TypeSubscription['lastDropped'];
+}
+
+/**
+ * One State of the World ADS stream. Everything the stream does (callbacks, requests, snapshot
+ * pushes, close) goes through one queue, so the protocol state is only ever touched by one task
+ * at a time and a stream's requests are handled in the order they came. Each stream has its own
+ * queue: a slow callback on one stream never holds up another.
+ */
+export class AdsStream {
+  readonly id: number;
+  readonly peer: string;
+  readonly openedAt = new Date();
+  readonly #options: AdsStreamOptions;
+  /** Spec: the node is sent on the first request only (later requests may omit it). */
+  #node: Node | undefined;
+  readonly #subscriptions = new Map<string, TypeSubscription>();
+  #snapshot: Snapshot | undefined;
+  #unwatch: (() => void) | undefined;
+  /** Spec: a nonce is unique per response within a stream; a counter is enough. */
+  #lastNonce = 0;
+  #queue: Promise<void> = Promise.resolve();
+  #pushQueued = false;
+  #closed = false;
+  readonly #drained: Promise<void>;
+  #onDrained!: () => void;
+
+  constructor(options: AdsStreamOptions) {
+    this.#options = options;
+    this.id = options.id;
+    this.peer = options.call.getPeer();
+    this.#drained = new Promise((resolve) => (this.#onDrained = resolve));
+    const { call, callbacks } = options;
+    call.on('data', (request: DiscoveryRequest) => this.#enqueue(() => this.#handleRequest(request)));
+    call.on('end', () => this.end({ code: status.OK, details: 'client closed the stream' })); // half-close: finish ours too
+    call.on('cancelled', () => this.#close());
+    call.on('error', () => this.#close());
+    this.#enqueue(() => callbacks.onStreamOpen({ streamId: this.id, peer: this.peer }));
+  }
+
+  get nodeId(): string | undefined {
+    return this.#node?.id;
+  }
+
+  /** Ends the stream with this gRPC status (OK ends it cleanly). */
+  end(finalStatus: { code: status; details: string }): void {
+    if (this.#closed) return;
+    this.#close();
+    if (finalStatus.code === status.OK) this.#options.call.end();
+    else this.#options.call.emit('error', finalStatus); // grpc-js: an 'error' on a server stream becomes its status
+  }
+
+  /** Resolves once the stream has closed and its onStreamClosed hooks have run. */
+  drained(): Promise<void> {
+    return this.#drained;
+  }
+
+  info(): StreamInfo {
+    return {
+      id: this.id,
+      peer: this.peer,
+      nodeId: this.nodeId,
+      openedAt: this.openedAt,
+      subscriptions: [...this.#subscriptions.values()].map((subscription) => ({
+        typeUrl: subscription.typeUrl,
+        wildcard: subscription.wildcard,
+        names: [...subscription.names],
+        lastSent: subscription.lastSent,
+        lastAcked: subscription.lastAcked,
+        lastNack: subscription.lastNack,
+        lastDropped: subscription.lastDropped,
+      })),
+    };
+  }
+
+  /** The one request loop: every protocol rule about a request is applied here, in this order. */
+  async #handleRequest(request: DiscoveryRequest): Promise<void> {
+    if (this.#closed) return;
+    const node = this.#node ?? request.node;
+    if (!node?.id) {
+      throw new StreamError(status.INVALID_ARGUMENT, `the first DiscoveryRequest on stream ${this.id} from ${this.peer} carries no node.id`);
+    }
+    this.#node = node;
+    if (!request.type_url) {
+      throw new StreamError(status.INVALID_ARGUMENT, `proxy "${node.id}" sent a DiscoveryRequest without type_url, which ADS requires`);
+    }
+    const subscription = this.#subscriptionFor(request.type_url);
+    const classification = subscription.classify(request);
+    await this.#options.callbacks.onStreamRequest({ streamId: this.id, node, request, classification });
+    if (this.#closed) return;
+    // Only a node the callbacks accepted gets configuration.
+    if (!this.#unwatch) this.#unwatch = this.#options.watcher.watch(node.id, (snapshot) => this.#onSnapshot(snapshot));
+    // Spec: a stale request (older nonce) is ignored entirely, its resource names included.
+    if (classification.kind === 'stale') return;
+    subscription.apply(request, classification);
+    this.#respond(subscription);
+  }
+
+  #onSnapshot(snapshot: Snapshot): void {
+    this.#snapshot = snapshot;
+    if (this.#pushQueued) return; // the queued push will read the latest snapshot
+    this.#pushQueued = true;
+    this.#enqueue(() => {
+      this.#pushQueued = false;
+      // Spec: when several types change at once, push CDS → EDS → LDS → RDS (then any other type).
+      for (const typeUrl of pushOrder(this.#subscriptions.keys())) this.#respond(this.#subscriptions.get(typeUrl)!);
+    });
+  }
+
+  /** Sends the type's response if one is due (see TypeSubscription.dueResources). */
+  #respond(subscription: TypeSubscription): void {
+    const typeSnapshot = this.#snapshot?.get(subscription.typeUrl);
+    if (this.#closed || !typeSnapshot) return;
+    const resources = subscription.dueResources(typeSnapshot);
+    if (!resources) return;
+    const node = this.#node!;
+    const response: DiscoveryResponse = {
+      version_info: typeSnapshot.version,
+      resources: [...resources.values()].map(({ any }) => any),
+      type_url: subscription.typeUrl,
+      nonce: String(this.#lastNonce + 1),
+    };
+    const size = discoveryResponseSize(response);
+    if (size > this.#options.maxResponseBytes) {
+      if (subscription.lastDropped?.version === typeSnapshot.version) return; // already reported
+      const error = new Error(
+        `${shortTypeName(subscription.typeUrl)} response version ${typeSnapshot.version} for proxy "${node.id}" is ${size} bytes, ` +
+          `over the ${this.#options.maxResponseBytes}-byte limit: not sent, the proxy keeps its last configuration`,
+      );
+      subscription.recordDropped(typeSnapshot.version, error);
+      this.#notify('onResponseDropped', () =>
+        this.#options.callbacks.onResponseDropped({ streamId: this.id, node, typeUrl: subscription.typeUrl, version: typeSnapshot.version, error }),
+      );
+      return;
+    }
+    this.#lastNonce += 1;
+    this.#options.call.write(response);
+    subscription.recordSent(response, resources);
+    this.#notify('onStreamResponse', () =>
+      this.#options.callbacks.onStreamResponse({ streamId: this.id, node, request: subscription.lastRequest, response }),
+    );
+  }
+
+  #subscriptionFor(typeUrl: string): TypeSubscription {
+    let subscription = this.#subscriptions.get(typeUrl);
+    if (!subscription) this.#subscriptions.set(typeUrl, (subscription = new TypeSubscription(typeUrl)));
+    return subscription;
+  }
+
+  #enqueue(task: () => void | Promise<void>): void {
+    this.#queue = this.#queue.then(task).catch((error: unknown) => {
+      if (this.#closed) this.#options.logger.error(`ADS stream ${this.id} (proxy "${this.nodeId}") failed after closing:`, error);
+      else this.end(statusOf(error));
+    });
+  }
+
+  /** Stops the stream's work; onStreamClosed runs after whatever hook is in flight. Idempotent. */
+  #close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#unwatch?.();
+    this.#enqueue(() => {
+      this.#notify('onStreamClosed', () => this.#options.callbacks.onStreamClosed({ streamId: this.id, node: this.#node }));
+      this.#options.onDone(this);
+      this.#onDrained();
+    });
+  }
+
+  /** Notification hooks cannot change the stream's course: their errors are logged. */
+  #notify(hook: string, run: () => void): void {
+    try {
+      run();
+    } catch (error) {
+      this.#options.logger.error(`ADS callback ${hook} failed on stream ${this.id} (proxy "${this.nodeId}"):`, error);
+    }
+  }
+}
+
+function pushOrder(typeUrls: Iterable<string>): string[] {
+  const present = new Set(typeUrls);
+  const known: readonly string[] = XDS_TYPE_URLS;
+  return [...known.filter((typeUrl) => present.has(typeUrl)), ...[...present].filter((typeUrl) => !known.includes(typeUrl))];
+}
