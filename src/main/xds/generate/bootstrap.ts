@@ -1,0 +1,105 @@
+import { stringify } from 'yaml';
+import { SERVICE_TAG, type DataplaneResource } from '../../../shared/resources.js';
+import { toKumaObject } from '../../resources/kuma-json.js';
+import type { ProtoJson } from '../protocol/proto-json.js';
+import { adsConfigSource } from './config-source.js';
+import { http2UpstreamOptions, singleEndpointCluster } from './clusters.js';
+import { socketAddress } from './endpoints.js';
+
+/** Envoy's conventional admin port, used when the Dataplane sets none. */
+export const DEFAULT_ADMIN_PORT = 9901;
+const ADS_CLUSTER = 'ads_cluster';
+/** Node metadata key carrying the Dataplane, as kuma-dp sends it (the universal flow). */
+export const DATAPLANE_METADATA_KEY = 'dataplane.resource';
+
+export interface EnvoyBootstrapOptions {
+  dataplane: DataplaneResource;
+  adsHost: string;
+  adsPort: number;
+  /** Overrides the Dataplane's `networking.admin.port`. */
+  adminPort?: number;
+}
+
+/**
+ * A complete Envoy bootstrap (`envoy -c bootstrap.yaml` needs nothing else): the node names the
+ * Dataplane and carries it in its metadata, so connecting registers it; listeners and clusters
+ * then come over ADS from the one static cluster, which speaks HTTP/2 as gRPC requires.
+ */
+export function generateEnvoyBootstrap(options: EnvoyBootstrapOptions): ProtoJson {
+  const { dataplane } = options;
+  const firstService = dataplane.spec.networking.inbound?.[0]?.tags[SERVICE_TAG];
+  const adminPort = options.adminPort ?? dataplane.spec.networking.admin?.port ?? DEFAULT_ADMIN_PORT;
+  return {
+    node: {
+      id: nodeId(dataplane),
+      cluster: firstService ?? dataplane.meta.name,
+      metadata: { [DATAPLANE_METADATA_KEY]: dataplaneMetadata(dataplane) },
+    },
+    dynamic_resources: {
+      ads_config: {
+        api_type: 'GRPC',
+        transport_api_version: 'V3',
+        grpc_services: [{ envoy_grpc: { cluster_name: ADS_CLUSTER } }],
+        set_node_on_first_message_only: true,
+      },
+      lds_config: adsConfigSource(),
+      cds_config: adsConfigSource(),
+    },
+    static_resources: {
+      clusters: [
+        { ...singleEndpointCluster(ADS_CLUSTER, options.adsHost, options.adsPort), ...http2UpstreamOptions() },
+      ],
+    },
+    admin: { address: socketAddress('127.0.0.1', adminPort) },
+  };
+}
+
+export function bootstrapToYaml(bootstrap: ProtoJson): string {
+  // lineWidth 0: never fold the long Dataplane JSON string across lines.
+  return stringify(bootstrap, { lineWidth: 0 });
+}
+
+export interface GrpcBootstrapOptions {
+  /** `mesh.name` of the client's Dataplane. */
+  nodeId: string;
+  adsHost: string;
+  adsPort: number;
+  /** gRPC's bootstrap requires a locality, even an empty one. */
+  locality: { region?: string; zone?: string; sub_zone?: string };
+  /** When given, connecting registers this Dataplane, as for Envoy. */
+  dataplane?: DataplaneResource;
+}
+
+/**
+ * The bootstrap of gRPC's own xDS client (GRPC_XDS_BOOTSTRAP file, or grpc-js-xds's per-channel
+ * option): plaintext to the ADS server, xDS v3.
+ */
+export function generateGrpcBootstrap(options: GrpcBootstrapOptions): ProtoJson {
+  const metadata = options.dataplane
+    ? { metadata: { [DATAPLANE_METADATA_KEY]: dataplaneMetadata(options.dataplane) } }
+    : {};
+  return {
+    xds_servers: [
+      {
+        server_uri: `${options.adsHost}:${options.adsPort}`,
+        channel_creds: [{ type: 'insecure' }],
+        server_features: ['xds_v3'],
+      },
+    ],
+    node: { id: options.nodeId, locality: options.locality, ...metadata },
+  };
+}
+
+function nodeId(dataplane: DataplaneResource): string {
+  return `${dataplane.meta.mesh}.${dataplane.meta.name}`;
+}
+
+/**
+ * The Dataplane in Kuma's API shape, as the lifecycle reads it back from the node metadata, minus
+ * the fields the store owns: a `version` baked into a bootstrap file would ask for optimistic
+ * concurrency against a version long gone when the proxy restarts, and fail as a conflict.
+ */
+function dataplaneMetadata(dataplane: DataplaneResource): string {
+  const { version: _version, creationTime: _created, modificationTime: _modified, ...universal } = toKumaObject(dataplane);
+  return JSON.stringify(universal);
+}

@@ -1,0 +1,42 @@
+import type { Endpoint } from '../context/mesh-context.js';
+import type { ProtoJson } from '../protocol/proto-json.js';
+
+export function socketAddress(address: string, port: number): ProtoJson {
+  return { socket_address: { address, port_value: port } };
+}
+
+/**
+ * The endpoints of one service as a ClusterLoadAssignment, all in one locality named after the
+ * mesh (a local mesh has no zones). The locality carries a weight because gRPC drops a locality
+ * without one. An address:port listed twice (two Dataplanes claiming one socket) is kept once:
+ * gRPC rejects the whole assignment over a duplicate address, and Envoy would double its weight.
+ * No endpoints give an empty assignment, so that the cluster still warms.
+ */
+export function clusterLoadAssignment(clusterName: string, endpoints: readonly Endpoint[], meshName: string): ProtoJson {
+  const unique = withoutDuplicateSockets(endpoints);
+  if (unique.length === 0) return { cluster_name: clusterName, endpoints: [] };
+  return {
+    cluster_name: clusterName,
+    endpoints: [
+      {
+        locality: { zone: meshName },
+        load_balancing_weight: 1,
+        lb_endpoints: unique.map((endpoint) => ({
+          endpoint: { address: socketAddress(endpoint.address, endpoint.port) },
+          load_balancing_weight: endpoint.weight,
+        })),
+      },
+    ],
+  };
+}
+
+/** Keeps the first endpoint of each address:port. */
+function withoutDuplicateSockets(endpoints: readonly Endpoint[]): Endpoint[] {
+  const seen = new Set<string>();
+  return endpoints.filter((endpoint) => {
+    const socket = `${endpoint.address}:${endpoint.port}`;
+    if (seen.has(socket)) return false;
+    seen.add(socket);
+    return true;
+  });
+}

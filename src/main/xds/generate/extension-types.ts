@@ -1,0 +1,15 @@
+// Typed-config type URLs and well-known names of the Envoy extensions the generators use.
+
+export const HTTP_CONNECTION_MANAGER_TYPE_URL =
+  'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
+export const HTTP_CONNECTION_MANAGER_FILTER = 'envoy.filters.network.http_connection_manager';
+
+export const TCP_PROXY_TYPE_URL = 'type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy';
+export const TCP_PROXY_FILTER = 'envoy.filters.network.tcp_proxy';
+
+export const ROUTER_TYPE_URL = 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router';
+export const ROUTER_FILTER = 'envoy.filters.http.router';
+
+/** Key in `typed_extension_protocol_options` and the type URL of its value. */
+export const HTTP_PROTOCOL_OPTIONS = 'envoy.extensions.upstreams.http.v3.HttpProtocolOptions';
+export const HTTP_PROTOCOL_OPTIONS_TYPE_URL = `type.googleapis.com/${HTTP_PROTOCOL_OPTIONS}`;

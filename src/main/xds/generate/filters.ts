@@ -1,0 +1,42 @@
+import type { ProtoJson } from '../protocol/proto-json.js';
+import { adsConfigSource } from './config-source.js';
+import {
+  HTTP_CONNECTION_MANAGER_FILTER,
+  HTTP_CONNECTION_MANAGER_TYPE_URL,
+  ROUTER_FILTER,
+  ROUTER_TYPE_URL,
+  TCP_PROXY_FILTER,
+  TCP_PROXY_TYPE_URL,
+} from './extension-types.js';
+
+export function tcpProxyFilter(statPrefix: string, cluster: string): ProtoJson {
+  return {
+    name: TCP_PROXY_FILTER,
+    typed_config: { '@type': TCP_PROXY_TYPE_URL, stat_prefix: statPrefix, cluster },
+  };
+}
+
+export function httpConnectionManagerFilter(httpConnectionManager: ProtoJson): ProtoJson {
+  return { name: HTTP_CONNECTION_MANAGER_FILTER, typed_config: httpConnectionManager };
+}
+
+/** Where an HttpConnectionManager gets its routes: inline, or by name over ADS. */
+export type RouteSource = { routeConfig: ProtoJson } | { rdsRouteName: string };
+
+/**
+ * An HttpConnectionManager (as an Any) whose only HTTP filter is the router. Envoy and gRPC
+ * both require the router to be the last filter.
+ */
+export function httpConnectionManager(statPrefix: string, routes: RouteSource): ProtoJson {
+  const routeSpecifier =
+    'routeConfig' in routes
+      ? { route_config: routes.routeConfig }
+      : { rds: { config_source: adsConfigSource(), route_config_name: routes.rdsRouteName } };
+  return {
+    '@type': HTTP_CONNECTION_MANAGER_TYPE_URL,
+    stat_prefix: statPrefix,
+    codec_type: 'AUTO',
+    ...routeSpecifier,
+    http_filters: [{ name: ROUTER_FILTER, typed_config: { '@type': ROUTER_TYPE_URL } }],
+  };
+}

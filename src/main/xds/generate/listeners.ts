@@ -1,0 +1,41 @@
+import type { Protocol } from '../../../shared/resources.js';
+import type { ProtoJson } from '../protocol/proto-json.js';
+import { socketAddress } from './endpoints.js';
+import { httpConnectionManager, httpConnectionManagerFilter, tcpProxyFilter } from './filters.js';
+import { statPrefix } from './names.js';
+import { routeToCluster } from './routes.js';
+
+export interface ProxyListenerOptions {
+  name: string;
+  address: string;
+  port: number;
+  direction: 'INBOUND' | 'OUTBOUND';
+  protocol: Protocol;
+  /** Where the listener forwards. */
+  cluster: string;
+  /** Names the inline route and its virtual host when the protocol is HTTP-based. */
+  routeName: string;
+  virtualHostName: string;
+}
+
+/**
+ * An Envoy listener forwarding everything to one cluster: byte for byte with tcp_proxy for tcp,
+ * through an HttpConnectionManager with one route for http, http2 and grpc.
+ */
+export function proxyListener(options: ProxyListenerOptions): ProtoJson {
+  const prefix = statPrefix(options.cluster);
+  const filter =
+    options.protocol === 'tcp'
+      ? tcpProxyFilter(prefix, options.cluster)
+      : httpConnectionManagerFilter(
+          httpConnectionManager(prefix, {
+            routeConfig: routeToCluster(options.routeName, options.virtualHostName, options.cluster),
+          }),
+        );
+  return {
+    name: options.name,
+    address: socketAddress(options.address, options.port),
+    filter_chains: [{ filters: [filter] }],
+    traffic_direction: options.direction,
+  };
+}

@@ -1,0 +1,27 @@
+// Resource names as Kuma 2.x gives them, so Kuma users recognise them in config dumps.
+
+export function inboundListenerName(address: string, port: number): string {
+  return `inbound:${address}:${port}`;
+}
+
+export function outboundListenerName(address: string, port: number): string {
+  return `outbound:${address}:${port}`;
+}
+
+/** The static cluster in front of the application behind an inbound. */
+export function localClusterName(servicePort: number): string {
+  return `localhost:${servicePort}`;
+}
+
+export function inboundRouteName(service: string): string {
+  return `inbound:${service}`;
+}
+
+export function outboundRouteName(service: string): string {
+  return `outbound:${service}`;
+}
+
+/** Envoy splits stat names on '.', and ':' reads badly in Prometheus names: both become '_'. */
+export function statPrefix(name: string): string {
+  return name.replace(/[^A-Za-z0-9_-]/g, '_');
+}

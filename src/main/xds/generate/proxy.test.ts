@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { proxyKindFromNode } from './proxy.js';
+
+describe('proxyKindFromNode', () => {
+  it('recognises gRPC clients by their user agent', () => {
+    expect(proxyKindFromNode({ user_agent_name: 'gRPC Node Pure JS' })).toBe('grpc');
+    expect(proxyKindFromNode({ user_agent_name: 'gRPC C-core linux' })).toBe('grpc');
+  });
+
+  it('takes anything else for Envoy', () => {
+    expect(proxyKindFromNode({ user_agent_name: 'envoy' })).toBe('envoy');
+    expect(proxyKindFromNode({})).toBe('envoy');
+  });
+
+  it('lets the meshdesk.proxyType metadata override the user agent', () => {
+    expect(proxyKindFromNode({ user_agent_name: 'envoy', metadata: { 'meshdesk.proxyType': 'grpc' } })).toBe('grpc');
+    expect(proxyKindFromNode({ user_agent_name: 'gRPC Go', metadata: { 'meshdesk.proxyType': 'envoy' } })).toBe('envoy');
+  });
+
+  it('refuses an unknown meshdesk.proxyType instead of guessing', () => {
+    expect(() => proxyKindFromNode({ metadata: { 'meshdesk.proxyType': 'linkerd' } })).toThrow(
+      'node metadata "meshdesk.proxyType" must be "envoy" or "grpc", got "linkerd"',
+    );
+  });
+});

@@ -1,0 +1,44 @@
+import type { DataplaneResource } from '../../../shared/resources.js';
+
+/**
+ * Which xDS client a proxy is. Envoy gets Kuma's listeners on real ports; gRPC's own xDS client
+ * ("proxyless") only understands API listeners named after the target it dials (`xds:///web`),
+ * so the two need different profiles.
+ */
+export type ProxyKind = 'envoy' | 'grpc';
+
+/** The proxy configuration is generated for. */
+export interface Proxy {
+  /** Node id, `mesh.name`. */
+  id: string;
+  dataplane: DataplaneResource;
+  kind: ProxyKind;
+}
+
+/** Node metadata key a proxy may set to choose its kind explicitly (`envoy` or `grpc`). */
+export const PROXY_TYPE_METADATA_KEY = 'meshdesk.proxyType';
+
+/**
+ * gRPC's xDS clients all name themselves "gRPC …" in `node.user_agent_name`: grpc-js-xds sends
+ * "gRPC Node Pure JS" (node_modules/@grpc/grpc-js-xds/build/src/xds-client.js, `userAgentName`),
+ * C-core (Python, C++, Ruby…) "gRPC C-core <platform>", and Java and Go "gRPC Java" / "gRPC Go".
+ * Envoy sends "envoy".
+ */
+const GRPC_USER_AGENT_PREFIX = 'gRPC';
+
+/**
+ * Decides the kind from the node of a stream's first request. An explicit metadata value wins,
+ * so that a client with an unusual user agent can still be served; otherwise the user agent
+ * tells gRPC clients apart, and anything else is treated as Envoy, the common case.
+ * `metadata` is the node's Struct as plain JSON.
+ */
+export function proxyKindFromNode(node: { user_agent_name?: string; metadata?: Record<string, unknown> }): ProxyKind {
+  const explicit = node.metadata?.[PROXY_TYPE_METADATA_KEY];
+  if (explicit !== undefined) {
+    if (explicit === 'envoy' || explicit === 'grpc') return explicit;
+    throw new Error(
+      `node metadata "${PROXY_TYPE_METADATA_KEY}" must be "envoy" or "grpc", got ${JSON.stringify(explicit)}`,
+    );
+  }
+  return node.user_agent_name?.startsWith(GRPC_USER_AGENT_PREFIX) ? 'grpc' : 'envoy';
+}

@@ -1,0 +1,57 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { ProtoJson } from '../protocol/proto-json.js';
+import {
+  CLUSTER_TYPE_URL,
+  ENDPOINT_TYPE_URL,
+  LISTENER_TYPE_URL,
+  ROUTE_TYPE_URL,
+  XDS_TYPE_URLS,
+  shortTypeName,
+  type XdsTypeUrl,
+} from '../protocol/type-urls.js';
+
+/** One resource in proto3 JSON (see ProtoJson), under the name clients subscribe to. */
+export interface NamedResource {
+  name: string;
+  resource: ProtoJson;
+}
+
+/** Generated configuration of one proxy: every xDS type, in push order, each a list of named resources. */
+export type GeneratedResources = { readonly [T in XdsTypeUrl]: readonly NamedResource[] };
+
+/**
+ * Collects resources while generating. A name may be added twice only with identical content
+ * (two outbounds to one service share their cluster); a different resource under a taken name
+ * is a conflict, because an xDS response must never carry the same name twice.
+ */
+export class ResourceSet {
+  readonly #byType = new Map<XdsTypeUrl, Map<string, ProtoJson>>(XDS_TYPE_URLS.map((typeUrl) => [typeUrl, new Map()]));
+
+  add(typeUrl: XdsTypeUrl, name: string, resource: ProtoJson): this {
+    const resources = this.#byType.get(typeUrl)!;
+    const existing = resources.get(name);
+    if (existing !== undefined && !isDeepStrictEqual(existing, resource)) {
+      throw new Error(`two different ${shortTypeName(typeUrl)} resources are named "${name}"`);
+    }
+    resources.set(name, resource);
+    return this;
+  }
+
+  addAll(generated: GeneratedResources): this {
+    for (const typeUrl of XDS_TYPE_URLS) {
+      for (const { name, resource } of generated[typeUrl]) this.add(typeUrl, name, resource);
+    }
+    return this;
+  }
+
+  toResources(): GeneratedResources {
+    const list = (typeUrl: XdsTypeUrl): NamedResource[] =>
+      [...this.#byType.get(typeUrl)!].map(([name, resource]) => ({ name, resource }));
+    return {
+      [CLUSTER_TYPE_URL]: list(CLUSTER_TYPE_URL),
+      [ENDPOINT_TYPE_URL]: list(ENDPOINT_TYPE_URL),
+      [LISTENER_TYPE_URL]: list(LISTENER_TYPE_URL),
+      [ROUTE_TYPE_URL]: list(ROUTE_TYPE_URL),
+    };
+  }
+}
