@@ -23,7 +23,7 @@ export function createMetrics() {
     }),
     xdsGeneration: new Histogram({
       name: 'xds_generation',
-      help: 'Time of one sync tracker tick in seconds, by result (skip|generated|changed)',
+      help: 'Time of one sync tracker tick in seconds, by result (skip|generated|changed|dataplane-not-found|error)',
       labelNames: ['result'] as const,
       buckets: [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1],
       registers: [registry],

@@ -23,6 +23,17 @@ const MIGRATIONS: readonly string[] = [
      value TEXT NOT NULL,
      modification_time TEXT NOT NULL
    ) WITHOUT ROWID;`,
+  // 2: every snapshot published to a proxy (store/snapshot-history.ts). AUTOINCREMENT so that an
+  // id is never reused after pruning: a UI holding an id never gets another snapshot for it.
+  `CREATE TABLE snapshot_history (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     proxy_id TEXT NOT NULL,
+     created_at REAL NOT NULL,
+     versions TEXT NOT NULL,
+     changed_types TEXT NOT NULL,
+     resources TEXT NOT NULL
+   );
+   CREATE INDEX snapshot_history_by_proxy ON snapshot_history (proxy_id, id);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

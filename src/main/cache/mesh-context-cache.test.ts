@@ -1,0 +1,149 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ResourceInput } from '../../shared/resources.js';
+import { EventBus } from '../events/event-bus.js';
+import { ResourceManager } from '../manager/resource-manager.js';
+import { createMetrics, type Metrics } from '../metrics/metrics.js';
+import { openDatabase, type Db } from '../store/database.js';
+import { ResourceNotFoundError } from '../store/errors.js';
+import { ResourceStore } from '../store/resource-store.js';
+import { CachedManager } from './cached-manager.js';
+import { MeshContextCache } from './mesh-context-cache.js';
+
+const TTL = 1_000;
+
+function dataplane(name: string, service: string, port = 18080): ResourceInput<'Dataplane'> {
+  return {
+    type: 'Dataplane',
+    mesh: 'default',
+    name,
+    labels: {},
+    spec: { networking: { address: '127.0.0.1', inbound: [{ port, tags: { 'kuma.io/service': service } }] } },
+  };
+}
+
+/** `mesh_cache` as result → count, read from the registry like /metrics does. */
+async function meshCacheCounts(metrics: Metrics): Promise<Record<string, number>> {
+  const { values } = await metrics.meshCache.get();
+  return Object.fromEntries(values.map(({ labels, value }) => [String(labels.result), value]));
+}
+
+let dir: string;
+let db: Db;
+let manager: ResourceManager;
+let cachedManager: CachedManager;
+let metrics: Metrics;
+let time: number;
+let contexts: MeshContextCache;
+
+beforeEach(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'meshdesk-'));
+  db = openDatabase(path.join(dir, 'meshdesk.db'));
+  manager = new ResourceManager({ store: new ResourceStore(db), events: new EventBus() });
+  await manager.ensureDefaultMesh();
+  await manager.create(dataplane('backend-1', 'backend'));
+  metrics = createMetrics();
+  time = 0;
+  const now = () => time;
+  cachedManager = new CachedManager({ delegate: manager, ttl: () => TTL, metrics, now });
+  contexts = new MeshContextCache({ cachedManager, ttl: () => TTL, metrics, now });
+});
+
+afterEach(() => {
+  contexts.close();
+  cachedManager.close();
+  db.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('MeshContextCache', () => {
+  it('builds the context of a mesh from the cached manager', async () => {
+    const context = await contexts.get('default');
+
+    expect(context.mesh.meta.name).toBe('default');
+    expect([...context.dataplanesByName.keys()]).toEqual(['backend-1']);
+    expect(context.endpointsByService.get('backend')).toHaveLength(1);
+  });
+
+  it('counts a first read as a miss and the next ones within the TTL as hits', async () => {
+    const first = await contexts.get('default');
+    time += TTL - 1;
+    const second = await contexts.get('default');
+
+    expect(second).toBe(first);
+    expect(await meshCacheCounts(metrics)).toEqual({ miss: 1, hit: 1 });
+  });
+
+  it('loads once for concurrent readers, who count as hit-wait', async () => {
+    const all = await Promise.all([contexts.get('default'), contexts.get('default'), contexts.get('default')]);
+
+    expect(all[1]).toBe(all[0]);
+    expect(all[2]).toBe(all[0]);
+    expect(await meshCacheCounts(metrics)).toEqual({ miss: 1, 'hit-wait': 2 });
+  });
+
+  it('keeps each mesh apart', async () => {
+    await manager.create({ type: 'Mesh', mesh: '', name: 'other', labels: {}, spec: {} });
+
+    const [defaultMesh, other] = await Promise.all([contexts.get('default'), contexts.get('other')]);
+
+    expect(other.mesh.meta.name).toBe('other');
+    expect(other.dataplanesByName.size).toBe(0);
+    expect(defaultMesh.dataplanesByName.size).toBe(1);
+    expect(await meshCacheCounts(metrics)).toEqual({ miss: 2 });
+  });
+
+  it('returns the very same context after the TTL when its inputs did not change', async () => {
+    const first = await contexts.get('default');
+    time += TTL;
+
+    const reloaded = await contexts.get('default');
+
+    expect(reloaded).toBe(first);
+    expect(await meshCacheCounts(metrics)).toEqual({ miss: 2 });
+  });
+
+  it('builds a new context after the TTL when a dataplane was written', async () => {
+    const first = await contexts.get('default');
+    await manager.create(dataplane('backend-2', 'backend'));
+
+    expect(await contexts.get('default')).toBe(first);
+    time += TTL;
+    const next = await contexts.get('default');
+
+    expect(next).not.toBe(first);
+    expect(next.hash).not.toBe(first.hash);
+    expect([...next.dataplanesByName.keys()]).toEqual(['backend-1', 'backend-2']);
+  });
+
+  it('reads again at once after invalidate, given fresh reads underneath', async () => {
+    const first = await contexts.get('default');
+    await manager.create(dataplane('backend-2', 'backend'));
+    cachedManager.invalidate({ type: 'Dataplane', mesh: 'default', name: 'backend-2' });
+
+    contexts.invalidate('default');
+    const next = await contexts.get('default');
+
+    expect(next.dataplanesByName.has('backend-2')).toBe(true);
+    expect(next).not.toBe(first);
+    expect(await meshCacheCounts(metrics)).toEqual({ miss: 2 });
+  });
+
+  it('still reuses the context after invalidate when nothing changed', async () => {
+    const first = await contexts.get('default');
+
+    contexts.invalidate('default');
+
+    expect(await contexts.get('default')).toBe(first);
+  });
+
+  it('rejects for a mesh that does not exist, and caches no failure', async () => {
+    await expect(contexts.get('nowhere')).rejects.toBeInstanceOf(ResourceNotFoundError);
+    await manager.create({ type: 'Mesh', mesh: '', name: 'nowhere', labels: {}, spec: {} });
+
+    expect((await contexts.get('nowhere')).mesh.meta.name).toBe('nowhere');
+    expect(await meshCacheCounts(metrics)).toEqual({ miss: 2 });
+  });
+});

@@ -1,0 +1,116 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase, type Db } from './database.js';
+import { SCHEMA_VERSION } from './migrations.js';
+import { SNAPSHOTS_KEPT_PER_PROXY, SnapshotHistory, type NewSnapshotRecord } from './snapshot-history.js';
+
+const CDS = 'type.googleapis.com/envoy.config.cluster.v3.Cluster';
+const LDS = 'type.googleapis.com/envoy.config.listener.v3.Listener';
+
+function snapshot(proxyId: string, version: string, createdAt = 1_700_000_000_000.5): NewSnapshotRecord {
+  return {
+    proxyId,
+    createdAt,
+    versions: { [CDS]: version, [LDS]: 'l1' },
+    changedTypes: [CDS],
+    resources: {
+      [CDS]: [{ name: 'backend', resource: { name: 'backend', type: 'EDS', connect_timeout: '5s' } }],
+      [LDS]: [],
+    },
+  };
+}
+
+let dir: string;
+let db: Db;
+let history: SnapshotHistory;
+
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'meshdesk-'));
+  db = openDatabase(path.join(dir, 'meshdesk.db'));
+  history = new SnapshotHistory(db);
+});
+
+afterEach(() => {
+  db.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('SnapshotHistory', () => {
+  it('is created by a migration appended after the first', () => {
+    expect(SCHEMA_VERSION).toBeGreaterThanOrEqual(2);
+    expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+  });
+
+  it('returns a recorded snapshot in full, resources as the generator JSON', () => {
+    const { id } = history.record(snapshot('default.web-1', 'c1'));
+
+    expect(history.get(id)).toEqual({ id, ...snapshot('default.web-1', 'c1') });
+    expect(history.latest('default.web-1')).toEqual(history.get(id));
+  });
+
+  it('lists metadata only, newest first, per proxy', () => {
+    const first = history.record(snapshot('default.web-1', 'c1'));
+    const second = history.record(snapshot('default.web-1', 'c2'));
+    history.record(snapshot('default.backend-1', 'b1'));
+
+    const listed = history.list('default.web-1');
+
+    expect(listed.map((summary) => summary.id)).toEqual([second.id, first.id]);
+    expect(listed[0]).toEqual({
+      id: second.id,
+      proxyId: 'default.web-1',
+      createdAt: 1_700_000_000_000.5,
+      versions: { [CDS]: 'c2', [LDS]: 'l1' },
+      changedTypes: [CDS],
+    });
+    expect(listed[0]).not.toHaveProperty('resources');
+  });
+
+  it(`keeps only the last ${SNAPSHOTS_KEPT_PER_PROXY} snapshots of a proxy, pruning on insert`, () => {
+    const ids = Array.from({ length: SNAPSHOTS_KEPT_PER_PROXY + 5 }, (_, i) => history.record(snapshot('default.web-1', `c${i}`)).id);
+    const other = history.record(snapshot('default.backend-1', 'b1'));
+
+    const kept = history.list('default.web-1').map((summary) => summary.id);
+
+    expect(kept).toEqual(ids.slice(5).reverse());
+    expect(history.get(ids[4]!)).toBeUndefined();
+    expect(history.latest('default.web-1')!.versions[CDS]).toBe(`c${SNAPSHOTS_KEPT_PER_PROXY + 4}`);
+    expect(history.get(other.id)).toBeDefined();
+  });
+
+  it('never reuses the id of a pruned snapshot', () => {
+    const ids = Array.from({ length: SNAPSHOTS_KEPT_PER_PROXY + 1 }, () => history.record(snapshot('default.web-1', 'c')).id);
+    history.deleteProxy('default.web-1');
+
+    const next = history.record(snapshot('default.web-1', 'c')).id;
+
+    expect(next).toBeGreaterThan(Math.max(...ids));
+  });
+
+  it('forgets every snapshot of a deleted proxy and nothing else', () => {
+    history.record(snapshot('default.web-1', 'c1'));
+    history.record(snapshot('default.web-1', 'c2'));
+    history.record(snapshot('default.backend-1', 'b1'));
+
+    expect(history.deleteProxy('default.web-1')).toBe(2);
+    expect(history.list('default.web-1')).toEqual([]);
+    expect(history.latest('default.web-1')).toBeUndefined();
+    expect(history.list('default.backend-1')).toHaveLength(1);
+  });
+
+  it('answers undefined for an unknown id or proxy', () => {
+    expect(history.get(12345)).toBeUndefined();
+    expect(history.latest('default.nobody')).toBeUndefined();
+    expect(history.list('default.nobody')).toEqual([]);
+  });
+
+  it('keeps its snapshots across a reopen of the database', () => {
+    const { id } = history.record(snapshot('default.web-1', 'c1'));
+    db.close();
+    db = openDatabase(path.join(dir, 'meshdesk.db'));
+
+    expect(new SnapshotHistory(db).get(id)?.versions[CDS]).toBe('c1');
+  });
+});

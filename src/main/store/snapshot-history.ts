@@ -1,0 +1,135 @@
+import type { Statement } from 'better-sqlite3';
+import type { Db } from './database.js';
+
+/** Snapshots kept per proxy; older ones are pruned by the insert that goes past this. */
+export const SNAPSHOTS_KEPT_PER_PROXY = 50;
+
+/** Resources by type URL, each as the generator's proto3 JSON under its name. */
+export type SnapshotResourcesJson = { readonly [typeUrl: string]: readonly { name: string; resource: unknown }[] };
+
+/** What a published snapshot is recorded with. */
+export interface NewSnapshotRecord {
+  proxyId: string;
+  /** Epoch milliseconds, on the same clock as the proxy timeline, so a snapshot lines up with its tick. */
+  createdAt: number;
+  /** Content version per type URL. */
+  versions: Readonly<Record<string, string>>;
+  /** Type URLs whose version differs from the snapshot this one replaced. */
+  changedTypes: readonly string[];
+  resources: SnapshotResourcesJson;
+}
+
+/** One snapshot without its resources, as lists show it. */
+export interface SnapshotSummary {
+  id: number;
+  proxyId: string;
+  createdAt: number;
+  versions: Record<string, string>;
+  changedTypes: string[];
+}
+
+export interface SnapshotRecord extends SnapshotSummary {
+  resources: SnapshotResourcesJson;
+}
+
+interface SummaryRow {
+  id: number;
+  proxy_id: string;
+  created_at: number;
+  versions: string;
+  changed_types: string;
+}
+
+interface RecordRow extends SummaryRow {
+  resources: string;
+}
+
+const SUMMARY_COLUMNS = 'id, proxy_id, created_at, versions, changed_types';
+
+/**
+ * Every snapshot published to each proxy, newest kept, so a user can see what a proxy got and
+ * when, and diff two versions. A write is one prepared insert plus one prune in one transaction:
+ * it runs on every published snapshot, inside a sync tick.
+ */
+export class SnapshotHistory {
+  readonly #insert: Statement<[Omit<RecordRow, 'id'>], { id: number }>;
+  readonly #prune: Statement<[{ proxy_id: string; keep: number }]>;
+  readonly #list: Statement<[string], SummaryRow>;
+  readonly #get: Statement<[number], RecordRow>;
+  readonly #latest: Statement<[string], RecordRow>;
+  readonly #deleteProxy: Statement<[string]>;
+  readonly #recordInTransaction: (row: Omit<RecordRow, 'id'>) => number;
+
+  constructor(db: Db) {
+    this.#insert = db.prepare(
+      `INSERT INTO snapshot_history (proxy_id, created_at, versions, changed_types, resources)
+       VALUES (@proxy_id, @created_at, @versions, @changed_types, @resources) RETURNING id`,
+    );
+    // Everything at or below the (keep+1)-th newest id goes; with fewer rows the subquery is NULL and nothing does.
+    this.#prune = db.prepare(
+      `DELETE FROM snapshot_history WHERE proxy_id = @proxy_id AND id <= (
+         SELECT id FROM snapshot_history WHERE proxy_id = @proxy_id ORDER BY id DESC LIMIT 1 OFFSET @keep)`,
+    );
+    this.#list = db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM snapshot_history WHERE proxy_id = ? ORDER BY id DESC`);
+    this.#get = db.prepare('SELECT * FROM snapshot_history WHERE id = ?');
+    this.#latest = db.prepare('SELECT * FROM snapshot_history WHERE proxy_id = ? ORDER BY id DESC LIMIT 1');
+    this.#deleteProxy = db.prepare('DELETE FROM snapshot_history WHERE proxy_id = ?');
+    this.#recordInTransaction = db.transaction((row: Omit<RecordRow, 'id'>) => {
+      const { id } = this.#insert.get(row)!;
+      this.#prune.run({ proxy_id: row.proxy_id, keep: SNAPSHOTS_KEPT_PER_PROXY });
+      return id;
+    });
+  }
+
+  /** Records a published snapshot and prunes the proxy's oldest beyond SNAPSHOTS_KEPT_PER_PROXY. */
+  record(snapshot: NewSnapshotRecord): SnapshotSummary {
+    const id = this.#recordInTransaction({
+      proxy_id: snapshot.proxyId,
+      created_at: snapshot.createdAt,
+      versions: JSON.stringify(snapshot.versions),
+      changed_types: JSON.stringify(snapshot.changedTypes),
+      resources: JSON.stringify(snapshot.resources),
+    });
+    return {
+      id,
+      proxyId: snapshot.proxyId,
+      createdAt: snapshot.createdAt,
+      versions: { ...snapshot.versions },
+      changedTypes: [...snapshot.changedTypes],
+    };
+  }
+
+  /** The proxy's snapshots, newest first, without their resources. */
+  list(proxyId: string): SnapshotSummary[] {
+    return this.#list.all(proxyId).map(toSummary);
+  }
+
+  get(id: number): SnapshotRecord | undefined {
+    const row = this.#get.get(id);
+    return row && toRecord(row);
+  }
+
+  latest(proxyId: string): SnapshotRecord | undefined {
+    const row = this.#latest.get(proxyId);
+    return row && toRecord(row);
+  }
+
+  /** Forgets a proxy's history, once its Dataplane is gone for good. Returns how many snapshots went. */
+  deleteProxy(proxyId: string): number {
+    return this.#deleteProxy.run(proxyId).changes;
+  }
+}
+
+function toSummary(row: SummaryRow): SnapshotSummary {
+  return {
+    id: row.id,
+    proxyId: row.proxy_id,
+    createdAt: row.created_at,
+    versions: JSON.parse(row.versions) as Record<string, string>,
+    changedTypes: JSON.parse(row.changed_types) as string[],
+  };
+}
+
+function toRecord(row: RecordRow): SnapshotRecord {
+  return { ...toSummary(row), resources: JSON.parse(row.resources) as SnapshotResourcesJson };
+}

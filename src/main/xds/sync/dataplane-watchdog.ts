@@ -1,0 +1,107 @@
+import type { Metrics } from '../../metrics/metrics.js';
+import type { ConnectedProxy } from '../callbacks/proxy-callbacks.js';
+import type { MeshContext } from '../context/mesh-context.js';
+import { generateProxyResources } from '../generate/profile.js';
+import type { Proxy } from '../generate/proxy.js';
+import type { GeneratedResources } from '../generate/resources.js';
+import { now, type ProxyEvent, type ProxyTimeline, type TickResult } from '../status/proxy-timeline.js';
+import type { SnapshotReconciler } from './reconcile.js';
+
+/** Where a tick gets its MeshContext (MeshContextCache). */
+export interface MeshContextSource {
+  get(mesh: string): Promise<MeshContext>;
+}
+
+export type WatchedProxy = Pick<ConnectedProxy, 'proxyId' | 'dataplaneKey' | 'kind'>;
+
+export interface DataplaneWatchdogOptions {
+  proxy: WatchedProxy;
+  meshContexts: MeshContextSource;
+  reconciler: SnapshotReconciler;
+  timeline: ProxyTimeline;
+  metrics: Metrics;
+  /** The proxy's configuration from a context; its kind's profile unless a test brings its own. */
+  generate?: (context: MeshContext, proxy: Proxy) => GeneratedResources;
+}
+
+/** What a tick found, as the timeline records it. */
+type TickOutcome = Omit<Extract<ProxyEvent, { kind: 'tick' }>, 'kind' | 'at' | 'durationMs'>;
+
+// The frequent outcomes are shared objects: a skip tick runs every interval for every proxy.
+const SKIP: TickOutcome = Object.freeze({ result: 'skip' });
+/** The 'none' post-create strategy's visible miss: the cached context predates the Dataplane. */
+const DATAPLANE_NOT_FOUND: TickOutcome = Object.freeze({ result: 'dataplane-not-found', detail: 'dataplane not found' });
+
+/**
+ * What one tick does for one proxy (Kuma's DataplaneWatchdog.Sync): get the MeshContext; skip when
+ * its hash is the one last generated from; otherwise generate and reconcile, `changed` when a new
+ * snapshot was published and `generated` when the proxy's configuration came out the same. Every
+ * tick is recorded on the proxy's timeline and timed in `xds_generation{result}`.
+ */
+export class DataplaneWatchdog {
+  readonly #proxy: WatchedProxy;
+  readonly #meshContexts: MeshContextSource;
+  readonly #reconciler: SnapshotReconciler;
+  readonly #timeline: ProxyTimeline;
+  readonly #metrics: Metrics;
+  readonly #generate: (context: MeshContext, proxy: Proxy) => GeneratedResources;
+  /** Hash of the context the snapshot in place was generated from; unset until a generation succeeds. */
+  #lastHash: string | undefined;
+
+  constructor(options: DataplaneWatchdogOptions) {
+    this.#proxy = options.proxy;
+    this.#meshContexts = options.meshContexts;
+    this.#reconciler = options.reconciler;
+    this.#timeline = options.timeline;
+    this.#metrics = options.metrics;
+    this.#generate = options.generate ?? generateProxyResources;
+  }
+
+  /**
+   * Runs one tick and returns its result; never throws (a failure is an `error` tick, and the
+   * snapshot in place stays). Returns undefined, recording and publishing nothing, when `signal`
+   * aborted while the context was loading: the proxy has gone.
+   */
+  async sync(signal?: AbortSignal): Promise<TickResult | undefined> {
+    const startedAt = now();
+    const outcome = await this.#sync(signal);
+    if (outcome === undefined) return undefined;
+    const at = now();
+    const durationMs = at - startedAt;
+    this.#timeline.record(this.#proxy.proxyId, { kind: 'tick', at, durationMs, ...outcome });
+    this.#metrics.xdsGeneration.observe({ result: outcome.result }, durationMs / 1_000);
+    return outcome.result;
+  }
+
+  async #sync(signal: AbortSignal | undefined): Promise<TickOutcome | undefined> {
+    const { proxyId, dataplaneKey, kind } = this.#proxy;
+    let context: MeshContext;
+    try {
+      context = await this.#meshContexts.get(dataplaneKey.mesh);
+    } catch (error) {
+      if (signal?.aborted) return undefined;
+      return { result: 'error', detail: `cannot read mesh "${dataplaneKey.mesh}" for proxy "${proxyId}": ${message(error)}` };
+    }
+    // This was the tick's only wait: from here on everything runs at once, so a proxy that
+    // disconnected meanwhile cannot have a snapshot published after its disconnect cleared it.
+    if (signal?.aborted) return undefined;
+    const dataplane = context.dataplanesByName.get(dataplaneKey.name);
+    if (!dataplane) return DATAPLANE_NOT_FOUND;
+    // The hash covers every input of the configuration; the proxy's id and kind are fixed for this
+    // watchdog's life (a reconnecting proxy gets a new one), so an equal hash means equal config.
+    if (context.hash === this.#lastHash) return SKIP;
+    try {
+      const resources = this.#generate(context, { id: proxyId, dataplane, kind });
+      const { versions, changedTypes } = this.#reconciler.reconcile(proxyId, resources);
+      this.#lastHash = context.hash;
+      return changedTypes.length > 0 ? { result: 'changed', versions } : { result: 'generated' };
+    } catch (error) {
+      return { result: 'error', detail: message(error) };
+    }
+  }
+}
+
+/** Generator and reconcile errors already name the proxy and the failing generator or resource. */
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

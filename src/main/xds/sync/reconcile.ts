@@ -1,0 +1,88 @@
+import { createHash } from 'node:crypto';
+import type { SnapshotHistory } from '../../store/snapshot-history.js';
+import type { GeneratedResources, NamedResource } from '../generate/resources.js';
+import { encodeResource } from '../protocol/encode.js';
+import { XDS_TYPE_URLS, shortTypeName, type XdsTypeUrl } from '../protocol/type-urls.js';
+import type { SnapshotCache } from '../server/snapshot-cache.js';
+import type { Snapshot, SnapshotResource, TypeSnapshot } from '../server/snapshot.js';
+import { now } from '../status/proxy-timeline.js';
+
+/** Hex characters of a type's content hash used as its version: plenty to tell a proxy's configs apart. */
+const VERSION_LENGTH = 16;
+
+export interface ReconcileResult {
+  /** Version per type URL of the snapshot now in place for the proxy. */
+  versions: Record<XdsTypeUrl, string>;
+  /** Types whose version differs from the previous snapshot's, in push order; empty when nothing was set. */
+  changedTypes: XdsTypeUrl[];
+}
+
+export interface SnapshotReconcilerOptions {
+  snapshots: SnapshotCache;
+  history: SnapshotHistory;
+}
+
+/**
+ * Turns a proxy's generated resources into its snapshot (Kuma's reconciler): encode every resource
+ * (the guard against anything Envoy would reject), version each type by a hash of its content, and
+ * publish only when a version differs from the snapshot in place. Equal content always gets the
+ * same version, across ticks, reconnects and restarts, so a proxy is never sent what it already has.
+ */
+export class SnapshotReconciler {
+  readonly #snapshots: SnapshotCache;
+  readonly #history: SnapshotHistory;
+
+  constructor(options: SnapshotReconcilerOptions) {
+    this.#snapshots = options.snapshots;
+    this.#history = options.history;
+  }
+
+  /**
+   * Throws, naming the proxy and the resource, when a resource does not encode; the snapshot in
+   * place then stays. A published snapshot is recorded in the history first, so the history holds
+   * exactly what was published.
+   */
+  reconcile(proxyId: string, generated: GeneratedResources): ReconcileResult {
+    const snapshot = encodeSnapshot(proxyId, generated);
+    const current = this.#snapshots.getSnapshot(proxyId);
+    const versions = Object.fromEntries(XDS_TYPE_URLS.map((typeUrl) => [typeUrl, snapshot.get(typeUrl)!.version])) as Record<
+      XdsTypeUrl,
+      string
+    >;
+    const changedTypes = XDS_TYPE_URLS.filter((typeUrl) => current?.get(typeUrl)?.version !== versions[typeUrl]);
+    if (changedTypes.length > 0) {
+      this.#history.record({ proxyId, createdAt: now(), versions, changedTypes, resources: generated });
+      this.#snapshots.setSnapshot(proxyId, snapshot);
+    }
+    return { versions, changedTypes };
+  }
+
+  /** Forgets the proxy's snapshot, once nobody serves it any more. */
+  clear(proxyId: string): void {
+    this.#snapshots.clearSnapshot(proxyId);
+  }
+}
+
+function encodeSnapshot(proxyId: string, generated: GeneratedResources): Snapshot {
+  try {
+    return new Map(XDS_TYPE_URLS.map((typeUrl) => [typeUrl, encodeType(typeUrl, generated[typeUrl])]));
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`cannot publish the configuration of proxy "${proxyId}": ${reason}`, { cause: error });
+  }
+}
+
+/** Every type is in the snapshot, even empty: an empty CDS or LDS answer is how a proxy learns that all of them are gone. */
+function encodeType(typeUrl: XdsTypeUrl, generated: readonly NamedResource[]): TypeSnapshot {
+  const byName = [...generated].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const hash = createHash('sha256');
+  const resources = new Map<string, SnapshotResource>();
+  for (const { name, resource } of byName) {
+    if (resources.has(name)) throw new Error(`two ${shortTypeName(typeUrl)} resources are named "${name}"`);
+    const any = encodeResource(typeUrl, resource);
+    // Length-prefixed, so that two resources' bytes can never read as one other pair's.
+    hash.update(`${any.value.length}:`).update(any.value);
+    resources.set(name, { any, json: resource });
+  }
+  return { version: hash.digest('hex').slice(0, VERSION_LENGTH), resources };
+}
