@@ -1,0 +1,283 @@
+import { status } from '@grpc/grpc-js';
+import type { DataplaneResource, ResourceInput, ResourceKey } from '../../../shared/resources.js';
+import type { CachedManager } from '../../cache/cached-manager.js';
+import type { Settings } from '../../config/settings.js';
+import type { ResourceManager } from '../../manager/interfaces.js';
+import { ResourceConflictError, ResourceNotFoundError, ResourcePreconditionError } from '../../store/errors.js';
+import { StreamError } from '../server/callbacks.js';
+import type { Logger } from '../server/stream.js';
+import { now, type ProxyTimeline } from '../status/proxy-timeline.js';
+import { dataplaneFromMetadata } from './metadata-dataplane.js';
+import type { ConnectedProxy, ProxyCallbacks } from './proxy-callbacks.js';
+import { sleep as realSleep, type Sleep } from './sleep.js';
+
+/** Label recording who registered a Dataplane; absent on Dataplanes created via the API or UI. */
+export const ORIGIN_LABEL = 'meshdesk.io/origin';
+/** The Dataplane was registered by its proxy (metadata): it goes when the proxy goes. */
+export const PROXY_ORIGIN = 'proxy';
+
+/** Kuma's message, so that a Kuma user recognises the refusal. */
+export const OVERRIDE_DENIED = "you are trying to override existing proxy to which you don't have an access";
+
+export interface DataplaneLifecycleOptions {
+  /** The uncached manager: registration must reach the store, not a cache. */
+  manager: ResourceManager;
+  cachedManager: CachedManager;
+  invalidateMeshContext: (mesh: string) => void;
+  settings: Settings;
+  timeline: ProxyTimeline;
+  /** The post-create wait's sleep; tests inject their own. */
+  sleep?: Sleep;
+  /** Where failed deregistrations go (no stream is left to close). Defaults to console. */
+  logger?: Logger;
+}
+
+/** A Dataplane whose proxy disconnected, deleted at `dueAt` unless the proxy comes back first. */
+export interface PendingDeregistration {
+  proxyId: string;
+  key: ResourceKey;
+  /** On the timeline's clock. */
+  dueAt: number;
+}
+
+interface Connection {
+  proxy: ConnectedProxy;
+  /** It registered its Dataplane from metadata: no other live stream may override it. */
+  fromMetadata: boolean;
+  /** Its Dataplane was registered by a proxy, not created via the API: delete it after the proxy leaves. */
+  deregisterOnClose: boolean;
+}
+
+/**
+ * Registers and deregisters the Dataplanes of connecting proxies (Kuma's DataplaneLifecycle). It runs
+ * before the sync tracker, whose first generation needs the Dataplane to exist, and it is where the
+ * post-create wait happens: `onProxyConnected` returns only once the registration is visible
+ * through the caches, or the strategy says not to wait.
+ *
+ * Owns the proxy's `stream-opened`, `registered`, `post-create-wait`, `stream-closed` and
+ * `deregistered` timeline events.
+ */
+export class DataplaneLifecycle implements ProxyCallbacks {
+  readonly #options: DataplaneLifecycleOptions;
+  readonly #sleep: Sleep;
+  readonly #logger: Logger;
+  /** Live connections that got past registration, by stream id. */
+  readonly #connections = new Map<number, Connection>();
+  readonly #pending = new Map<string, PendingDeregistration & { timer: NodeJS.Timeout }>();
+  /** Cuts post-create sleeps short on close, so that shutdown never waits for a long cache TTL. */
+  readonly #shutdown = new AbortController();
+
+  constructor(options: DataplaneLifecycleOptions) {
+    this.#options = options;
+    this.#sleep = options.sleep ?? realSleep;
+    this.#logger = options.logger ?? console;
+  }
+
+  async onProxyConnected(proxy: ConnectedProxy): Promise<void> {
+    if (this.#shutdown.signal.aborted) {
+      throw new StreamError(status.UNAVAILABLE, `proxy "${proxy.proxyId}" cannot connect: the control plane is shutting down`);
+    }
+    this.#options.timeline.record(proxy.proxyId, { kind: 'stream-opened', at: proxy.streamOpenedAt, streamId: proxy.streamId });
+    try {
+      const dataplane = dataplaneFromMetadata(proxy);
+      if (dataplane) {
+        await this.#registerFromMetadata(proxy, dataplane);
+        await this.#postCreateWait(proxy);
+      } else {
+        await this.#findRegistered(proxy);
+      }
+    } catch (error) {
+      // The adapter tells only successful connects about disconnects: clean up our half here.
+      this.#release(proxy);
+      throw error;
+    }
+  }
+
+  onProxyDisconnected(proxy: ConnectedProxy): void {
+    this.#release(proxy);
+  }
+
+  /** Dataplanes waiting for their deregistration delay, for the UI and tests. */
+  pendingDeregistrations(): PendingDeregistration[] {
+    return [...this.#pending.values()].map(({ proxyId, key, dueAt }) => ({ proxyId, key, dueAt }));
+  }
+
+  /**
+   * Shutdown: cuts post-create waits short, cancels every deregistration timer and deletes at once
+   * every Dataplane it would have deleted after its delay, connected or not. The proxies lose their
+   * control plane anyway and register again when they reconnect (their metadata carries the
+   * Dataplane), whereas a Dataplane left behind would keep being served as endpoints even if its
+   * proxy never comes back. Only a crash leaves them; a returning proxy then takes its own over.
+   * Connects after close are refused with UNAVAILABLE.
+   */
+  async close(): Promise<void> {
+    if (this.#shutdown.signal.aborted) return;
+    this.#shutdown.abort();
+    const leaving = new Map<string, ResourceKey>();
+    for (const { proxyId, key, timer } of this.#pending.values()) {
+      clearTimeout(timer);
+      leaving.set(proxyId, key);
+    }
+    this.#pending.clear();
+    for (const { proxy, deregisterOnClose } of this.#connections.values()) {
+      if (deregisterOnClose) leaving.set(proxy.proxyId, proxy.dataplaneKey);
+    }
+    await Promise.all([...leaving].map(([proxyId, key]) => this.#deregister(proxyId, key)));
+  }
+
+  /** Universal flow: the proxy brought its Dataplane; store it, unless another live proxy owns it. */
+  async #registerFromMetadata(proxy: ConnectedProxy, dataplane: ResourceInput<'Dataplane'>): Promise<void> {
+    if (this.#liveConnection(proxy, (other) => other.fromMetadata)) {
+      throw new StreamError(status.PERMISSION_DENIED, `proxy "${proxy.proxyId}": ${OVERRIDE_DENIED}`);
+    }
+    const existing = await this.#find(proxy.dataplaneKey);
+    // A Dataplane created via the API stays the API's: updated from the metadata (a generated
+    // bootstrap carries it), but never deleted when its proxy leaves.
+    const registeredByProxy = !existing || existing.meta.labels[ORIGIN_LABEL] === PROXY_ORIGIN;
+    const { [ORIGIN_LABEL]: _claimed, ...labels } = dataplane.labels;
+    const { resource, created } = await this.#store(proxy, () =>
+      this.#options.manager.upsert({
+        ...dataplane,
+        labels: registeredByProxy ? { ...labels, [ORIGIN_LABEL]: PROXY_ORIGIN } : labels,
+        // The version read above: an API write in between fails as a conflict instead of being overwritten.
+        version: existing?.meta.version,
+      }),
+    );
+    this.#connected({ proxy, fromMetadata: true, deregisterOnClose: registeredByProxy });
+    this.#options.timeline.record(proxy.proxyId, {
+      kind: 'registered',
+      at: now(),
+      origin: 'metadata',
+      created,
+      version: resource.meta.version,
+    });
+  }
+
+  /**
+   * The proxy brought no Dataplane: it must have been created via the API. Without one the stream
+   * still goes on (the sync tracker reports `dataplane not found` and retries), registered as nothing.
+   */
+  async #findRegistered(proxy: ConnectedProxy): Promise<void> {
+    const existing = await this.#find(proxy.dataplaneKey);
+    const registeredByProxy = existing?.meta.labels[ORIGIN_LABEL] === PROXY_ORIGIN;
+    // Without metadata it can still be the proxy's own Dataplane, left from a connection that just ended.
+    this.#connected({ proxy, fromMetadata: false, deregisterOnClose: registeredByProxy });
+    if (!existing) return;
+    this.#options.timeline.record(proxy.proxyId, {
+      kind: 'registered',
+      at: now(),
+      origin: 'api',
+      created: false,
+      version: existing.meta.version,
+    });
+  }
+
+  /**
+   * Makes the new Dataplane visible to the sync tracker's first generation, by the strategy in force
+   * now: sleep out the cache TTL in force now, drop the cached reads, or (to show the old bug) nothing.
+   * Each stream waits on its own; registrations never queue behind each other.
+   */
+  async #postCreateWait(proxy: ConnectedProxy): Promise<void> {
+    const { settings, cachedManager, invalidateMeshContext, timeline } = this.#options;
+    const strategy = settings.get('xds.postCreateStrategy');
+    const startedAt = now();
+    let cause: string;
+    switch (strategy) {
+      case 'sleep': {
+        const ttl = settings.get('store.cache.expirationTime');
+        await this.#sleep(ttl, this.#shutdown.signal);
+        cause = this.#shutdown.signal.aborted
+          ? `cut short by shutdown after ${seconds(now() - startedAt)} of ${seconds(ttl)} (strategy: sleep)`
+          : `waited ${seconds(ttl)} for cache expiration (strategy: sleep)`;
+        break;
+      }
+      case 'invalidate':
+        cachedManager.invalidate(proxy.dataplaneKey);
+        invalidateMeshContext(proxy.dataplaneKey.mesh);
+        cause = 'invalidated the cached Dataplane and MeshContext (strategy: invalidate)';
+        break;
+      case 'none':
+        cause = 'no wait (strategy: none)';
+        break;
+    }
+    const at = now();
+    timeline.record(proxy.proxyId, { kind: 'post-create-wait', at, strategy, startedAt, waitedMs: at - startedAt, cause });
+  }
+
+  #connected(connection: Connection): void {
+    this.#connections.set(connection.proxy.streamId, connection);
+    this.#cancelDeregistration(connection.proxy.proxyId); // it came back in time
+  }
+
+  /** The proxy's stream is over (closed, or refused half-way): deregister its Dataplane after the delay. */
+  #release(proxy: ConnectedProxy): void {
+    const connection = this.#connections.get(proxy.streamId);
+    this.#connections.delete(proxy.streamId);
+    this.#options.timeline.record(proxy.proxyId, { kind: 'stream-closed', at: now(), streamId: proxy.streamId });
+    if (!connection?.deregisterOnClose || this.#shutdown.signal.aborted) return;
+    if (this.#liveConnection(proxy, () => true)) return; // another stream of this proxy still uses it
+    const delay = this.#options.settings.get('xds.dataplaneDeregistrationDelay');
+    const timer = setTimeout(() => {
+      this.#pending.delete(proxy.proxyId);
+      void this.#deregister(proxy.proxyId, proxy.dataplaneKey);
+    }, delay);
+    this.#pending.set(proxy.proxyId, { proxyId: proxy.proxyId, key: proxy.dataplaneKey, dueAt: now() + delay, timer });
+  }
+
+  #cancelDeregistration(proxyId: string): void {
+    const pending = this.#pending.get(proxyId);
+    if (!pending) return;
+    clearTimeout(pending.timer);
+    this.#pending.delete(proxyId);
+  }
+
+  /** Deletes the Dataplane if it is still a proxy-registered one (the API may have taken it over or deleted it). */
+  async #deregister(proxyId: string, key: ResourceKey): Promise<void> {
+    try {
+      const current = await this.#find(key);
+      if (current?.meta.labels[ORIGIN_LABEL] !== PROXY_ORIGIN) return;
+      await this.#options.manager.delete(key, { version: current.meta.version });
+      this.#options.timeline.record(proxyId, { kind: 'deregistered', at: now() });
+    } catch (error) {
+      if (error instanceof ResourceNotFoundError) return;
+      this.#logger.error(`cannot deregister Dataplane "${key.name}" in mesh "${key.mesh}" of disconnected proxy "${proxyId}":`, error);
+    }
+  }
+
+  /** Another live stream of the same proxy, matching `which`. */
+  #liveConnection(proxy: ConnectedProxy, which: (other: Connection) => boolean): Connection | undefined {
+    for (const other of this.#connections.values()) {
+      if (other.proxy.proxyId === proxy.proxyId && other.proxy.streamId !== proxy.streamId && which(other)) return other;
+    }
+    return undefined;
+  }
+
+  async #find(key: ResourceKey): Promise<DataplaneResource | undefined> {
+    try {
+      return await this.#options.manager.get('Dataplane', key);
+    } catch (error) {
+      if (error instanceof ResourceNotFoundError) return undefined;
+      throw error;
+    }
+  }
+
+  /** A store refusal closes the stream with a status that says whose Dataplane and why. */
+  async #store<T>(proxy: ConnectedProxy, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      const code =
+        error instanceof ResourcePreconditionError
+          ? status.FAILED_PRECONDITION
+          : error instanceof ResourceConflictError
+            ? status.ABORTED
+            : undefined;
+      if (code === undefined) throw error;
+      throw new StreamError(code, `proxy "${proxy.proxyId}" cannot register its Dataplane: ${(error as Error).message}`, { cause: error });
+    }
+  }
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(2)} s`;
+}

@@ -1,0 +1,89 @@
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { CLUSTER_TYPE_URL } from '../protocol/type-urls.js';
+import { fixtureSnapshot } from '../server/testing/fixtures.js';
+import { withProbe } from '../server/testing/raw-ads-client.js';
+import { NackBackoff } from './nack-backoff.js';
+import { TestControlPlane } from './testing/control-plane.js';
+import { GatedSleep } from './testing/sleeps.js';
+
+let controlPlane: TestControlPlane;
+let gate: GatedSleep;
+let port: number;
+
+beforeEach(async () => {
+  controlPlane = await TestControlPlane.start();
+  gate = new GatedSleep();
+  port = await controlPlane.serve([new NackBackoff({ settings: controlPlane.settings, sleep: gate.sleep })]);
+});
+
+afterEach(async () => {
+  gate.releaseAll();
+  await controlPlane.close();
+});
+
+function setClusters(nodeId: string, version: string): void {
+  controlPlane.snapshots.setSnapshot(nodeId, withProbe(fixtureSnapshot(version, { clusters: [`cluster-${version}`] })));
+}
+
+/** The version of the last CDS response the server wrote to this node's stream. */
+function lastSentClusters(nodeId: string): string | undefined {
+  return controlPlane.stream(nodeId)?.subscriptions.find((subscription) => subscription.typeUrl === CLUSTER_TYPE_URL)?.lastSent?.version;
+}
+
+/** A proxy subscribed to CDS that has received version v1. */
+async function proxyWithClusters(nodeId: string) {
+  const client = controlPlane.proxy(port, { id: nodeId });
+  setClusters(nodeId, 'v1');
+  client.send(CLUSTER_TYPE_URL);
+  return { client, response: await client.next() };
+}
+
+describe('NACK backoff', () => {
+  test('holds back only the NACKing stream, for the backoff in force, before answering it again', async () => {
+    controlPlane.settings.update({ 'xds.nackBackoff': '3s' });
+    const rejecting = await proxyWithClusters('default.rejecting');
+    const accepting = await proxyWithClusters('default.accepting');
+
+    rejecting.client.nack(rejecting.response, 'cluster-v1: unknown field');
+    accepting.client.ack(accepting.response);
+    await gate.started(1);
+    setClusters('default.rejecting', 'v2');
+    setClusters('default.accepting', 'v2');
+
+    // The accepting proxy goes on while the rejecting one waits…
+    expect((await accepting.client.next()).version_info).toBe('v2');
+    expect(await accepting.client.barrier()).toEqual([]);
+    expect(gate.requested).toEqual([3000]);
+    expect(lastSentClusters('default.rejecting')).toBe('v1');
+
+    // …and is answered once its backoff is over.
+    gate.releaseAll();
+    expect((await rejecting.client.next()).version_info).toBe('v2');
+  });
+
+  test('lets first requests and ACKs through without waiting', async () => {
+    const { client, response } = await proxyWithClusters('default.backend-1');
+    client.ack(response);
+    setClusters('default.backend-1', 'v2');
+
+    expect((await client.next()).version_info).toBe('v2');
+    expect(await client.barrier()).toEqual([]);
+    expect(gate.requested).toEqual([]);
+  });
+
+  test('reads the backoff in force at each NACK', async () => {
+    const { client, response } = await proxyWithClusters('default.backend-1');
+    controlPlane.settings.update({ 'xds.nackBackoff': '2s' });
+    client.nack(response, 'rejected once');
+    await gate.started(1);
+    gate.releaseAll();
+    setClusters('default.backend-1', 'v2');
+    const second = await client.next();
+
+    controlPlane.settings.update({ 'xds.nackBackoff': '500ms' });
+    client.nack(second, 'rejected twice');
+    await gate.started(2);
+
+    expect(gate.requested).toEqual([2000, 500]);
+  });
+});

@@ -1,0 +1,36 @@
+import type { Settings } from '../../config/settings.js';
+import type { Callbacks, StreamRequestEvent } from '../server/callbacks.js';
+import { sleep as realSleep, type Sleep } from './sleep.js';
+
+export interface NackBackoffOptions {
+  settings: Settings;
+  /** Tests inject their own. */
+  sleep?: Sleep;
+}
+
+/**
+ * Last in the chain (Kuma's NackBackoff): a proxy that rejected a configuration is not answered
+ * again until `xds.nackBackoff` (the value in force now) has passed, so that a proxy and a control
+ * plane stuck on a bad configuration do not spin. Only the NACKing stream waits: the hook runs on
+ * that stream's own queue, which also holds back the pushes due to it meanwhile.
+ */
+export class NackBackoff implements Callbacks {
+  readonly #settings: Settings;
+  readonly #sleep: Sleep;
+  readonly #shutdown = new AbortController();
+
+  constructor(options: NackBackoffOptions) {
+    this.#settings = options.settings;
+    this.#sleep = options.sleep ?? realSleep;
+  }
+
+  async onStreamRequest({ classification }: StreamRequestEvent): Promise<void> {
+    if (classification.kind !== 'nack') return;
+    await this.#sleep(this.#settings.get('xds.nackBackoff'), this.#shutdown.signal);
+  }
+
+  /** Ends every backoff in progress, so that shutdown does not wait for them. */
+  close(): void {
+    this.#shutdown.abort();
+  }
+}

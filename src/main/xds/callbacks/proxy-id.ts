@@ -1,0 +1,26 @@
+/** A proxy's node id, `mesh.name`, split into the Dataplane it names. */
+export interface ProxyId {
+  mesh: string;
+  name: string;
+}
+
+/** A node id that does not name a Dataplane; the message says which id and why. */
+export class ProxyIdError extends Error {
+  override readonly name = 'ProxyIdError';
+}
+
+/**
+ * Splits a node id at its first '.' (Kuma's ParseProxyIdFromString): mesh names cannot contain
+ * '.', Dataplane names can, so `default.backend.v1` is Dataplane `backend.v1` in mesh `default`.
+ * Whether the names are well formed is left to the Dataplane's own validation.
+ */
+export function parseProxyId(nodeId: string): ProxyId {
+  const dot = nodeId.indexOf('.');
+  const expected = 'expected "<mesh>.<name>", e.g. "default.backend-1"';
+  if (dot === -1) throw new ProxyIdError(`node id "${nodeId}" has no '.': ${expected}`);
+  const mesh = nodeId.slice(0, dot);
+  const name = nodeId.slice(dot + 1);
+  if (mesh === '') throw new ProxyIdError(`node id "${nodeId}" has an empty mesh before the '.': ${expected}`);
+  if (name === '') throw new ProxyIdError(`node id "${nodeId}" has an empty name after the '.': ${expected}`);
+  return { mesh, name };
+}
