@@ -10,6 +10,7 @@ import { ResourceManager } from './manager/resource-manager.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { openDatabase, type Db } from './store/database.js';
 import { ResourceStore } from './store/resource-store.js';
+import { startXds, type Xds } from './xds/components.js';
 
 /** The running control plane: what the Electron shell, headless mode and tests hold on to. */
 export interface Core {
@@ -19,6 +20,7 @@ export interface Core {
   readonly settings: Settings;
   readonly manager: ResourceManager;
   readonly cachedManager: CachedManager;
+  readonly xds: Xds;
   readonly api: RunningApiServer;
   /** Stops listeners first, then closes the database, so no write is cut off half-way. */
   close(): Promise<void>;
@@ -31,7 +33,7 @@ export class DataDirError extends Error {
 
 export const DATABASE_FILE = 'meshdesk.db';
 
-/** The composition root: store → cached manager → API, in that order, and nothing else wires parts together. */
+/** The composition root: store → cached manager → xDS → API, in that order, and nothing else wires parts together. */
 export async function startCore(options: CoreOptions): Promise<Core> {
   const db = openDataDirectory(options.dataDir);
   try {
@@ -45,13 +47,42 @@ export async function startCore(options: CoreOptions): Promise<Core> {
       ttl: () => settings.get('store.cache.expirationTime'),
       metrics,
     });
-    const eventStream = new EventStream(events);
-    const api = await startApiServer({
+    const xds = await startXds({
       host: options.host,
-      port: settings.get('apiServer.port'),
-      router: createApiRouter({ manager, cachedManager, settings, metrics, eventStream }),
-      onClose: () => eventStream.closeAll(),
+      port: settings.get('xds.port'),
+      db,
+      manager,
+      cachedManager,
+      settings,
+      metrics,
+      events,
     });
+    const eventStream = new EventStream(events);
+    let api: RunningApiServer;
+    try {
+      api = await startApiServer({
+        host: options.host,
+        port: settings.get('apiServer.port'),
+        router: createApiRouter({
+          manager,
+          cachedManager,
+          settings,
+          metrics,
+          eventStream,
+          timeline: xds.timeline,
+          statusTracker: xds.statusTracker,
+          snapshots: xds.snapshots,
+          snapshotHistory: xds.history,
+          adsServer: xds.server,
+          xdsChain: xds.chain,
+          adsAddress: { host: options.host, port: xds.port },
+        }),
+        onClose: () => eventStream.closeAll(),
+      });
+    } catch (error) {
+      await xds.close();
+      throw error;
+    }
     return {
       dataDir: options.dataDir,
       events,
@@ -59,9 +90,11 @@ export async function startCore(options: CoreOptions): Promise<Core> {
       settings,
       manager,
       cachedManager,
+      xds,
       api,
       close: async () => {
         await api.close();
+        await xds.close();
         cachedManager.close();
         db.close();
       },

@@ -3,9 +3,11 @@ import { startCore } from './core.js';
 import { parseCoreOptions } from './core-options.js';
 
 async function main(): Promise<void> {
-  const core = await startCore(parseCoreOptions(process.argv.slice(2)));
+  const options = parseCoreOptions(process.argv.slice(2));
+  const core = await startCore(options);
   console.log(`meshdesk data directory: ${core.dataDir}`);
   console.log(`meshdesk API listening on ${core.api.url}`);
+  console.log(`meshdesk ADS (xDS) listening on ${options.host}:${core.xds.port}`);
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {

@@ -3,12 +3,14 @@ import type { CachedManager } from '../cache/cached-manager.js';
 import type { Settings } from '../config/settings.js';
 import type { ResourceManager } from '../manager/interfaces.js';
 import type { Metrics } from '../metrics/metrics.js';
+import { bootstrapRoutes, type BootstrapDependencies } from './bootstrap-routes.js';
 import type { EventStream } from './event-stream.js';
+import { inspectionRoutes, type InspectionDependencies } from './inspection-routes.js';
 import { resourceRoutes } from './resource-routes.js';
 import { Router } from './router.js';
 import { settingsRoutes } from './settings-routes.js';
 
-export interface ApiDependencies {
+export interface ApiDependencies extends InspectionDependencies, BootstrapDependencies {
   manager: ResourceManager;
   cachedManager: CachedManager;
   settings: Settings;
@@ -26,6 +28,8 @@ export function createApiRouter(deps: ApiDependencies): Router {
     },
     ...resourceRoutes(deps.manager),
     ...settingsRoutes(deps.settings),
+    ...bootstrapRoutes(deps),
+    ...inspectionRoutes(deps),
     {
       method: 'GET',
       path: '/cache',

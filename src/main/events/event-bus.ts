@@ -1,15 +1,7 @@
 import { EventEmitter } from 'node:events';
-import type { ResourceKey } from '../../shared/resources.js';
-import type { ProxyEvent } from '../xds/status/proxy-timeline.js';
 
-/** Everything the core announces to its views (UI, SSE, IPC). Tagged by `topic`. */
-export type CoreEvent =
-  | { topic: 'resource.changed'; change: 'created' | 'updated' | 'deleted'; key: ResourceKey; version: number }
-  | { topic: 'settings.changed'; changed: Record<string, unknown> }
-  | { topic: 'proxy.event'; proxyId: string; event: ProxyEvent };
-
-export type CoreTopic = CoreEvent['topic'];
-export type EventOf<T extends CoreTopic> = Extract<CoreEvent, { topic: T }>;
+export type { CoreEvent, CoreTopic, EventOf } from '../../shared/events.js';
+import type { CoreEvent } from '../../shared/events.js';
 
 /** A typed, synchronous event bus. Listeners must not throw; a throwing listener is logged and skipped. */
 export class EventBus {

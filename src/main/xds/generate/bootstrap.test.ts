@@ -101,4 +101,9 @@ describe('bootstrap', () => {
     expect(info.node.locality).toEqual({ region: 'local', zone: 'default', sub_zone: 'a' });
     expect(info.node.metadata?.fields?.[DATAPLANE_METADATA_KEY]).toBeDefined();
   });
+
+  it('brackets an IPv6 ADS address in the gRPC server URI', () => {
+    const bootstrap = generateGrpcBootstrap({ nodeId: 'default.client-1', adsHost: '::1', adsPort: 5678, locality: { zone: 'default' } });
+    expect(validateBootstrapConfig(bootstrap).xdsServers[0]).toMatchObject({ server_uri: '[::1]:5678' });
+  });
 });

@@ -11,6 +11,8 @@ export const DEFAULT_ADMIN_PORT = 9901;
 const ADS_CLUSTER = 'ads_cluster';
 /** Node metadata key carrying the Dataplane, as kuma-dp sends it (the universal flow). */
 export const DATAPLANE_METADATA_KEY = 'dataplane.resource';
+/** Node metadata key carrying the proxy's Dataplane token, when `xds.dataplaneTokens` is enabled. */
+export const DATAPLANE_TOKEN_METADATA_KEY = 'meshdesk.token';
 
 export interface EnvoyBootstrapOptions {
   dataplane: DataplaneResource;
@@ -18,6 +20,8 @@ export interface EnvoyBootstrapOptions {
   adsPort: number;
   /** Overrides the Dataplane's `networking.admin.port`. */
   adminPort?: number;
+  /** The Dataplane's token (POST …/token), sent in node metadata; needed when `xds.dataplaneTokens` is enabled. */
+  token?: string;
 }
 
 /**
@@ -33,7 +37,7 @@ export function generateEnvoyBootstrap(options: EnvoyBootstrapOptions): ProtoJso
     node: {
       id: nodeId(dataplane),
       cluster: firstService ?? dataplane.meta.name,
-      metadata: { [DATAPLANE_METADATA_KEY]: dataplaneMetadata(dataplane) },
+      metadata: { [DATAPLANE_METADATA_KEY]: dataplaneMetadata(dataplane), ...tokenMetadata(options.token) },
     },
     dynamic_resources: {
       ads_config: {
@@ -68,6 +72,8 @@ export interface GrpcBootstrapOptions {
   locality: { region?: string; zone?: string; sub_zone?: string };
   /** When given, connecting registers this Dataplane, as for Envoy. */
   dataplane?: DataplaneResource;
+  /** As for Envoy: the Dataplane's token, sent in node metadata. */
+  token?: string;
 }
 
 /**
@@ -75,19 +81,26 @@ export interface GrpcBootstrapOptions {
  * option): plaintext to the ADS server, xDS v3.
  */
 export function generateGrpcBootstrap(options: GrpcBootstrapOptions): ProtoJson {
-  const metadata = options.dataplane
-    ? { metadata: { [DATAPLANE_METADATA_KEY]: dataplaneMetadata(options.dataplane) } }
-    : {};
+  const entries = {
+    ...(options.dataplane && { [DATAPLANE_METADATA_KEY]: dataplaneMetadata(options.dataplane) }),
+    ...tokenMetadata(options.token),
+  };
+  const metadata = Object.keys(entries).length > 0 ? { metadata: entries } : {};
   return {
     xds_servers: [
       {
-        server_uri: `${options.adsHost}:${options.adsPort}`,
+        // gRPC target syntax: an IPv6 literal needs brackets before the port.
+        server_uri: `${options.adsHost.includes(':') ? `[${options.adsHost}]` : options.adsHost}:${options.adsPort}`,
         channel_creds: [{ type: 'insecure' }],
         server_features: ['xds_v3'],
       },
     ],
     node: { id: options.nodeId, locality: options.locality, ...metadata },
   };
+}
+
+function tokenMetadata(token: string | undefined): Record<string, string> {
+  return token === undefined ? {} : { [DATAPLANE_TOKEN_METADATA_KEY]: token };
 }
 
 function nodeId(dataplane: DataplaneResource): string {

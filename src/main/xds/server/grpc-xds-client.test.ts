@@ -1,4 +1,3 @@
-import * as grpc from '@grpc/grpc-js';
 import { register } from '@grpc/grpc-js-xds';
 import { afterEach, expect, test } from 'vitest';
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL } from '../protocol/type-urls.js';
@@ -6,6 +5,7 @@ import { AdsServer } from './ads-server.js';
 import { SnapshotCache } from './snapshot-cache.js';
 import { echoSnapshot } from './testing/fixtures.js';
 import { RecordingCallbacks } from './testing/recording-callbacks.js';
+import { echoClient, startEchoServer } from '../../../../test/support/echo-server.js';
 
 /**
  * Smoke test with a client we did not write: gRPC's own xDS client (@grpc/grpc-js-xds) resolves
@@ -14,41 +14,15 @@ import { RecordingCallbacks } from './testing/recording-callbacks.js';
 
 register();
 
-/** A one-method service over raw UTF-8, so no proto file is needed for the echo server. */
-const ECHO_SERVICE = {
-  Echo: {
-    path: '/meshdesk.test.EchoService/Echo',
-    requestStream: false,
-    responseStream: false,
-    requestSerialize: (text: string) => Buffer.from(text),
-    requestDeserialize: (bytes: Buffer) => bytes.toString(),
-    responseSerialize: (text: string) => Buffer.from(text),
-    responseDeserialize: (bytes: Buffer) => bytes.toString(),
-  },
-} satisfies grpc.ServiceDefinition;
-
-const EchoClient = grpc.makeGenericClientConstructor(ECHO_SERVICE, 'EchoService');
-type UnaryEcho = (text: string, callback: (error: grpc.ServiceError | null, reply?: string) => void) => void;
-
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function startEchoServer(): Promise<number> {
-  const server = new grpc.Server();
-  server.addService(ECHO_SERVICE, {
-    Echo: (call: grpc.ServerUnaryCall<string, string>, callback: grpc.sendUnaryData<string>) => callback(null, `echo: ${call.request}`),
-  });
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
-  );
-  cleanups.push(() => new Promise<void>((resolve) => server.tryShutdown(() => resolve())));
-  return port;
-}
-
 test('a unary call through @grpc/grpc-js-xds reaches the echo server with configuration from our ADS server', async () => {
-  const echoPort = await startEchoServer();
+  const echo = await startEchoServer();
+  cleanups.push(() => echo.stop());
+  const echoPort = echo.port;
   const snapshots = new SnapshotCache();
   snapshots.setSnapshot('default.client', echoSnapshot('v1', echoPort));
   const recorder = new RecordingCallbacks();
@@ -60,15 +34,12 @@ test('a unary call through @grpc/grpc-js-xds reaches the echo server with config
     node: { id: 'default.client', locality: { region: 'local', zone: 'zone-a' } },
     xds_servers: [{ server_uri: `127.0.0.1:${adsPort}`, channel_creds: [{ type: 'insecure' }], server_features: ['xds_v3'] }],
   };
-  const client = new EchoClient('xds:///echo', grpc.credentials.createInsecure(), {
+  const client = echoClient('xds:///echo', {
     'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config': JSON.stringify(bootstrap),
   });
   cleanups.push(() => client.close());
 
-  const reply = await new Promise<string | undefined>((resolve, reject) =>
-    (client as unknown as { Echo: UnaryEcho }).Echo('hello', (error, value) => (error ? reject(error) : resolve(value))),
-  );
-  expect(reply).toBe('echo: hello');
+  expect(await client.echo('hello')).toBe('echo: hello');
 
   // The client accepted every type it was sent.
   const acked = await Promise.all(

@@ -1,0 +1,126 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { validateBootstrapConfig } from '@grpc/grpc-js-xds/build/src/xds-bootstrap.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { EventBus } from '../events/event-bus.js';
+import { ResourceManager } from '../manager/resource-manager.js';
+import { openDatabase, type Db } from '../store/database.js';
+import { ResourceStore } from '../store/resource-store.js';
+import { DATAPLANE_METADATA_KEY } from '../xds/generate/bootstrap.js';
+import { encodeMessage } from '../xds/protocol/encode.js';
+import { startApiServer, type RunningApiServer } from './api-server.js';
+import { bootstrapRoutes } from './bootstrap-routes.js';
+import type { AdsAddress } from './inspection-routes.js';
+import { Router } from './router.js';
+
+const ADS_PORT = 15678;
+
+let dir: string;
+let db: Db;
+let manager: ResourceManager;
+let servers: RunningApiServer[];
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'meshdesk-'));
+  db = openDatabase(join(dir, 'meshdesk.db'));
+  manager = new ResourceManager({ store: new ResourceStore(db), events: new EventBus() });
+  await manager.ensureDefaultMesh();
+  await manager.create({
+    type: 'Dataplane',
+    mesh: 'default',
+    name: 'backend-1',
+    labels: { team: 'payments' },
+    spec: {
+      networking: {
+        address: '127.0.0.1',
+        inbound: [{ port: 18080, servicePort: 8080, tags: { 'kuma.io/service': 'backend' } }],
+        admin: { port: 9902 },
+      },
+    },
+  });
+  servers = [];
+});
+
+afterEach(async () => {
+  await Promise.all(servers.map((server) => server.close()));
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The bootstrap routes alone, over HTTP, for an ADS server listening at `adsAddress`. */
+async function serve(adsAddress: AdsAddress = { host: '127.0.0.1', port: ADS_PORT }): Promise<string> {
+  const server = await startApiServer({ host: '127.0.0.1', port: 0, router: new Router(bootstrapRoutes({ manager, adsAddress })) });
+  servers.push(server);
+  return `${server.url}/meshes/default/dataplanes/backend-1/bootstrap`;
+}
+
+function adsSocketAddress(bootstrap: any): unknown {
+  return bootstrap.static_resources.clusters[0].load_assignment.endpoints[0].lb_endpoints[0].endpoint.address.socket_address;
+}
+
+describe('bootstrap API', () => {
+  it("serves the stored Dataplane's Envoy bootstrap as YAML, pointing at the running ADS server", async () => {
+    const response = await fetch(await serve());
+
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/yaml');
+    const bootstrap = parse(await response.text());
+    expect(() => encodeMessage('envoy.config.bootstrap.v3.Bootstrap', bootstrap)).not.toThrow();
+    expect(bootstrap.node).toMatchObject({ id: 'default.backend-1', cluster: 'backend' });
+    expect(JSON.parse(bootstrap.node.metadata[DATAPLANE_METADATA_KEY])).toMatchObject({ name: 'backend-1', labels: { team: 'payments' } });
+    expect(adsSocketAddress(bootstrap)).toEqual({ address: '127.0.0.1', port_value: ADS_PORT });
+    expect(bootstrap.admin.address.socket_address.port_value).toBe(9902);
+  });
+
+  it('serves the same bootstrap as JSON with ?format=json', async () => {
+    const url = await serve();
+
+    const yaml = parse(await (await fetch(url)).text());
+    const json = await (await fetch(`${url}?format=json`)).json();
+
+    expect(json).toEqual(yaml);
+  });
+
+  it('serves the gRPC xDS bootstrap with ?proxyType=grpc, which grpc-js-xds accepts', async () => {
+    const response = await fetch(`${await serve()}?proxyType=grpc`);
+
+    expect(response.headers.get('content-type')).toBe('application/json');
+    const bootstrap = (await response.json()) as any;
+    const validated = validateBootstrapConfig(bootstrap);
+    expect(validated.xdsServers[0]!.server_uri).toBe(`127.0.0.1:${ADS_PORT}`);
+    expect(validated.node.id).toBe('default.backend-1');
+    expect(JSON.parse(bootstrap.node.metadata[DATAPLANE_METADATA_KEY])).toMatchObject({ name: 'backend-1' });
+  });
+
+  it('points at loopback when the ADS server listens on every interface', async () => {
+    const bootstrap = await (await fetch(`${await serve({ host: '0.0.0.0', port: ADS_PORT })}?format=json`)).json();
+
+    expect(adsSocketAddress(bootstrap)).toEqual({ address: '127.0.0.1', port_value: ADS_PORT });
+  });
+
+  describe('refuses a bad query with 400 naming the parameter', () => {
+    const cases: Array<[string, string]> = [
+      ['?format=xml', 'format must be "yaml" or "json", got "xml"'],
+      ['?proxyType=linkerd', 'proxyType must be "envoy" or "grpc", got "linkerd"'],
+      ['?proxyType=grpc&format=yaml', 'format must be "json" (the gRPC bootstrap is a JSON file), got "yaml"'],
+    ];
+    for (const [query, details] of cases) {
+      it(query, async () => {
+        const response = await fetch(`${await serve()}${query}`);
+        expect(response.status).toBe(400);
+        expect(await response.json()).toMatchObject({ details });
+      });
+    }
+  });
+
+  it('answers 404 for a Dataplane that is not stored', async () => {
+    const url = (await serve()).replace('backend-1', 'ghost-1');
+
+    const response = await fetch(url);
+
+    expect(response.status).toBe(404);
+    expect(((await response.json()) as { details: string }).details).toContain('ghost-1');
+  });
+});

@@ -1,0 +1,177 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { validateBootstrapConfig } from '@grpc/grpc-js-xds/build/src/xds-bootstrap.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { DATAPLANE_METADATA_KEY } from './xds/generate/bootstrap.js';
+import { encodeMessage } from './xds/protocol/encode.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const TSX = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
+/** Each case starts a real process (tsx compiles on start): generous on a busy machine. */
+const PROCESS_TIMEOUT = 60_000;
+
+interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `npm run meshdesk -- <args>`, as a real child process. */
+async function meshdesk(args: string[]): Promise<CliRun> {
+  const child = spawn(TSX, ['src/main/cli.ts', ...args], { cwd: ROOT });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const [code] = await once(child, 'exit');
+  return { code: code as number | null, stdout, stderr };
+}
+
+const BACKEND_YAML = `type: Dataplane
+mesh: default
+name: backend-1
+labels:
+  team: payments
+networking:
+  address: 127.0.0.1
+  inbound:
+    - port: 18080
+      servicePort: 8080
+      tags:
+        kuma.io/service: backend
+        kuma.io/protocol: http
+  admin:
+    port: 9902
+`;
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'meshdesk-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function dataplaneFile(text = BACKEND_YAML): string {
+  const file = join(dir, 'dp.yaml');
+  writeFileSync(file, text);
+  return file;
+}
+
+describe('meshdesk CLI', { timeout: PROCESS_TIMEOUT }, () => {
+  it('prints an Envoy bootstrap for the Dataplane file that passes Envoy\'s Bootstrap proto', async () => {
+    const { code, stdout, stderr } = await meshdesk(['bootstrap', dataplaneFile(), '--ads-address', '127.0.0.1:15678']);
+
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const bootstrap = parse(stdout) as Record<string, any>;
+    expect(() => encodeMessage('envoy.config.bootstrap.v3.Bootstrap', bootstrap)).not.toThrow();
+    expect(bootstrap.node).toMatchObject({ id: 'default.backend-1', cluster: 'backend' });
+    expect(JSON.parse(bootstrap.node.metadata[DATAPLANE_METADATA_KEY])).toMatchObject({
+      type: 'Dataplane',
+      mesh: 'default',
+      name: 'backend-1',
+      labels: { team: 'payments' },
+    });
+    const adsEndpoint = bootstrap.static_resources.clusters[0].load_assignment.endpoints[0].lb_endpoints[0].endpoint;
+    expect(adsEndpoint.address.socket_address).toEqual({ address: '127.0.0.1', port_value: 15678 });
+    expect(bootstrap.admin.address.socket_address.port_value).toBe(9902);
+  });
+
+  it('uses the default ADS address 127.0.0.1:5678 and accepts a JSON Dataplane', async () => {
+    const json = JSON.stringify(parse(BACKEND_YAML));
+
+    const { code, stdout } = await meshdesk(['bootstrap', dataplaneFile(json)]);
+
+    expect(code).toBe(0);
+    const socketAddress = (parse(stdout) as Record<string, any>).static_resources.clusters[0].load_assignment.endpoints[0].lb_endpoints[0]
+      .endpoint.address.socket_address;
+    expect(socketAddress).toEqual({ address: '127.0.0.1', port_value: 5678 });
+  });
+
+  it('prints a gRPC bootstrap with --grpc that grpc-js-xds accepts', async () => {
+    const { code, stdout } = await meshdesk(['bootstrap', '--grpc', '--ads-address=127.0.0.1:15678', dataplaneFile()]);
+
+    expect(code).toBe(0);
+    const bootstrap = JSON.parse(stdout) as Record<string, any>;
+    const validated = validateBootstrapConfig(bootstrap);
+    expect(validated.xdsServers[0]!.server_uri).toBe('127.0.0.1:15678');
+    expect(validated.node.id).toBe('default.backend-1');
+    expect(JSON.parse(bootstrap.node.metadata[DATAPLANE_METADATA_KEY])).toMatchObject({ name: 'backend-1' });
+  });
+
+  it('writes the bootstrap to --out and says where', async () => {
+    const out = join(dir, 'bootstrap.yaml');
+
+    const { code, stdout } = await meshdesk(['bootstrap', dataplaneFile(), '--out', out]);
+
+    expect(code).toBe(0);
+    expect(stdout).toContain(`to ${out}`);
+    expect((parse(readFileSync(out, 'utf8')) as Record<string, any>).node.id).toBe('default.backend-1');
+  });
+
+  it('rejects an invalid Dataplane with exit code 1, naming every violation by field, and writes nothing', async () => {
+    const out = join(dir, 'bootstrap.yaml');
+    const invalid = `type: Dataplane
+name: backend-1
+networking:
+  address: 127.0.0.1
+  inbound:
+    - port: 70000
+      tags: {}
+`;
+
+    const { code, stdout, stderr } = await meshdesk(['bootstrap', dataplaneFile(invalid), '--out', out]);
+
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr).toContain('is not a valid Dataplane');
+    expect(stderr).toMatch(/^ {2}mesh: /m);
+    expect(stderr).toMatch(/^ {2}networking\.inbound\[0\]\.port: /m);
+    expect(stderr).toMatch(/^ {2}networking\.inbound\[0\]\.tags: .*kuma\.io\/service/m);
+    expect(() => readFileSync(out)).toThrow();
+  });
+
+  it('rejects a file that is not YAML, or not there, with exit code 1', async () => {
+    const garbled = await meshdesk(['bootstrap', dataplaneFile('type: Dataplane\nnetworking: [unclosed')]);
+    expect(garbled.code).toBe(1);
+    expect(garbled.stderr).toContain('is not a valid Dataplane: resource is not valid YAML or JSON');
+
+    const missing = join(dir, 'missing.yaml');
+    const absent = await meshdesk(['bootstrap', missing]);
+    expect(absent.code).toBe(1);
+    expect(absent.stderr).toContain(`cannot read ${missing}`);
+  });
+
+  describe('usage errors exit with code 2 and print the usage', () => {
+    const cases: Array<[string, string[], string]> = [
+      ['no command', [], 'a command is required'],
+      ['an unknown command', ['serve'], 'unknown command "serve"'],
+      ['an unknown option', ['bootstrap', 'dp.yaml', '--verbose'], 'unknown option "--verbose"'],
+      ['no Dataplane file', ['bootstrap'], 'bootstrap needs a Dataplane file'],
+      ['two Dataplane files', ['bootstrap', 'a.yaml', 'b.yaml'], 'bootstrap takes one Dataplane file, got 2'],
+      ['a flag without its value', ['bootstrap', 'dp.yaml', '--out'], '--out needs a value'],
+      ['a malformed ADS address', ['bootstrap', 'dp.yaml', '--ads-address', 'localhost'], '--ads-address must be HOST:PORT'],
+      ['an ADS port out of range', ['bootstrap', 'dp.yaml', '--ads-address', '127.0.0.1:70000'], '--ads-address must be HOST:PORT'],
+    ];
+    for (const [title, args, message] of cases) {
+      it(title, async () => {
+        const { code, stderr } = await meshdesk(args);
+        expect(code).toBe(2);
+        expect(stderr).toContain(`meshdesk: ${message}`);
+        expect(stderr).toContain('usage: npm run meshdesk -- bootstrap');
+      });
+    }
+  });
+
+  it('prints its usage on --help and exits 0', async () => {
+    const { code, stdout } = await meshdesk(['--help']);
+    expect(code).toBe(0);
+    expect(stdout).toContain('usage: npm run meshdesk -- bootstrap');
+    expect(stdout).toContain('--grpc');
+    expect((await meshdesk(['bootstrap', '--help'])).code).toBe(0);
+  });
+});

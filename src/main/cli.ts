@@ -1,0 +1,138 @@
+// `npm run meshdesk -- <command>`: what can be done without a running control plane.
+import { readFileSync, writeFileSync } from 'node:fs';
+import type { DataplaneResource } from '../shared/resources.js';
+import { parseResourceText } from './resources/parse.js';
+import { validateResource } from './resources/validate.js';
+import { ValidationError } from './resources/validation-error.js';
+import { bootstrapToYaml, generateEnvoyBootstrap, generateGrpcBootstrap } from './xds/generate/bootstrap.js';
+
+const DEFAULT_ADS_ADDRESS = '127.0.0.1:5678';
+
+const USAGE = `usage: npm run meshdesk -- bootstrap [--grpc] [--ads-address HOST:PORT] [--out FILE] DATAPLANE_FILE
+
+Prints the bootstrap that connects a proxy to meshdesk as the Dataplane in DATAPLANE_FILE
+(YAML or JSON, Kuma universal format); connecting registers that Dataplane.
+  (default)               Envoy bootstrap, YAML: envoy -c bootstrap.yaml
+  --grpc                  gRPC xDS bootstrap, JSON: GRPC_XDS_BOOTSTRAP=bootstrap.json
+  --ads-address HOST:PORT where meshdesk's ADS server listens (default ${DEFAULT_ADS_ADDRESS})
+  --out FILE              write to FILE instead of standard output
+  --help                  show this text`;
+
+/** Exit codes: 0 done, 1 the input is wrong (file, Dataplane), 2 the command line is wrong. */
+const EXIT_INVALID_INPUT = 1;
+const EXIT_USAGE = 2;
+
+class UsageError extends Error {}
+class InputError extends Error {}
+
+interface BootstrapCommand {
+  file: string;
+  grpc: boolean;
+  ads: { host: string; port: number };
+  out?: string;
+}
+
+function main(argv: string[]): number {
+  try {
+    const command = parseCommandLine(argv);
+    if (command === 'help') {
+      console.log(USAGE);
+      return 0;
+    }
+    bootstrap(command);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(`meshdesk: ${error.message}\n${USAGE}`);
+      return EXIT_USAGE;
+    }
+    if (error instanceof InputError) {
+      console.error(`meshdesk: ${error.message}`);
+      return EXIT_INVALID_INPUT;
+    }
+    throw error;
+  }
+}
+
+function parseCommandLine(argv: string[]): BootstrapCommand | 'help' {
+  const [command, ...args] = argv;
+  if (command === undefined) throw new UsageError('a command is required');
+  if (command === '--help' || command === 'help' || args.includes('--help')) return 'help';
+  if (command !== 'bootstrap') throw new UsageError(`unknown command "${command}"`);
+
+  const files: string[] = [];
+  let grpc = false;
+  let adsAddress = DEFAULT_ADS_ADDRESS;
+  let out: string | undefined;
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index]!;
+    const [flag, inline] = arg.startsWith('--') ? (arg.split('=', 2) as [string, string | undefined]) : [arg, undefined];
+    const value = (): string => {
+      const given = inline ?? args[++index];
+      if (given === undefined || given === '') throw new UsageError(`${flag} needs a value`);
+      return given;
+    };
+    if (flag === '--grpc' && inline === undefined) grpc = true;
+    else if (flag === '--ads-address') adsAddress = value();
+    else if (flag === '--out') out = value();
+    else if (arg.startsWith('-')) throw new UsageError(`unknown option "${arg}"`);
+    else files.push(arg);
+  }
+  if (files.length !== 1) {
+    throw new UsageError(files.length === 0 ? 'bootstrap needs a Dataplane file' : `bootstrap takes one Dataplane file, got ${files.length}: ${files.join(', ')}`);
+  }
+  return { file: files[0]!, grpc, ads: parseAdsAddress(adsAddress), ...(out !== undefined && { out }) };
+}
+
+/** `host:port` or `[ipv6]:port`. */
+function parseAdsAddress(address: string): { host: string; port: number } {
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d+)$/.exec(address);
+  const port = Number(match?.[3]);
+  if (!match || port < 1 || port > 65535) {
+    throw new UsageError(`--ads-address must be HOST:PORT with a port from 1 to 65535 (e.g. ${DEFAULT_ADS_ADDRESS}), got "${address}"`);
+  }
+  return { host: match[1] ?? match[2]!, port };
+}
+
+function bootstrap({ file, grpc, ads, out }: BootstrapCommand): void {
+  const dataplane = readDataplane(file);
+  const nodeId = `${dataplane.meta.mesh}.${dataplane.meta.name}`;
+  const text = grpc
+    ? `${JSON.stringify(generateGrpcBootstrap({ nodeId, adsHost: ads.host, adsPort: ads.port, locality: {}, dataplane }), null, 2)}\n`
+    : bootstrapToYaml(generateEnvoyBootstrap({ dataplane, adsHost: ads.host, adsPort: ads.port }));
+  if (out === undefined) {
+    process.stdout.write(text);
+    return;
+  }
+  try {
+    writeFileSync(out, text);
+  } catch (error) {
+    throw new InputError(`cannot write ${out}: ${(error as Error).message}`);
+  }
+  console.log(`wrote the ${grpc ? 'gRPC' : 'Envoy'} bootstrap of proxy "${nodeId}" (ADS ${ads.host}:${ads.port}) to ${out}`);
+}
+
+/** The file's Dataplane, validated as the API validates it: every violation is reported, by field. */
+function readDataplane(file: string): DataplaneResource {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new InputError(`cannot read ${file}: ${(error as Error).message}`);
+  }
+  try {
+    const input = validateResource(parseResourceText(text), { type: 'Dataplane' });
+    // A bootstrap never carries the store's fields (version, times): these are placeholders it drops.
+    return {
+      type: 'Dataplane',
+      meta: { mesh: input.mesh, name: input.name, labels: input.labels, version: 0, creationTime: '', modificationTime: '' },
+      spec: input.spec,
+    };
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    const violations = error.violations.map(({ field, message }) => `  ${field === '' ? message : `${field}: ${message}`}`);
+    throw new InputError(`${file} is not a valid Dataplane: ${error.title}\n${violations.join('\n')}`);
+  }
+}
+
+process.exitCode = main(process.argv.slice(2));

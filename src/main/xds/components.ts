@@ -1,0 +1,113 @@
+import type { CachedManager } from '../cache/cached-manager.js';
+import { MeshContextCache } from '../cache/mesh-context-cache.js';
+import type { Settings } from '../config/settings.js';
+import type { EventBus } from '../events/event-bus.js';
+import type { ResourceManager } from '../manager/interfaces.js';
+import type { Metrics } from '../metrics/metrics.js';
+import type { Db } from '../store/database.js';
+import { SnapshotHistory } from '../store/snapshot-history.js';
+import { AuthCallbacks } from './callbacks/auth.js';
+import { callbacksChain, type ChainLink } from './callbacks/chain.js';
+import { DataplaneLifecycle } from './callbacks/dataplane-lifecycle.js';
+import { NackBackoff } from './callbacks/nack-backoff.js';
+import { StatusTracker } from './callbacks/status-tracker.js';
+import { AdsServer } from './server/ads-server.js';
+import { SnapshotCache } from './server/snapshot-cache.js';
+import { ProxyTimeline } from './status/proxy-timeline.js';
+import { DataplaneSyncTracker } from './sync/dataplane-sync-tracker.js';
+
+export interface XdsDependencies {
+  host: string;
+  port: number;
+  db: Db;
+  manager: ResourceManager;
+  cachedManager: CachedManager;
+  settings: Settings;
+  metrics: Metrics;
+  events: EventBus;
+}
+
+/** The xDS side of the core, running: what the API's inspection routes read. */
+export interface Xds {
+  server: AdsServer;
+  port: number;
+  snapshots: SnapshotCache;
+  history: SnapshotHistory;
+  timeline: ProxyTimeline;
+  statusTracker: StatusTracker;
+  lifecycle: DataplaneLifecycle;
+  syncTracker: DataplaneSyncTracker;
+  meshContexts: MeshContextCache;
+  chain: readonly ChainLink[];
+  /** Streams end first (UNAVAILABLE), then the callbacks stop their timers and watchdogs. */
+  close(): Promise<void>;
+}
+
+/** Builds the xDS side in data-flow order (MeshContext → sync → snapshot → server → status) and starts the ADS server. */
+export async function startXds(deps: XdsDependencies): Promise<Xds> {
+  const { settings, metrics, events } = deps;
+  const timeline = new ProxyTimeline(events);
+  const meshContexts = new MeshContextCache({
+    cachedManager: deps.cachedManager,
+    ttl: () => settings.get('store.cache.expirationTime'),
+    metrics,
+  });
+  const snapshots = new SnapshotCache();
+  const history = new SnapshotHistory(deps.db);
+  const lifecycle = new DataplaneLifecycle({
+    manager: deps.manager,
+    cachedManager: deps.cachedManager,
+    invalidateMeshContext: (mesh) => meshContexts.invalidate(mesh),
+    settings,
+    timeline,
+  });
+  const syncTracker = new DataplaneSyncTracker({ meshContexts, snapshots, history, settings, timeline, metrics });
+  const statusTracker = new StatusTracker({ timeline, metrics });
+  const nackBackoff = new NackBackoff({ settings });
+  const chain = callbacksChain({
+    auth: new AuthCallbacks(),
+    lifecycle,
+    syncTracker,
+    statusTracker,
+    nackBackoff,
+  });
+  const server = new AdsServer({ snapshots, callbacks: chain.map((link) => link.callbacks) });
+  const port = await server.start({ host: deps.host, port: deps.port });
+
+  // Once a Dataplane is gone for good and its proxy is offline, its status, timeline and history go
+  // too, so memory stays bounded by the proxies that still exist. Both signals are handled because
+  // the lifecycle records `deregistered` just after its delete; forgetting twice is harmless.
+  const forget = (proxyId: string) => {
+    if (statusTracker.status(proxyId)?.online) return;
+    statusTracker.forget(proxyId);
+    timeline.forget(proxyId);
+    history.deleteProxy(proxyId);
+  };
+  const stopForgetting = events.subscribe((event) => {
+    if (event.topic === 'proxy.event' && event.event.kind === 'deregistered') forget(event.proxyId);
+    if (event.topic === 'resource.changed' && event.change === 'deleted' && event.key.type === 'Dataplane') {
+      forget(`${event.key.mesh}.${event.key.name}`);
+    }
+  });
+
+  return {
+    server,
+    port,
+    snapshots,
+    history,
+    timeline,
+    statusTracker,
+    lifecycle,
+    syncTracker,
+    meshContexts,
+    chain,
+    close: async () => {
+      stopForgetting();
+      nackBackoff.close();
+      await server.stop();
+      await lifecycle.close();
+      await syncTracker.close();
+      meshContexts.close();
+    },
+  };
+}

@@ -1,0 +1,192 @@
+import { shortTypeName } from '../protocol/type-urls.js';
+import type { PostCreateStrategy, ProxyEvent, TickResult } from './proxy-timeline.js';
+
+/**
+ * Time to first config (SPEC §5), the product's headline figure, taken apart: what a proxy's
+ * FIRST connection spent between opening its stream and having every type it was sent ACKed.
+ *
+ * All `…Ms` times below are milliseconds since the stream opened. `phases` cut that span into
+ * consecutive pieces, each ending at a milestone (so they never overlap, leave no gap, and add up
+ * to the total): the UI draws them as one stacked bar. Registration and the post-create wait are
+ * left out when they did not happen (no lifecycle, an API-created Dataplane); any other milestone
+ * that has not come yet ends the phases there, and `total.complete` is false.
+ */
+export interface FirstConfigBreakdown {
+  streamId: number;
+  /** When the stream opened, epoch ms. */
+  openedAt: number;
+  /** Whether the stream is still open (no `stream-closed` recorded for it, and no later stream). */
+  open: boolean;
+  registration?: { origin: 'metadata' | 'api'; created: boolean; atMs: number };
+  /** Only when the proxy brought its Dataplane in its metadata: API-created Dataplanes never wait. */
+  postCreateWait?: { strategy: PostCreateStrategy; waitedMs: number; cause: string; startMs: number; endMs: number };
+  /** The sync tracker's first tick, whatever it found. */
+  firstTick?: TickSummary;
+  /**
+   * The first tick that found the Dataplane and generated configuration. It is the first tick
+   * unless that one missed the Dataplane (strategy `none`), in which case `ticksBefore` says how
+   * many ticks came first.
+   */
+  firstConfigTick?: TickSummary & { ticksBefore: number };
+  /** Per type URL that got a response, in order of the first response. */
+  types: FirstConfigType[];
+  phases: FirstConfigPhase[];
+  /** Stream open → every type that got a response ACKed. */
+  total: { complete: boolean; endMs?: number; durationMs?: number };
+}
+
+export interface TickSummary {
+  result: TickResult;
+  detail?: string;
+  startMs: number;
+  endMs: number;
+  durationMs: number;
+}
+
+export interface FirstConfigType {
+  typeUrl: string;
+  /** `cds`, `eds`, `lds`, `rds`. */
+  type: string;
+  firstResponseMs: number;
+  firstAckMs?: number;
+  /** NACKs before the first ACK. */
+  nacks: number;
+}
+
+export type FirstConfigPhaseName =
+  | 'registration'
+  | 'post-create-wait'
+  | 'first-generation'
+  | 'dataplane-not-found'
+  | 'first-responses'
+  | 'first-acks';
+
+export interface FirstConfigPhase {
+  name: FirstConfigPhaseName;
+  /** What the phase ends with, in words, for a tooltip. */
+  label: string;
+  startMs: number;
+  endMs: number;
+  durationMs: number;
+}
+
+const PHASE_LABELS: { readonly [P in FirstConfigPhaseName]: string } = {
+  registration: 'stream open → Dataplane registered in the store',
+  'post-create-wait': 'post-create wait (so that the first generation sees the new Dataplane)',
+  'first-generation': 'first generation by the sync tracker',
+  'dataplane-not-found': 'the first generation missed the Dataplane; ticks until one found it',
+  'first-responses': 'until every type got its first response',
+  'first-acks': 'until every type that got a response ACKed it',
+};
+
+type EventOf<K extends ProxyEvent['kind']> = Extract<ProxyEvent, { kind: K }>;
+
+/** Undefined when the events hold no stream opening. Pure: the same events give the same breakdown. */
+export function firstConfigBreakdown(events: readonly ProxyEvent[]): FirstConfigBreakdown | undefined {
+  const connection = firstConnection(events);
+  if (!connection) return undefined;
+  const { opened, events: during, open } = connection;
+  const ms = (at: number) => at - opened.at;
+
+  const registered = find(during, 'registered');
+  const wait = find(during, 'post-create-wait');
+  const ticks = during.filter((event): event is EventOf<'tick'> => event.kind === 'tick');
+  const firstTick = ticks[0];
+  const configTickIndex = ticks.findIndex((tick) => tick.result === 'generated' || tick.result === 'changed');
+  const configTick = ticks[configTickIndex];
+  const types = typeTimes(during, ms);
+
+  const milestones: Array<[FirstConfigPhaseName, number | undefined]> = [];
+  if (registered) milestones.push(['registration', ms(registered.at)]);
+  if (wait) milestones.push(['post-create-wait', ms(wait.startedAt + wait.waitedMs)]);
+  milestones.push(['first-generation', firstTick && ms(firstTick.at)]);
+  if (firstTick && firstTick !== configTick) milestones.push(['dataplane-not-found', configTick && ms(configTick.at)]);
+  milestones.push(['first-responses', latest(types.map((type) => type.firstResponseMs))]);
+  const allAcked = types.length > 0 && types.every((type) => type.firstAckMs !== undefined);
+  milestones.push(['first-acks', allAcked ? latest(types.map((type) => type.firstAckMs!)) : undefined]);
+  const phases = consecutivePhases(milestones);
+
+  const endMs = phases.at(-1)?.name === 'first-acks' ? phases.at(-1)!.endMs : undefined;
+  return {
+    streamId: opened.streamId,
+    openedAt: opened.at,
+    open,
+    ...(registered && { registration: { origin: registered.origin, created: registered.created, atMs: ms(registered.at) } }),
+    ...(wait && {
+      postCreateWait: {
+        strategy: wait.strategy,
+        waitedMs: wait.waitedMs,
+        cause: wait.cause,
+        startMs: ms(wait.startedAt),
+        endMs: ms(wait.startedAt + wait.waitedMs),
+      },
+    }),
+    ...(firstTick && { firstTick: tickSummary(firstTick, ms) }),
+    ...(configTick && { firstConfigTick: { ...tickSummary(configTick, ms), ticksBefore: configTickIndex } }),
+    types,
+    phases,
+    total: { complete: endMs !== undefined, ...(endMs !== undefined && { endMs, durationMs: endMs }) },
+  };
+}
+
+/** The first `stream-opened` and what followed until that stream closed or another one opened. */
+function firstConnection(events: readonly ProxyEvent[]) {
+  const start = events.findIndex((event) => event.kind === 'stream-opened');
+  if (start === -1) return undefined;
+  const opened = events[start] as EventOf<'stream-opened'>;
+  const rest = events.slice(start + 1);
+  const end = rest.findIndex(
+    (event) => event.kind === 'stream-opened' || (event.kind === 'stream-closed' && event.streamId === opened.streamId),
+  );
+  return { opened, events: end === -1 ? rest : rest.slice(0, end), open: end === -1 };
+}
+
+function find<K extends ProxyEvent['kind']>(events: readonly ProxyEvent[], kind: K): EventOf<K> | undefined {
+  return events.find((event): event is EventOf<K> => event.kind === kind);
+}
+
+function tickSummary(tick: EventOf<'tick'>, ms: (at: number) => number): TickSummary {
+  return {
+    result: tick.result,
+    ...(tick.detail !== undefined && { detail: tick.detail }),
+    startMs: ms(tick.at - tick.durationMs),
+    endMs: ms(tick.at),
+    durationMs: tick.durationMs,
+  };
+}
+
+/** First response, first ACK and the NACKs in between, per type, in order of the first response. */
+function typeTimes(events: readonly ProxyEvent[], ms: (at: number) => number): FirstConfigType[] {
+  const byType = new Map<string, FirstConfigType>();
+  for (const event of events) {
+    if (event.kind === 'response' && !byType.has(event.typeUrl)) {
+      byType.set(event.typeUrl, { typeUrl: event.typeUrl, type: shortTypeName(event.typeUrl), firstResponseMs: ms(event.at), nacks: 0 });
+    }
+    const type = (event.kind === 'ack' || event.kind === 'nack') && byType.get(event.typeUrl);
+    if (!type || type.firstAckMs !== undefined) continue;
+    if (event.kind === 'ack') type.firstAckMs = ms(event.at);
+    else type.nacks += 1;
+  }
+  return [...byType.values()];
+}
+
+function latest(times: number[]): number | undefined {
+  return times.length === 0 ? undefined : Math.max(...times);
+}
+
+/**
+ * Each phase runs from the previous milestone to its own; the phases stop at the first milestone
+ * that has not happened. A milestone earlier than the previous one (a response to a snapshot left
+ * from before, say) makes an empty phase rather than a negative one.
+ */
+function consecutivePhases(milestones: ReadonlyArray<[FirstConfigPhaseName, number | undefined]>): FirstConfigPhase[] {
+  const phases: FirstConfigPhase[] = [];
+  let startMs = 0;
+  for (const [name, at] of milestones) {
+    if (at === undefined) break;
+    const endMs = Math.max(startMs, at);
+    phases.push({ name, label: PHASE_LABELS[name], startMs, endMs, durationMs: endMs - startMs });
+    startMs = endMs;
+  }
+  return phases;
+}

@@ -1,0 +1,29 @@
+import type { CoreEvent } from './events.js';
+
+/**
+ * The renderer's one contract with the core, whatever carries it: the HTTP API is the contract
+ * (same methods, paths and JSON bodies), and in the desktop app the preload carries those requests
+ * over IPC instead of TCP. So one Svelte codebase serves the app and headless mode alike.
+ */
+export type ApiMethod = 'GET' | 'PUT' | 'POST' | 'DELETE';
+
+export interface ApiRequest {
+  method: ApiMethod;
+  /** Path and query, e.g. `/meshes/default/dataplanes?size=100`. */
+  path: string;
+  /** JSON or YAML text, for PUT and POST. */
+  body?: string;
+}
+
+export interface ApiResponse {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+/** What the preload exposes as `window.meshdesk` (one method per verb, validated again in main). */
+export interface MeshdeskBridge {
+  request(request: ApiRequest): Promise<ApiResponse>;
+  /** Live core events; returns the unsubscribe function. */
+  subscribe(listener: (event: CoreEvent) => void): () => void;
+}

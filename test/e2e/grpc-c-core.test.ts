@@ -1,0 +1,94 @@
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { generateGrpcBootstrap } from '../../src/main/xds/generate/bootstrap.js';
+import { startTestCore } from '../support/core.js';
+import { applyDataplane, backendDataplane, clientDataplane, deleteDataplane } from '../support/dataplanes.js';
+import { startEchoServer } from '../support/echo-server.js';
+import { eventually } from '../support/eventually.js';
+import { tempDir } from '../support/temp-dir.js';
+
+const CLIENT_SCRIPT = fileURLToPath(new URL('./python/echo_client.py', import.meta.url));
+
+type CallResult = { ok: true; reply: string } | { ok: false; code: string; details: string };
+
+/** Debian's python3-grpcio (gRPC C-core's xDS client) as a subprocess: one line in, one JSON result out. */
+function startPythonClient(target: string, bootstrapFile: string) {
+  const child = spawn('/usr/bin/python3', [CLIENT_SCRIPT, target], {
+    env: { ...process.env, GRPC_XDS_BOOTSTRAP: bootstrapFile },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const readResult = async (): Promise<CallResult> => {
+    const line = await lines.next();
+    if (line.done) throw new Error(`the python client exited:\n${stderr}`);
+    return JSON.parse(line.value) as CallResult;
+  };
+  return {
+    ready: readResult,
+    call: async (text: string): Promise<CallResult> => {
+      child.stdin.write(`${text}\n`);
+      return readResult();
+    },
+    stop: () => child.kill(),
+  };
+}
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+describe('proxyless gRPC through C-core (python3-grpcio)', () => {
+  it('calls xds:///echo with generated config, fails over, fails when no backend is left and recovers', async () => {
+    const core = await startTestCore();
+    core.settings.update({ 'store.cache.expirationTime': '100ms', 'xds.dataplaneConfigurationRefreshInterval': '100ms' });
+    const backends = [await startEchoServer('echo-1'), await startEchoServer('echo-2')];
+    for (const backend of backends) cleanups.push(() => backend.stop());
+    await applyDataplane(core, backendDataplane('echo-1', backends[0]!.port));
+    await applyDataplane(core, backendDataplane('echo-2', backends[1]!.port));
+    await applyDataplane(core, clientDataplane('py-client'));
+
+    const bootstrapFile = join(tempDir(), 'bootstrap.json');
+    const bootstrap = generateGrpcBootstrap({
+      nodeId: 'default.py-client',
+      adsHost: '127.0.0.1',
+      adsPort: core.xds.port,
+      locality: { region: 'local', zone: 'default' },
+    });
+    writeFileSync(bootstrapFile, JSON.stringify(bootstrap));
+    const client = startPythonClient('xds:///echo', bootstrapFile);
+    cleanups.push(() => client.stop());
+    expect(await client.ready()).toEqual({ ready: true });
+
+    const replyFrom = async (): Promise<string> => {
+      const result = await client.call('hi');
+      if (!result.ok) throw new Error(`call failed: ${result.code} ${result.details}`);
+      return result.reply.split(':')[0]!;
+    };
+    const answers = async (count: number) => {
+      const seen = new Set<string>();
+      for (let call = 0; call < count; call++) seen.add(await replyFrom());
+      return seen;
+    };
+
+    await eventually(async () => expect(await answers(6)).toEqual(new Set(['echo-1', 'echo-2'])));
+
+    await deleteDataplane(core, 'default', 'echo-1');
+    await eventually(async () => expect(await answers(6)).toEqual(new Set(['echo-2'])));
+
+    await deleteDataplane(core, 'default', 'echo-2');
+    await eventually(async () => expect(await client.call('nobody home')).toMatchObject({ ok: false, code: 'UNAVAILABLE' }));
+
+    await applyDataplane(core, backendDataplane('echo-1', backends[0]!.port));
+    await eventually(async () => expect(await client.call('back')).toEqual({ ok: true, reply: 'echo-1: back' }));
+
+    const events = core.xds.timeline.events('default.py-client');
+    expect(events.filter((event) => event.kind === 'nack')).toEqual([]);
+  });
+});

@@ -1,0 +1,63 @@
+import { status } from '@grpc/grpc-js';
+import { register } from '@grpc/grpc-js-xds';
+import { afterEach, describe, expect, it } from 'vitest';
+import { generateGrpcBootstrap } from '../../src/main/xds/generate/bootstrap.js';
+import { startTestCore } from '../support/core.js';
+import { applyDataplane, backendDataplane, clientDataplane, deleteDataplane } from '../support/dataplanes.js';
+import { echoClient, startEchoServer, type EchoClient } from '../support/echo-server.js';
+import { eventually } from '../support/eventually.js';
+
+// gRPC's own Node xDS client, in process: it resolves xds:/// targets through meshdesk's ADS server.
+register();
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** Answers from `count` calls in a row, so a round-robin over several backends shows all of them. */
+async function answers(client: EchoClient, count: number): Promise<Set<string>> {
+  const replies = new Set<string>();
+  for (let call = 0; call < count; call++) replies.add((await client.echo('hi', 2000)).split(':')[0]!);
+  return replies;
+}
+
+describe('proxyless gRPC through @grpc/grpc-js-xds', () => {
+  it('calls xds:///echo with generated config, fails over when a backend goes, fails when none is left and recovers', async () => {
+    const core = await startTestCore();
+    core.settings.update({ 'store.cache.expirationTime': '100ms', 'xds.dataplaneConfigurationRefreshInterval': '100ms' });
+    const backends = [await startEchoServer('echo-1'), await startEchoServer('echo-2')];
+    for (const backend of backends) cleanups.push(() => backend.stop());
+    await applyDataplane(core, backendDataplane('echo-1', backends[0]!.port));
+    await applyDataplane(core, backendDataplane('echo-2', backends[1]!.port));
+    await applyDataplane(core, clientDataplane('client-1'));
+
+    const bootstrap = generateGrpcBootstrap({
+      nodeId: 'default.client-1',
+      adsHost: '127.0.0.1',
+      adsPort: core.xds.port,
+      locality: { region: 'local', zone: 'default' },
+    });
+    const client = echoClient('xds:///echo', {
+      'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config': JSON.stringify(bootstrap),
+    });
+    cleanups.push(() => client.close());
+
+    expect(await client.echo('hello')).toMatch(/^echo-[12]: hello$/);
+    await eventually(async () => expect(await answers(client, 6)).toEqual(new Set(['echo-1', 'echo-2'])));
+
+    await deleteDataplane(core, 'default', 'echo-1');
+    await eventually(async () => expect(await answers(client, 6)).toEqual(new Set(['echo-2'])));
+
+    await deleteDataplane(core, 'default', 'echo-2');
+    await eventually(() => expect(client.echo('nobody home', 1000)).rejects.toMatchObject({ code: status.UNAVAILABLE }));
+
+    await applyDataplane(core, backendDataplane('echo-1', backends[0]!.port));
+    await eventually(async () => expect(await client.echo('back')).toBe('echo-1: back'));
+
+    // The client accepted everything it was sent.
+    const events = core.xds.timeline.events('default.client-1');
+    expect(events.filter((event) => event.kind === 'nack')).toEqual([]);
+    expect(new Set(events.filter((event) => event.kind === 'ack').map((event) => event.typeUrl)).size).toBe(4);
+  });
+});

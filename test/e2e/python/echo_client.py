@@ -1,0 +1,34 @@
+#!/usr/bin/env python3
+"""gRPC C-core's xDS client (Debian's python3-grpcio) calling an echo service through meshdesk.
+
+Usage: GRPC_XDS_BOOTSTRAP=bootstrap.json echo_client.py xds:///echo
+Reads one line per call from stdin and prints one JSON line per result, so the test decides
+when to call (e.g. after changing a Dataplane) and reads what happened.
+"""
+import json
+import sys
+
+import grpc
+
+ECHO_METHOD = "/meshdesk.test.EchoService/Echo"
+
+
+def main() -> None:
+    channel = grpc.insecure_channel(sys.argv[1])
+    echo = channel.unary_unary(
+        ECHO_METHOD,
+        request_serializer=lambda text: text.encode(),
+        response_deserializer=lambda data: data.decode(),
+    )
+    print(json.dumps({"ready": True}), flush=True)
+    for line in sys.stdin:
+        text = line.strip()
+        try:
+            reply = echo(text, timeout=5, wait_for_ready=False)
+            print(json.dumps({"ok": True, "reply": reply}), flush=True)
+        except grpc.RpcError as error:
+            print(json.dumps({"ok": False, "code": error.code().name, "details": error.details()}), flush=True)
+
+
+if __name__ == "__main__":
+    main()

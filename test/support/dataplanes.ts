@@ -1,0 +1,33 @@
+import type { Core } from '../../src/main/core.js';
+
+/** Kuma-shaped Dataplanes for end-to-end tests, applied through the real HTTP API. */
+export function backendDataplane(name: string, port: number, service = 'echo', mesh = 'default') {
+  return {
+    type: 'Dataplane',
+    mesh,
+    name,
+    networking: { address: '127.0.0.1', inbound: [{ port, tags: { 'kuma.io/service': service, 'kuma.io/protocol': 'grpc' } }] },
+  };
+}
+
+export function clientDataplane(name: string, service = 'echo', mesh = 'default') {
+  return {
+    type: 'Dataplane',
+    mesh,
+    name,
+    networking: { address: '127.0.0.1', outbound: [{ port: 10001, tags: { 'kuma.io/service': service } }] },
+  };
+}
+
+export async function applyDataplane(core: Core, dataplane: { mesh: string; name: string }): Promise<void> {
+  const response = await fetch(`${core.api.url}/meshes/${dataplane.mesh}/dataplanes/${dataplane.name}`, {
+    method: 'PUT',
+    body: JSON.stringify(dataplane),
+  });
+  if (!response.ok) throw new Error(`PUT ${dataplane.name} answered ${response.status}: ${await response.text()}`);
+}
+
+export async function deleteDataplane(core: Core, mesh: string, name: string): Promise<void> {
+  const response = await fetch(`${core.api.url}/meshes/${mesh}/dataplanes/${name}`, { method: 'DELETE' });
+  if (!response.ok) throw new Error(`DELETE ${name} answered ${response.status}: ${await response.text()}`);
+}

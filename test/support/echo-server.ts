@@ -1,0 +1,59 @@
+import * as grpc from '@grpc/grpc-js';
+
+/** A one-method service over raw UTF-8, so neither side needs a proto file (the Python client uses the same path). */
+export const ECHO_METHOD_PATH = '/meshdesk.test.EchoService/Echo';
+
+export const ECHO_SERVICE = {
+  Echo: {
+    path: ECHO_METHOD_PATH,
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: (text: string) => Buffer.from(text),
+    requestDeserialize: (bytes: Buffer) => bytes.toString(),
+    responseSerialize: (text: string) => Buffer.from(text),
+    responseDeserialize: (bytes: Buffer) => bytes.toString(),
+  },
+} satisfies grpc.ServiceDefinition;
+
+const EchoClientConstructor = grpc.makeGenericClientConstructor(ECHO_SERVICE, 'EchoService');
+
+export interface EchoServer {
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** A real gRPC server on loopback answering `echo: <text>`, tagged with `name` so calls show which backend answered. */
+export async function startEchoServer(name = 'echo'): Promise<EchoServer> {
+  const server = new grpc.Server();
+  server.addService(ECHO_SERVICE, {
+    Echo: (call: grpc.ServerUnaryCall<string, string>, callback: grpc.sendUnaryData<string>) =>
+      callback(null, `${name}: ${call.request}`),
+  });
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) =>
+      error ? reject(error) : resolve(bound),
+    ),
+  );
+  return { port, stop: () => new Promise<void>((resolve) => server.tryShutdown(() => resolve())) };
+}
+
+export interface EchoClient {
+  echo(text: string, deadlineMs?: number): Promise<string>;
+  close(): void;
+}
+
+/** An echo client on any target; with `xds:///…` and grpc-js-xds registered it resolves through xDS. */
+export function echoClient(target: string, options: grpc.ChannelOptions = {}): EchoClient {
+  const client = new EchoClientConstructor(target, grpc.credentials.createInsecure(), options) as unknown as grpc.Client & {
+    Echo(text: string, metadata: grpc.Metadata, options: grpc.CallOptions, callback: (error: grpc.ServiceError | null, reply?: string) => void): void;
+  };
+  return {
+    echo: (text, deadlineMs = 5000) =>
+      new Promise((resolve, reject) =>
+        client.Echo(text, new grpc.Metadata(), { deadline: Date.now() + deadlineMs }, (error, reply) =>
+          error ? reject(error) : resolve(reply!),
+        ),
+      ),
+    close: () => client.close(),
+  };
+}
