@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { generateGrpcBootstrap } from '../../src/main/xds/generate/bootstrap.js';
 import { startTestCore } from '../support/core.js';
 import { applyDataplane, backendDataplane, clientDataplane, deleteDataplane } from '../support/dataplanes.js';
@@ -39,17 +39,12 @@ function startPythonClient(target: string, bootstrapFile: string) {
   };
 }
 
-const cleanups: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
 describe('proxyless gRPC through C-core (python3-grpcio)', () => {
   it('calls xds:///echo with generated config, fails over, fails when no backend is left and recovers', async () => {
     const core = await startTestCore();
     core.settings.update({ 'store.cache.expirationTime': '100ms', 'xds.dataplaneConfigurationRefreshInterval': '100ms' });
     const backends = [await startEchoServer('echo-1'), await startEchoServer('echo-2')];
-    for (const backend of backends) cleanups.push(() => backend.stop());
+    for (const backend of backends) onTestFinished(() => backend.stop());
     await applyDataplane(core, backendDataplane('echo-1', backends[0]!.port));
     await applyDataplane(core, backendDataplane('echo-2', backends[1]!.port));
     await applyDataplane(core, clientDataplane('py-client'));
@@ -63,7 +58,7 @@ describe('proxyless gRPC through C-core (python3-grpcio)', () => {
     });
     writeFileSync(bootstrapFile, JSON.stringify(bootstrap));
     const client = startPythonClient('xds:///echo', bootstrapFile);
-    cleanups.push(() => client.stop());
+    onTestFinished(() => void client.stop());
     expect(await client.ready()).toEqual({ ready: true });
 
     const replyFrom = async (): Promise<string> => {

@@ -1,6 +1,6 @@
 import { status } from '@grpc/grpc-js';
 import { register } from '@grpc/grpc-js-xds';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { generateGrpcBootstrap } from '../../src/main/xds/generate/bootstrap.js';
 import { startTestCore } from '../support/core.js';
 import { applyDataplane, backendDataplane, clientDataplane, deleteDataplane } from '../support/dataplanes.js';
@@ -9,11 +9,6 @@ import { eventually } from '../support/eventually.js';
 
 // gRPC's own Node xDS client, in process: it resolves xds:/// targets through meshdesk's ADS server.
 register();
-
-const cleanups: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
 
 /** Answers from `count` calls in a row, so a round-robin over several backends shows all of them. */
 async function answers(client: EchoClient, count: number): Promise<Set<string>> {
@@ -27,7 +22,7 @@ describe('proxyless gRPC through @grpc/grpc-js-xds', () => {
     const core = await startTestCore();
     core.settings.update({ 'store.cache.expirationTime': '100ms', 'xds.dataplaneConfigurationRefreshInterval': '100ms' });
     const backends = [await startEchoServer('echo-1'), await startEchoServer('echo-2')];
-    for (const backend of backends) cleanups.push(() => backend.stop());
+    for (const backend of backends) onTestFinished(() => backend.stop());
     await applyDataplane(core, backendDataplane('echo-1', backends[0]!.port));
     await applyDataplane(core, backendDataplane('echo-2', backends[1]!.port));
     await applyDataplane(core, clientDataplane('client-1'));
@@ -41,7 +36,7 @@ describe('proxyless gRPC through @grpc/grpc-js-xds', () => {
     const client = echoClient('xds:///echo', {
       'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config': JSON.stringify(bootstrap),
     });
-    cleanups.push(() => client.close());
+    onTestFinished(() => client.close());
 
     expect(await client.echo('hello')).toMatch(/^echo-[12]: hello$/);
     await eventually(async () => expect(await answers(client, 6)).toEqual(new Set(['echo-1', 'echo-2'])));

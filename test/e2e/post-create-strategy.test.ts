@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import type { Core } from '../../src/main/core.js';
 import { CLUSTER_TYPE_URL } from '../../src/main/xds/protocol/type-urls.js';
 import { RawAdsClient } from '../../src/main/xds/server/testing/raw-ads-client.js';
@@ -27,11 +27,6 @@ const web = {
   },
 };
 
-const clients: RawAdsClient[] = [];
-afterEach(() => {
-  for (const client of clients.splice(0)) client.close();
-});
-
 async function coreWithStrategy(strategy: 'sleep' | 'invalidate' | 'none'): Promise<Core> {
   const core = await startTestCore();
   core.settings.update({
@@ -50,7 +45,7 @@ async function connectEnvoyLike(core: Core, withMetadata: boolean): Promise<void
     user_agent_name: 'envoy',
     ...(withMetadata && { metadata: { 'dataplane.resource': JSON.stringify(web) } }),
   });
-  clients.push(client);
+  onTestFinished(() => client.close());
   client.send(CLUSTER_TYPE_URL);
   client.ack(await client.next());
 }

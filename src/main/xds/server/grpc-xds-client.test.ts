@@ -1,5 +1,5 @@
 import { register } from '@grpc/grpc-js-xds';
-import { afterEach, expect, test } from 'vitest';
+import { expect, onTestFinished, test } from 'vitest';
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL } from '../protocol/type-urls.js';
 import { AdsServer } from './ads-server.js';
 import { SnapshotCache } from './snapshot-cache.js';
@@ -14,21 +14,16 @@ import { echoClient, startEchoServer } from '../../../../test/support/echo-serve
 
 register();
 
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
 test('a unary call through @grpc/grpc-js-xds reaches the echo server with configuration from our ADS server', async () => {
   const echo = await startEchoServer();
-  cleanups.push(() => echo.stop());
+  onTestFinished(() => echo.stop());
   const echoPort = echo.port;
   const snapshots = new SnapshotCache();
   snapshots.setSnapshot('default.client', echoSnapshot('v1', echoPort));
   const recorder = new RecordingCallbacks();
   const ads = new AdsServer({ snapshots, callbacks: [recorder] });
   const adsPort = await ads.start({ port: 0 });
-  cleanups.push(() => ads.stop());
+  onTestFinished(() => ads.stop());
 
   const bootstrap = {
     node: { id: 'default.client', locality: { region: 'local', zone: 'zone-a' } },
@@ -37,7 +32,7 @@ test('a unary call through @grpc/grpc-js-xds reaches the echo server with config
   const client = echoClient('xds:///echo', {
     'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config': JSON.stringify(bootstrap),
   });
-  cleanups.push(() => client.close());
+  onTestFinished(() => client.close());
 
   expect(await client.echo('hello')).toBe('echo: hello');
 
