@@ -64,6 +64,7 @@ class XdsApiFixture {
       snapshotHistory: xds.history,
       adsServer: xds.server,
       xdsChain: xds.chain,
+      dataplaneTokens: xds.dataplaneTokens,
       adsAddress: { host: '127.0.0.1', port: xds.port },
     });
     this.api = await startApiServer({ host: '127.0.0.1', port: 0, router, onClose: () => eventStream.closeAll() });

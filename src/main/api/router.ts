@@ -34,6 +34,11 @@ export class Router {
     this.#routes = routes.map((route) => ({ route, segments: route.path.split('/').filter(Boolean) }));
   }
 
+  /** Every route, in matching order: tests walk them so that a new route is covered without being listed. */
+  routes(): Route[] {
+    return this.#routes.map(({ route }) => route);
+  }
+
   /** Throws 404 for an unknown path and 405 (naming the allowed methods) for a known path with another method. */
   match(method: string, pathname: string): RouteMatch {
     const segments = pathname.split('/').filter(Boolean).map(decodeSegment);
@@ -50,6 +55,19 @@ export class Router {
       throw new ApiError(405, 'Method not allowed', `${method} ${pathname} is not supported; use ${allowed.join(', ')}`);
     }
     throw new ApiError(404, 'Not found', `no API endpoint at ${pathname}`);
+  }
+}
+
+/**
+ * The URL of a request target (`/meshes?x=1`). Only origin-form targets are served: read against a
+ * base, `//x` would be a host, not a path, and `//` no URL at all.
+ */
+export function parseRequestTarget(target: string): URL {
+  if (!target.startsWith('/')) throw new ApiError(400, 'Bad request', `request target "${target}" is not a path`);
+  try {
+    return new URL(`http://localhost${target}`);
+  } catch {
+    throw new ApiError(400, 'Bad request', `request target "${target}" is not a valid URL path`);
   }
 }
 

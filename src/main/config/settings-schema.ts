@@ -92,6 +92,14 @@ export const SETTINGS = {
     max: '1h',
     appliesLive: true,
   }),
+  'xds.dataplaneTokens': oneOf({
+    description:
+      'enabled: a proxy must send the token issued for its Dataplane (node metadata "meshdesk.token") or its stream is refused; ' +
+      'disabled: any local process may connect as any Dataplane.',
+    options: ['disabled', 'enabled'],
+    default: 'disabled',
+    appliesLive: true,
+  }),
   'apiServer.port': port({
     description: 'Port of the HTTP API, of Prometheus /metrics and, in headless mode, of the UI; 0 picks any free port.',
     default: 5681,

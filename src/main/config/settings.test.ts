@@ -62,6 +62,7 @@ describe('Settings', () => {
       'xds.postCreateStrategy': 'sleep',
       'xds.dataplaneDeregistrationDelay': 10_000,
       'xds.nackBackoff': 5_000,
+      'xds.dataplaneTokens': 'disabled',
       'apiServer.port': 5681,
       'xds.port': 5678,
     });

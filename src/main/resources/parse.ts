@@ -1,6 +1,7 @@
 // Resource text → plain values. JSON is YAML, so one parser reads both; it is strict where YAML is lax.
 import { LineCounter, isCollection, isScalar, parseAllDocuments, visit } from 'yaml';
 import type { Document, ParsedNode, Range } from 'yaml';
+import { MAX_NESTING, findTooDeepNesting } from './nesting.js';
 import { ViolationList } from './validation-error.js';
 
 const TITLE = 'resource is not valid YAML or JSON';
@@ -33,6 +34,13 @@ export function parseResourceDocuments(text: string): unknown[] {
 }
 
 function readDocuments(text: string): ParsedDocument[] {
+  // Before parsing: the parser recurses per level, and too deep a text would exhaust the stack.
+  const tooDeep = findTooDeepNesting(text);
+  if (tooDeep) {
+    const violations = new ViolationList();
+    violations.add('', `line ${tooDeep.line}, column ${tooDeep.column}: nested deeper than ${MAX_NESTING} levels, far deeper than any resource`);
+    violations.throwIfAny(TITLE);
+  }
   const lineCounter = new LineCounter();
   const at = (offset: number): string => {
     const { line, col } = lineCounter.linePos(offset);

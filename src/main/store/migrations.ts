@@ -34,6 +34,15 @@ const MIGRATIONS: readonly string[] = [
      resources TEXT NOT NULL
    );
    CREATE INDEX snapshot_history_by_proxy ON snapshot_history (proxy_id, id);`,
+  // 3: per-Dataplane tokens (security/dataplane-tokens.ts): only a hash of each token is kept,
+  // so a copy of the database does not let anyone connect as a proxy.
+  `CREATE TABLE dataplane_tokens (
+     mesh TEXT NOT NULL,
+     name TEXT NOT NULL,
+     token_hash TEXT NOT NULL,
+     issued_at TEXT NOT NULL,
+     PRIMARY KEY (mesh, name)
+   ) WITHOUT ROWID;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -6,6 +6,7 @@ import type { ResourceManager } from '../manager/interfaces.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Db } from '../store/database.js';
 import { SnapshotHistory } from '../store/snapshot-history.js';
+import { DataplaneTokens } from '../security/dataplane-tokens.js';
 import { AuthCallbacks } from './callbacks/auth.js';
 import { callbacksChain, type ChainLink } from './callbacks/chain.js';
 import { DataplaneLifecycle } from './callbacks/dataplane-lifecycle.js';
@@ -39,6 +40,8 @@ export interface Xds {
   syncTracker: DataplaneSyncTracker;
   meshContexts: MeshContextCache;
   chain: readonly ChainLink[];
+  /** Per-Dataplane tokens, checked by the auth callback when `xds.dataplaneTokens` is enabled. */
+  dataplaneTokens: DataplaneTokens;
   /** Streams end first (UNAVAILABLE), then the callbacks stop their timers and watchdogs. */
   close(): Promise<void>;
 }
@@ -64,8 +67,15 @@ export async function startXds(deps: XdsDependencies): Promise<Xds> {
   const syncTracker = new DataplaneSyncTracker({ meshContexts, snapshots, history, settings, timeline, metrics });
   const statusTracker = new StatusTracker({ timeline, metrics });
   const nackBackoff = new NackBackoff({ settings });
+  const dataplaneTokens = new DataplaneTokens(deps.db);
+  // The server is built from the chain, so auth reaches it late: it only ends streams once they exist.
+  const auth = new AuthCallbacks({
+    tokens: dataplaneTokens,
+    settings,
+    endStream: (streamId, finalStatus) => server.closeStream(streamId, finalStatus),
+  });
   const chain = callbacksChain({
-    auth: new AuthCallbacks(),
+    auth,
     lifecycle,
     syncTracker,
     statusTracker,
@@ -101,8 +111,10 @@ export async function startXds(deps: XdsDependencies): Promise<Xds> {
     syncTracker,
     meshContexts,
     chain,
+    dataplaneTokens,
     close: async () => {
       stopForgetting();
+      auth.close();
       nackBackoff.close();
       await server.stop();
       await lifecycle.close();

@@ -71,6 +71,24 @@ describe('NACK backoff', () => {
     expect(gate.requested).toEqual([]);
   });
 
+  test('backs off a NACK that arrives stale too (as Kuma does), so a fast-changing config is not answered every round trip', async () => {
+    const { client, response: v1 } = await proxyWithClusters('default.backend-1');
+    setClusters('default.backend-1', 'v2'); // pushed before the proxy's NACK of v1 arrives
+    const v2 = await client.next();
+
+    client.nack(v1, 'cluster-v1: rejected'); // stale: v2 was sent since
+    await gate.started(1);
+    setClusters('default.backend-1', 'v3');
+    client.nack(v2, 'cluster-v2: rejected');
+
+    expect(gate.requested).toEqual([5000]);
+    expect(lastSentClusters('default.backend-1')).toBe('v2'); // v3 waits behind the backoff
+    gate.releaseAll();
+    await gate.started(2);
+    gate.releaseAll();
+    expect((await client.next()).version_info).toBe('v3');
+  });
+
   test('reads the backoff in force at each NACK', async () => {
     const { client, response } = await proxyWithClusters('default.backend-1');
     controlPlane.settings.update({ 'xds.nackBackoff': '2s' });

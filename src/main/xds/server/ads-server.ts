@@ -76,6 +76,13 @@ export class AdsServer {
     if (finished === 'deadline') server.forceShutdown();
   }
 
+  /** Ends one live stream with this status (e.g. UNAUTHENTICATED once its token is revoked); false if it is gone. */
+  closeStream(streamId: number, finalStatus: { code: grpc.status; details: string }): boolean {
+    const stream = this.#streams.get(streamId);
+    stream?.end(finalStatus);
+    return stream !== undefined;
+  }
+
   get streamCount(): number {
     return this.#streams.size;
   }
