@@ -10,6 +10,8 @@ export interface CoreOptions {
   apiPort?: number;
   /** Override the persisted `xds.port` setting for this run (0 = any free port). */
   adsPort?: number;
+  /** better-sqlite3's compiled addon to load; the Electron shell passes its Electron-ABI build (SPEC §1). */
+  nativeBinding?: string;
 }
 
 /**

@@ -1,3 +1,25 @@
-// The renderer's only door to the main process. Intentionally empty until the IPC contract lands:
-// the renderer talks to the core over the loopback HTTP API meanwhile.
-export {};
+// The renderer's only door to the main process (SPEC §9): `window.meshdesk`, two verbs on two
+// channels. Neither ipcRenderer nor the IPC event object ever reaches the page; main validates
+// every payload and its sender again (src/main/electron/ipc.ts).
+import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
+import type { ApiRequest, ApiResponse, MeshdeskBridge } from '../shared/bridge.js';
+import type { CoreEvent } from '../shared/events.js';
+import { IpcChannel } from '../shared/ipc-channels.js';
+
+const bridge: MeshdeskBridge = {
+  request(request: ApiRequest): Promise<ApiResponse> {
+    return ipcRenderer.invoke(IpcChannel.request, request) as Promise<ApiResponse>;
+  },
+
+  subscribe(listener: (event: CoreEvent) => void): () => void {
+    const forward = (_event: IpcRendererEvent, coreEvent: CoreEvent) => listener(coreEvent);
+    ipcRenderer.on(IpcChannel.event, forward);
+    // The handshake: main holds events back until the page listens, then sends them in order.
+    ipcRenderer.send(IpcChannel.ready);
+    return () => {
+      ipcRenderer.removeListener(IpcChannel.event, forward);
+    };
+  },
+};
+
+contextBridge.exposeInMainWorld('meshdesk', bridge);

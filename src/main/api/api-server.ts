@@ -1,10 +1,12 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, IncomingMessage, ServerResponse, type IncomingHttpHeaders, type Server } from 'node:http';
+import { Socket } from 'node:net';
+import type { ApiRequest, ApiResponse } from '../../shared/bridge.js';
 import { ApiError, errorBody, toApiError } from './api-error.js';
 import { checkRequestOrigin } from './request-guard.js';
-import type { Reply, Router } from './router.js';
+import { parseRequestTarget, type Reply, type Router } from './router.js';
 import { listen } from '../net/listen.js';
 
-const MAX_BODY_BYTES = 1024 * 1024;
+export const MAX_BODY_BYTES = 1024 * 1024;
 
 export interface ApiServerOptions {
   host: string;
@@ -17,18 +19,54 @@ export interface ApiServerOptions {
 export interface RunningApiServer {
   port: number;
   url: string;
+  /**
+   * The same API without TCP, for a caller inside this process that has already decided the
+   * request may be made (the Electron shell's IPC bridge checks its sender instead of Host/Origin).
+   */
+  request(request: ApiRequest): Promise<ApiResponse>;
   close(): Promise<void>;
+}
+
+/** One API request, whatever carried it. */
+export interface ApiCall {
+  method: string;
+  /** Path and query, e.g. `/meshes/default/dataplanes?size=100`. */
+  path: string;
+  body(): Promise<string>;
+  /**
+   * The HTTP exchange behind the call. Routes that answer by writing to it themselves (the event
+   * stream, the UI's files) need it; the in-process transport gives them a detached one.
+   */
+  exchange: { request: IncomingMessage; response: ServerResponse };
+}
+
+/**
+ * Routes a call and turns the handler's reply, or its error, into a response. `undefined` means the
+ * route wrote its answer to the HTTP exchange itself (it streams), which only HTTP can carry.
+ */
+export async function handleApiRequest(router: Router, call: ApiCall): Promise<ApiResponse | undefined> {
+  try {
+    const url = parseRequestTarget(call.path);
+    const { handler, params } = router.match(call.method, url.pathname);
+    const reply = await handler({ ...call.exchange, params, query: url.searchParams, body: call.body });
+    return reply === undefined ? undefined : toResponse(reply);
+  } catch (error) {
+    const apiError = toApiError(error);
+    if (apiError.status >= 500) console.error(`${call.method} ${call.path} failed:`, error);
+    return errorResponse(apiError);
+  }
 }
 
 export async function startApiServer(options: ApiServerOptions): Promise<RunningApiServer> {
   let boundPort = options.port;
   const server: Server = createServer((request, response) => {
-    void handle(request, response, options.router, boundPort);
+    void serveHttp(request, response, options.router, boundPort);
   });
   boundPort = await listen(server, { host: options.host, port: options.port, purpose: 'HTTP API' });
   return {
     port: boundPort,
     url: `http://${options.host}:${boundPort}`,
+    request: (request) => serveInProcess(options.router, request),
     close: () =>
       new Promise<void>((resolve) => {
         options.onClose?.();
@@ -38,34 +76,73 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   };
 }
 
-async function handle(request: IncomingMessage, response: ServerResponse, router: Router, port: number): Promise<void> {
+async function serveHttp(request: IncomingMessage, response: ServerResponse, router: Router, port: number): Promise<void> {
+  let answer: ApiResponse | undefined;
   try {
     checkRequestOrigin(request, port);
-    const url = new URL(request.url ?? '/', 'http://localhost');
-    const { handler, params } = router.match(request.method ?? 'GET', url.pathname);
-    const reply = await handler({ request, response, params, query: url.searchParams, body: () => readBody(request) });
-    if (reply !== undefined) send(response, reply);
+    answer = await handleApiRequest(router, {
+      method: request.method ?? 'GET',
+      path: request.url ?? '/',
+      body: () => readBody(request),
+      exchange: { request, response },
+    });
   } catch (error) {
-    const apiError = toApiError(error);
-    if (apiError.status >= 500) console.error(`${request.method} ${request.url} failed:`, error);
-    if (response.headersSent) {
-      response.destroy();
-      return;
-    }
-    send(response, { status: apiError.status, json: errorBody(apiError) });
+    answer = errorResponse(toApiError(error));
   }
-}
-
-function send(response: ServerResponse, reply: NonNullable<Reply>): void {
-  const [body, contentType] =
-    'json' in reply ? [JSON.stringify(reply.json, null, 2), 'application/json'] : [reply.text, reply.contentType];
-  response.writeHead(reply.status ?? 200, {
-    'content-type': contentType,
-    'content-length': Buffer.byteLength(body),
+  if (answer === undefined) return;
+  if (response.headersSent) {
+    // The route had started streaming when it failed: there is no status left to send.
+    response.destroy();
+    return;
+  }
+  response.writeHead(answer.status, {
+    'content-type': answer.contentType,
+    'content-length': Buffer.byteLength(answer.body),
     'cache-control': 'no-store',
     'x-content-type-options': 'nosniff',
   });
-  response.end(body);
+  response.end(answer.body);
+}
+
+async function serveInProcess(router: Router, { method, path, body }: ApiRequest): Promise<ApiResponse> {
+  const exchange = detachedExchange(method, path, {});
+  const bodyText = async () => {
+    if (body !== undefined && Buffer.byteLength(body) > MAX_BODY_BYTES) throw tooLarge();
+    return body ?? '';
+  };
+  const answer = await handleApiRequest(router, { method, path, body: bodyText, exchange });
+  if (answer !== undefined) return answer;
+  // Ends what the streaming route started (an event stream unsubscribes when its request closes).
+  exchange.request.destroy();
+  return errorResponse(
+    new ApiError(
+      404,
+      'Not available here',
+      `${method} ${path} answers over HTTP only; in the desktop app, live events come through window.meshdesk.subscribe`,
+    ),
+  );
+}
+
+/** A request/response pair bound to no socket: whatever a route writes to it never leaves the process. */
+function detachedExchange(method: string, path: string, headers: IncomingHttpHeaders) {
+  const request = new IncomingMessage(new Socket());
+  Object.assign(request, { method, url: path, headers });
+  return { request, response: new ServerResponse(request) };
+}
+
+function errorResponse(error: ApiError): ApiResponse {
+  return { status: error.status, contentType: 'application/json', body: JSON.stringify(errorBody(error), null, 2) };
+}
+
+function tooLarge(): ApiError {
+  return new ApiError(413, 'Request body too large', `the body exceeds ${MAX_BODY_BYTES} bytes`);
+}
+
+function toResponse(reply: NonNullable<Reply>): ApiResponse {
+  const status = reply.status ?? 200;
+  return 'json' in reply
+    ? { status, contentType: 'application/json', body: JSON.stringify(reply.json, null, 2) }
+    : { status, contentType: reply.contentType, body: reply.text };
 }
 
 function readBody(request: IncomingMessage): Promise<string> {
@@ -75,8 +152,10 @@ function readBody(request: IncomingMessage): Promise<string> {
     request.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_BODY_BYTES) {
-        reject(new ApiError(413, 'Request body too large', `the body exceeds ${MAX_BODY_BYTES} bytes`));
-        request.destroy();
+        // Read and drop the rest instead of destroying the socket, which would lose the 413 answer.
+        reject(tooLarge());
+        request.removeAllListeners('data');
+        request.resume();
         return;
       }
       chunks.push(chunk);

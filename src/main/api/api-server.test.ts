@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { startTestCore } from '../../../test/support/core.js';
+
+const dataplane = JSON.stringify({
+  type: 'Dataplane',
+  mesh: 'default',
+  name: 'backend-1',
+  networking: { address: '127.0.0.1', inbound: [{ port: 18080, servicePort: 8080, tags: { 'kuma.io/service': 'backend' } }] },
+});
+
+describe('the API without TCP (core.api.request)', () => {
+  it('routes through the same router as HTTP and sees the same data', async () => {
+    const core = await startTestCore();
+    const created = await core.api.request({ method: 'PUT', path: '/meshes/default/dataplanes/backend-1', body: dataplane });
+    expect(created).toMatchObject({ status: 201, contentType: 'application/json' });
+    const overHttp = await (await fetch(`${core.api.url}/meshes/default/dataplanes?size=10`)).text();
+    const inProcess = await core.api.request({ method: 'GET', path: '/meshes/default/dataplanes?size=10' });
+    expect(inProcess).toEqual({ status: 200, contentType: 'application/json', body: overHttp });
+  });
+
+  it('answers errors as the same JSON bodies, with their status', async () => {
+    const core = await startTestCore();
+    const invalid = await core.api.request({ method: 'PUT', path: '/meshes/default/dataplanes/other-name', body: dataplane });
+    expect(invalid.status).toBe(400);
+    expect(JSON.parse(invalid.body).causes).toContainEqual(expect.objectContaining({ field: 'name' }));
+    expect((await core.api.request({ method: 'DELETE', path: '/meshes' })).status).toBe(405);
+    expect((await core.api.request({ method: 'GET', path: '/nothing-here' })).status).toBe(404);
+  });
+
+  it('refuses a body over the limit, as HTTP does', async () => {
+    const core = await startTestCore();
+    const answer = await core.api.request({ method: 'PUT', path: '/settings', body: ' '.repeat(1024 * 1024 + 1) });
+    expect(answer.status).toBe(413);
+  });
+
+  it('carries non-JSON answers with their content type', async () => {
+    const core = await startTestCore();
+    const metrics = await core.api.request({ method: 'GET', path: '/metrics' });
+    expect(metrics.status).toBe(200);
+    expect(metrics.contentType).toContain('text/plain');
+    expect(metrics.body).toContain('# HELP');
+  });
+
+  it('refuses routes that only HTTP can carry, naming the alternative', async () => {
+    const core = await startTestCore();
+    const events = await core.api.request({ method: 'GET', path: '/events' });
+    expect(events.status).toBe(404);
+    expect(JSON.parse(events.body).details).toMatch(/HTTP only.*window\.meshdesk\.subscribe/);
+  });
+});
