@@ -1,4 +1,4 @@
-/** Runs `operation` in batches until `minMs` has passed and returns the median time per call in microseconds. */
+/** Runs `operation` in batches and returns the median time per call in microseconds. */
 export async function medianMicros(operation: () => unknown, options: { batch?: number; batches?: number } = {}): Promise<number> {
   const batch = options.batch ?? 1000;
   const batches = options.batches ?? 25;
@@ -17,4 +17,9 @@ export interface BenchRow {
   value: number;
   unit: string;
   note?: string;
+}
+
+export interface BenchOptions {
+  /** Shorter runs (fewer samples, a 10 s idle window instead of 60 s): for a first look, not for the record. */
+  quick: boolean;
 }

@@ -230,4 +230,25 @@ describe('CachedManager', () => {
     expect(() => list.push(resource)).toThrow(TypeError);
     expect(() => list.splice(0, 1)).toThrow(TypeError);
   });
+
+  it('hands out a list that did not change since it expired as the same objects, and a changed resource anew', async () => {
+    const cache = cachedManager();
+    await manager.create(dataplane('default', 'backend-2', 18081));
+    const first = await cache.list('Dataplane', { mesh: 'default' });
+
+    time = 1_000;
+    const unchanged = await cache.list('Dataplane', { mesh: 'default' });
+    expect(reads.lists).toBe(2);
+    expect(unchanged).toBe(first);
+
+    const [backend1, backend2] = first;
+    await manager.update({ ...dataplane('default', 'backend-2', 19090), version: backend2!.meta.version });
+    time = 2_000;
+    const changed = await cache.list('Dataplane', { mesh: 'default' });
+    expect(changed).not.toBe(first);
+    expect(changed[0]).toBe(backend1);
+    expect(changed[1]).not.toBe(backend2);
+    expect(changed[1]!.spec.networking.inbound![0]!.port).toBe(19090);
+    expect(Object.isFrozen(changed[1]!.spec)).toBe(true);
+  });
 });

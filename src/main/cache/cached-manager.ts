@@ -34,6 +34,15 @@ export interface CachedManagerEntry extends Read {
   timeLeftMs: number;
 }
 
+function sameStamps(a: Resource, b: Resource): boolean {
+  return (
+    a.type === b.type &&
+    a.meta.version === b.meta.version &&
+    a.meta.creationTime === b.meta.creationTime &&
+    a.meta.modificationTime === b.meta.modificationTime
+  );
+}
+
 // Kuma's key forms, so that a Kuma user reading the UI or a log recognises them.
 function getKey(type: ResourceType, name: string, mesh: string): string {
   return `GET:${type}:${name}:${mesh}`;
@@ -55,6 +64,8 @@ export class CachedManager implements ReadOnlyResourceManager {
   readonly #delegate: ReadOnlyResourceManager;
   readonly #metrics: Metrics;
   readonly #cache: SingleFlightCache<CachedRead>;
+  /** The last result of each list key, kept past expiry: its unchanged resources are handed out again. */
+  readonly #lastLists = new Map<string, readonly Resource[]>();
 
   constructor(options: CachedManagerOptions) {
     this.#delegate = options.delegate;
@@ -71,7 +82,8 @@ export class CachedManager implements ReadOnlyResourceManager {
   async list<T extends ResourceType>(type: T, options: ListOptions = {}): Promise<Resource<T>[]> {
     const mesh = type === 'Mesh' ? '' : (options.mesh ?? '');
     const read: Read = { operation: 'list', type, mesh };
-    const resources = await this.#read(listKey(type, mesh), read, () => this.#delegate.list(type, options));
+    const key = listKey(type, mesh);
+    const resources = await this.#read(key, read, async () => this.#reuseUnchanged(key, await this.#delegate.list(type, options)));
     return resources as Resource<T>[];
   }
 
@@ -96,9 +108,37 @@ export class CachedManager implements ReadOnlyResourceManager {
 
   close(): void {
     this.#cache.close();
+    this.#lastLists.clear();
   }
 
-  async #read(key: string, read: Read, load: () => Promise<Resource | Resource[]>): Promise<CachedRead['resources']> {
+  /**
+   * Structural sharing between consecutive loads of a list: a resource whose identity and write
+   * stamps (version, creation and modification time) did not change since the last load is handed
+   * out as the very object handed out before, and an entirely unchanged list as the same array.
+   * The store bumps the version on every update and a re-created resource has a new creation
+   * time, so equal stamps mean equal content. Consumers can then recognise unchanged inputs by
+   * identity (the MeshContext cache does, once per refresh, for every Dataplane of a mesh),
+   * and the freeze walk is only paid for what changed.
+   */
+  #reuseUnchanged(key: string, loaded: Resource[]): readonly Resource[] {
+    const previous = this.#lastLists.get(key);
+    const previousByName = new Map(previous?.map((resource) => [`${resource.meta.mesh}/${resource.meta.name}`, resource]));
+    let allReused = previous?.length === loaded.length;
+    const resources = loaded.map((resource, index) => {
+      const before = previousByName.get(`${resource.meta.mesh}/${resource.meta.name}`);
+      if (before && sameStamps(before, resource)) {
+        if (previous![index] !== before) allReused = false;
+        return before;
+      }
+      allReused = false;
+      return resource;
+    });
+    const result = allReused ? previous! : resources;
+    this.#lastLists.set(key, result);
+    return result;
+  }
+
+  async #read(key: string, read: Read, load: () => Promise<Resource | readonly Resource[]>): Promise<CachedRead['resources']> {
     const { result, value } = this.#cache.lookup(key, async () => ({ ...read, resources: deepFreeze(await load()) }));
     // Counted before the outcome is known, as Kuma does, so failed loads show as misses too.
     this.#metrics.storeCache.inc({ operation: read.operation, resource_type: read.type, result });

@@ -146,4 +146,20 @@ describe('MeshContextCache', () => {
     expect((await contexts.get('nowhere')).mesh.meta.name).toBe('nowhere');
     expect(await meshCacheCounts(metrics)).toEqual({ miss: 2 });
   });
+
+  it('shares one load among registrations that invalidate before it read, and that load sees every one of them', async () => {
+    await contexts.get('default'); // cached, as a running mesh has it
+    const register = async (name: string) => {
+      await manager.create(dataplane(name, 'web'));
+      cachedManager.invalidate({ type: 'Dataplane', mesh: 'default', name });
+      contexts.invalidate('default');
+      return contexts.get('default');
+    };
+    const seen = await Promise.all([register('web-1'), register('web-2'), register('web-3')]);
+
+    expect(seen[1]).toBe(seen[0]);
+    expect(seen[2]).toBe(seen[0]);
+    expect([...seen[0]!.dataplanesByName.keys()]).toEqual(['backend-1', 'web-1', 'web-2', 'web-3']);
+    expect(await meshCacheCounts(metrics)).toEqual({ miss: 2, 'hit-wait': 2 });
+  });
 });

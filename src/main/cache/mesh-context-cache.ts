@@ -1,3 +1,4 @@
+import type { DataplaneResource } from '../../shared/resources.js';
 import type { ReadOnlyResourceManager } from '../manager/interfaces.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { buildMeshContext, hashMeshContextInputs } from '../xds/context/build-mesh-context.js';
@@ -26,6 +27,12 @@ export class MeshContextCache {
   readonly #contexts: SingleFlightCache<MeshContext>;
   /** Kuma's long hash cache; one context per mesh ever read, dropped when reading the mesh fails. */
   readonly #last = new Map<string, MeshContext>();
+  /** The Dataplane list each mesh's last context was checked against, by identity. */
+  readonly #lastDataplanes = new Map<string, readonly DataplaneResource[]>();
+  /** Meshes whose load is waiting for its turn and has not read anything yet. */
+  readonly #notReadYet = new Set<string>();
+  /** When the last build of each mesh ended and how long it took, on performance.now()'s clock. */
+  readonly #lastBuild = new Map<string, { endedAt: number; tookMs: number }>();
 
   constructor(options: MeshContextCacheOptions) {
     this.#cachedManager = options.cachedManager;
@@ -43,29 +50,60 @@ export class MeshContextCache {
   /**
    * Forgets the mesh's cached context, and a load in progress, so the next `get` reads again.
    * The reads behind it are the cached manager's: whoever invalidates for a write drops those too.
+   *
+   * A load that has not read yet is kept: it will see the write. That is what lets a storm of
+   * registrations (strategy `invalidate`) share a few rebuilds instead of one each, since every
+   * rebuild reads and hashes every Dataplane of the mesh.
    */
   invalidate(mesh: string): void {
+    if (this.#notReadYet.has(mesh)) return;
     this.#contexts.invalidate(mesh);
   }
 
   close(): void {
     this.#contexts.close();
     this.#last.clear();
+    this.#lastDataplanes.clear();
+    this.#lastBuild.clear();
   }
 
   async #load(mesh: string): Promise<MeshContext> {
+    // Reads wait for the end of this event-loop turn, so that every registration that arrives in
+    // it, and invalidates meanwhile, is covered by this one load; and right after a build, for as
+    // long as that build took, so that a storm of registrations spends at most half of the event
+    // loop rebuilding, however many there are (a build reads and hashes every Dataplane).
+    this.#notReadYet.add(mesh);
+    const last = this.#lastBuild.get(mesh);
+    const pause = last ? last.endedAt + last.tookMs - performance.now() : 0;
+    await new Promise((resolve) => (pause > 0 ? setTimeout(resolve, pause) : setImmediate(resolve)));
+    this.#notReadYet.delete(mesh);
+    const startedAt = performance.now();
+    try {
+      return await this.#read(mesh);
+    } finally {
+      const endedAt = performance.now();
+      this.#lastBuild.set(mesh, { endedAt, tookMs: endedAt - startedAt });
+    }
+  }
+
+  async #read(mesh: string): Promise<MeshContext> {
     try {
       const [meshResource, dataplanes] = await Promise.all([
         this.#cachedManager.get('Mesh', { mesh: '', name: mesh }),
         this.#cachedManager.list('Dataplane', { mesh }),
       ]);
       const last = this.#last.get(mesh);
-      if (last?.hash === hashMeshContextInputs(meshResource, dataplanes)) return last;
-      const context = buildMeshContext(meshResource, dataplanes);
+      // The cached manager hands out the same objects while nothing changed: no need to hash then.
+      if (last?.mesh === meshResource && this.#lastDataplanes.get(mesh) === dataplanes) return last;
+      this.#lastDataplanes.set(mesh, dataplanes);
+      const hash = hashMeshContextInputs(meshResource, dataplanes);
+      if (last?.hash === hash) return last;
+      const context = buildMeshContext(meshResource, dataplanes, hash);
       this.#last.set(mesh, context);
       return context;
     } catch (error) {
       this.#last.delete(mesh);
+      this.#lastDataplanes.delete(mesh);
       throw error;
     }
   }

@@ -113,4 +113,15 @@ describe('SnapshotHistory', () => {
 
     expect(new SnapshotHistory(db).get(id)?.versions[CDS]).toBe('c1');
   });
+
+  it('writes what recordSoon queued once the turn ends, in one go, and a read before that sees it already', async () => {
+    history.recordSoon(snapshot('default.web-1', 'c1'));
+    history.recordSoon(snapshot('default.web-1', 'c2'));
+
+    expect(history.list('default.web-1').map((summary) => summary.versions[CDS])).toEqual(['c2', 'c1']);
+
+    history.recordSoon(snapshot('default.web-1', 'c3'));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(db.prepare('SELECT count(*) AS count FROM snapshot_history').get()).toEqual({ count: 3 });
+  });
 });

@@ -1,6 +1,9 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './database.js';
 
+/** Queued snapshots written per transaction: a storm queues thousands, and one transaction holds the event loop. */
+const WRITES_PER_FLUSH = 100;
+
 /** Snapshots kept per proxy; older ones are pruned by the insert that goes past this. */
 export const SNAPSHOTS_KEPT_PER_PROXY = 50;
 
@@ -59,8 +62,13 @@ export class SnapshotHistory {
   readonly #latest: Statement<[string], RecordRow>;
   readonly #deleteProxy: Statement<[string]>;
   readonly #recordInTransaction: (row: Omit<RecordRow, 'id'>) => number;
+  readonly #db: Db;
+  /** Snapshots `recordSoon` queued, written together by the next flush. */
+  #queued: NewSnapshotRecord[] = [];
+  #flushScheduled = false;
 
   constructor(db: Db) {
+    this.#db = db;
     this.#insert = db.prepare(
       `INSERT INTO snapshot_history (proxy_id, created_at, versions, changed_types, resources)
        VALUES (@proxy_id, @created_at, @versions, @changed_types, @resources) RETURNING id`,
@@ -99,23 +107,55 @@ export class SnapshotHistory {
     };
   }
 
+  /**
+   * Queues a snapshot and writes the queued ones together, up to WRITES_PER_FLUSH per transaction
+   * and event-loop turn, once the current turn ends: with `synchronous = FULL` a transaction costs
+   * an fsync, and a change of a service's endpoints publishes to every proxy using it at once.
+   * Reads flush first, so nobody ever sees the history without a snapshot already published.
+   */
+  recordSoon(snapshot: NewSnapshotRecord): void {
+    this.#queued.push(snapshot);
+    this.#scheduleFlush();
+  }
+
+  /** Writes whatever `recordSoon` queued, nothing once the database is closed; `limit` leaves the rest for a later turn. */
+  flush(limit = Number.POSITIVE_INFINITY): void {
+    const batch = this.#queued.splice(0, limit);
+    if (batch.length === 0 || !this.#db.open) return;
+    this.#db.transaction(() => batch.forEach((snapshot) => this.record(snapshot)))();
+  }
+
+  #scheduleFlush(): void {
+    if (this.#flushScheduled) return;
+    this.#flushScheduled = true;
+    setImmediate(() => {
+      this.#flushScheduled = false;
+      this.flush(WRITES_PER_FLUSH);
+      if (this.#queued.length > 0) this.#scheduleFlush();
+    });
+  }
+
   /** The proxy's snapshots, newest first, without their resources. */
   list(proxyId: string): SnapshotSummary[] {
+    this.flush();
     return this.#list.all(proxyId).map(toSummary);
   }
 
   get(id: number): SnapshotRecord | undefined {
+    this.flush();
     const row = this.#get.get(id);
     return row && toRecord(row);
   }
 
   latest(proxyId: string): SnapshotRecord | undefined {
+    this.flush();
     const row = this.#latest.get(proxyId);
     return row && toRecord(row);
   }
 
   /** Forgets a proxy's history, once its Dataplane is gone for good. Returns how many snapshots went. */
   deleteProxy(proxyId: string): number {
+    this.flush();
     return this.#deleteProxy.run(proxyId).changes;
   }
 }

@@ -1,5 +1,6 @@
-import type { Endpoint } from '../context/mesh-context.js';
+import type { Endpoint, MeshContext } from '../context/mesh-context.js';
 import type { ProtoJson } from '../protocol/proto-json.js';
+import { memoizedForContext } from './context-memo.js';
 
 export function socketAddress(address: string, port: number): ProtoJson {
   return { socket_address: { address, port_value: port } };
@@ -28,6 +29,13 @@ export function clusterLoadAssignment(clusterName: string, endpoints: readonly E
       },
     ],
   };
+}
+
+/** The ClusterLoadAssignment of a service, named after it: built once per context, the same object for every proxy. */
+export function serviceEndpoints(context: MeshContext, service: string): ProtoJson {
+  return memoizedForContext(context, `endpoints\n${service}`, () =>
+    clusterLoadAssignment(service, context.endpointsByService.get(service) ?? [], context.mesh.meta.name),
+  );
 }
 
 /** Keeps the first endpoint of each address:port. */

@@ -1,8 +1,9 @@
 import { SERVICE_TAG, type Protocol } from '../../../shared/resources.js';
-import type { Endpoint } from '../context/mesh-context.js';
+import type { Endpoint, MeshContext } from '../context/mesh-context.js';
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL } from '../protocol/type-urls.js';
 import { CONNECT_TIMEOUT, edsCluster, upstreamProtocolOptions } from './clusters.js';
-import { clusterLoadAssignment } from './endpoints.js';
+import { memoizedForContext } from './context-memo.js';
+import { serviceEndpoints } from './endpoints.js';
 import type { ResourceGenerator } from './generator.js';
 import { proxyListener } from './listeners.js';
 import { outboundListenerName, outboundRouteName } from './names.js';
@@ -21,34 +22,44 @@ export const outboundProxyGenerator: ResourceGenerator = {
     for (const outbound of proxy.dataplane.spec.networking.outbound ?? []) {
       const address = outbound.address ?? DEFAULT_OUTBOUND_ADDRESS;
       const service = outbound.tags[SERVICE_TAG]!; // validation requires it
-      const endpoints = context.endpointsByService.get(service) ?? [];
-      const protocol = serviceProtocol(endpoints);
       const listener = outboundListenerName(address, outbound.port);
+      // The same for every proxy with this outbound: built once per context, shared by all of them.
+      const shared = memoizedForContext(context, `outbound\n${listener}\n${service}`, () =>
+        outboundResources(context, service, address, outbound.port),
+      );
       resources
-        .add(CLUSTER_TYPE_URL, service, {
-          ...edsCluster(service),
-          connect_timeout: CONNECT_TIMEOUT,
-          ...upstreamProtocolOptions(protocol),
-        })
-        .add(ENDPOINT_TYPE_URL, service, clusterLoadAssignment(service, endpoints, context.mesh.meta.name))
-        .add(
-          LISTENER_TYPE_URL,
-          listener,
-          proxyListener({
-            name: listener,
-            address,
-            port: outbound.port,
-            direction: 'OUTBOUND',
-            protocol,
-            cluster: service,
-            routeName: outboundRouteName(service),
-            virtualHostName: service,
-          }),
-        );
+        .add(CLUSTER_TYPE_URL, service, shared.cluster)
+        .add(ENDPOINT_TYPE_URL, service, shared.endpoints)
+        .add(LISTENER_TYPE_URL, listener, shared.listener);
     }
     return resources.toResources();
   },
 };
+
+/** One outbound's cluster, endpoints and listener: they depend only on the context, the service and the listener's socket. */
+function outboundResources(context: MeshContext, service: string, address: string, port: number) {
+  const endpoints = context.endpointsByService.get(service) ?? [];
+  const protocol = serviceProtocol(endpoints);
+  const listener = outboundListenerName(address, port);
+  return {
+    cluster: memoizedForContext(context, `cluster\n${service}`, () => ({
+      ...edsCluster(service),
+      connect_timeout: CONNECT_TIMEOUT,
+      ...upstreamProtocolOptions(protocol),
+    })),
+    endpoints: serviceEndpoints(context, service),
+    listener: proxyListener({
+      name: listener,
+      address,
+      port,
+      direction: 'OUTBOUND',
+      protocol,
+      cluster: service,
+      routeName: outboundRouteName(service),
+      virtualHostName: service,
+    }),
+  };
+}
 
 /**
  * A service speaks the protocol its endpoints declare. When they disagree, or there are none yet,

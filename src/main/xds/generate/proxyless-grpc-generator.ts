@@ -1,7 +1,8 @@
 import { SERVICE_TAG } from '../../../shared/resources.js';
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL } from '../protocol/type-urls.js';
 import { edsCluster } from './clusters.js';
-import { clusterLoadAssignment } from './endpoints.js';
+import { memoizedForContext } from './context-memo.js';
+import { serviceEndpoints } from './endpoints.js';
 import { httpConnectionManager } from './filters.js';
 import type { ResourceGenerator } from './generator.js';
 import { ResourceSet } from './resources.js';
@@ -20,15 +21,18 @@ export const proxylessGrpcGenerator: ResourceGenerator = {
     const resources = new ResourceSet();
     for (const outbound of proxy.dataplane.spec.networking.outbound ?? []) {
       const service = outbound.tags[SERVICE_TAG]!; // validation requires it
-      const endpoints = context.endpointsByService.get(service) ?? [];
+      // The same for every client of the service: built once per context, shared by all of them.
+      const shared = memoizedForContext(context, `grpc\n${service}`, () => ({
+        cluster: edsCluster(service),
+        endpoints: serviceEndpoints(context, service),
+        listener: { name: service, api_listener: { api_listener: httpConnectionManager(service, { rdsRouteName: service }) } },
+        route: routeToCluster(service, service, service),
+      }));
       resources
-        .add(CLUSTER_TYPE_URL, service, edsCluster(service))
-        .add(ENDPOINT_TYPE_URL, service, clusterLoadAssignment(service, endpoints, context.mesh.meta.name))
-        .add(LISTENER_TYPE_URL, service, {
-          name: service,
-          api_listener: { api_listener: httpConnectionManager(service, { rdsRouteName: service }) },
-        })
-        .add(ROUTE_TYPE_URL, service, routeToCluster(service, service, service));
+        .add(CLUSTER_TYPE_URL, service, shared.cluster)
+        .add(ENDPOINT_TYPE_URL, service, shared.endpoints)
+        .add(LISTENER_TYPE_URL, service, shared.listener)
+        .add(ROUTE_TYPE_URL, service, shared.route);
     }
     return resources.toResources();
   },

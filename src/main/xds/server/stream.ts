@@ -4,6 +4,7 @@ import { XDS_TYPE_URLS, shortTypeName } from '../protocol/type-urls.js';
 import { StreamError, statusOf, type CallbacksChain } from './callbacks.js';
 import type { Snapshot } from './snapshot.js';
 import type { ConfigWatcher } from './snapshot-cache.js';
+import { EVENT_LOOP_SLICE } from './time-slice.js';
 import { TypeSubscription } from './subscription.js';
 
 export type AdsCall = ServerDuplexStream<DiscoveryRequest, DiscoveryResponse>;
@@ -116,6 +117,8 @@ export class AdsStream {
 
   /** The one request loop: every protocol rule about a request is applied here, in this order. */
   async #handleRequest(request: DiscoveryRequest): Promise<void> {
+    // Requests of many streams arrive in one read of a connection: take turns with the event loop.
+    await EVENT_LOOP_SLICE.yieldWhenBusy();
     if (this.#closed) return;
     const node = this.#node ?? request.node;
     if (!node?.id) {

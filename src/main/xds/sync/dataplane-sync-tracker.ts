@@ -88,6 +88,7 @@ export class DataplaneSyncTracker implements ProxyCallbacks {
     }
     this.#tracked.clear();
     await Promise.all(this.#stopping);
+    this.#reconciler.flush();
   }
 
   #watchdog(proxy: ConnectedProxy): Watchdog {

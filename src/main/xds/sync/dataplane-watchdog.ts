@@ -5,6 +5,7 @@ import { generateProxyResources } from '../generate/profile.js';
 import type { Proxy } from '../generate/proxy.js';
 import type { GeneratedResources } from '../generate/resources.js';
 import { now, type ProxyEvent, type ProxyTimeline, type TickResult } from '../status/proxy-timeline.js';
+import { EVENT_LOOP_SLICE } from '../server/time-slice.js';
 import type { SnapshotReconciler } from './reconcile.js';
 
 /** Where a tick gets its MeshContext (MeshContextCache). */
@@ -82,14 +83,17 @@ export class DataplaneWatchdog {
       if (signal?.aborted) return undefined;
       return { result: 'error', detail: `cannot read mesh "${dataplaneKey.mesh}" for proxy "${proxyId}": ${message(error)}` };
     }
-    // This was the tick's only wait: from here on everything runs at once, so a proxy that
-    // disconnected meanwhile cannot have a snapshot published after its disconnect cleared it.
     if (signal?.aborted) return undefined;
     const dataplane = context.dataplanesByName.get(dataplaneKey.name);
     if (!dataplane) return DATAPLANE_NOT_FOUND;
     // The hash covers every input of the configuration; the proxy's id and kind are fixed for this
     // watchdog's life (a reconnecting proxy gets a new one), so an equal hash means equal config.
     if (context.hash === this.#lastHash) return SKIP;
+    // Many proxies generate at once after a change: take turns with the event loop.
+    await EVENT_LOOP_SLICE.yieldWhenBusy();
+    // That was the tick's last wait: from here on everything runs at once, so a proxy that
+    // disconnected meanwhile cannot have a snapshot published after its disconnect cleared it.
+    if (signal?.aborted) return undefined;
     try {
       const resources = this.#generate(context, { id: proxyId, dataplane, kind });
       const { versions, changedTypes } = this.#reconciler.reconcile(proxyId, resources);

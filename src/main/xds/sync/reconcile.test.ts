@@ -142,3 +142,20 @@ describe('SnapshotReconciler', () => {
     expect(reconciler.reconcile(PROXY, echoResources()).changedTypes).toEqual([...XDS_TYPE_URLS]);
   });
 });
+
+describe('SnapshotReconciler shared by many proxies', () => {
+  it('gives two proxies the identical encoded endpoints, and new ones once an endpoint changed', () => {
+    reconciler.reconcile('default.web-1', echoResources(8080));
+    reconciler.reconcile('default.web-2', echoResources(8080));
+    const endpoints = (proxyId: string) => snapshots.getSnapshot(proxyId)!.get(ENDPOINT_TYPE_URL)!.resources.get('echo')!.any;
+
+    expect(endpoints('default.web-2')).toBe(endpoints('default.web-1'));
+
+    const shared = endpoints('default.web-1');
+    reconciler.reconcile('default.web-1', echoResources(9090));
+
+    expect(endpoints('default.web-1')).not.toBe(shared);
+    expect(endpoints('default.web-1').value).not.toEqual(shared.value);
+    expect(endpoints('default.web-2')).toBe(shared);
+  });
+});

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { SnapshotHistory } from '../../store/snapshot-history.js';
 import type { GeneratedResources, NamedResource } from '../generate/resources.js';
-import { encodeResource } from '../protocol/encode.js';
 import { XDS_TYPE_URLS, shortTypeName, type XdsTypeUrl } from '../protocol/type-urls.js';
 import type { SnapshotCache } from '../server/snapshot-cache.js';
 import type { Snapshot, SnapshotResource, TypeSnapshot } from '../server/snapshot.js';
 import { now } from '../status/proxy-timeline.js';
+import { EncodedResourceCache } from './encoded-resource-cache.js';
 
 /** Hex characters of a type's content hash used as its version: plenty to tell a proxy's configs apart. */
 const VERSION_LENGTH = 16;
@@ -20,6 +20,8 @@ export interface ReconcileResult {
 export interface SnapshotReconcilerOptions {
   snapshots: SnapshotCache;
   history: SnapshotHistory;
+  /** Shared by every proxy this reconciler serves; a fresh one unless a test or benchmark brings its own. */
+  encoded?: EncodedResourceCache;
 }
 
 /**
@@ -31,19 +33,22 @@ export interface SnapshotReconcilerOptions {
 export class SnapshotReconciler {
   readonly #snapshots: SnapshotCache;
   readonly #history: SnapshotHistory;
+  readonly #encoded: EncodedResourceCache;
 
   constructor(options: SnapshotReconcilerOptions) {
     this.#snapshots = options.snapshots;
     this.#history = options.history;
+    this.#encoded = options.encoded ?? new EncodedResourceCache();
   }
 
   /**
    * Throws, naming the proxy and the resource, when a resource does not encode; the snapshot in
-   * place then stays. A published snapshot is recorded in the history first, so the history holds
-   * exactly what was published.
+   * place then stays. A published snapshot is queued for the history in the same turn (written
+   * with the others of that turn, see SnapshotHistory.recordSoon), so the history holds exactly
+   * what was published.
    */
   reconcile(proxyId: string, generated: GeneratedResources): ReconcileResult {
-    const snapshot = encodeSnapshot(proxyId, generated);
+    const snapshot = encodeSnapshot(proxyId, generated, this.#encoded);
     const current = this.#snapshots.getSnapshot(proxyId);
     const versions = Object.fromEntries(XDS_TYPE_URLS.map((typeUrl) => [typeUrl, snapshot.get(typeUrl)!.version])) as Record<
       XdsTypeUrl,
@@ -51,7 +56,7 @@ export class SnapshotReconciler {
     >;
     const changedTypes = XDS_TYPE_URLS.filter((typeUrl) => current?.get(typeUrl)?.version !== versions[typeUrl]);
     if (changedTypes.length > 0) {
-      this.#history.record({ proxyId, createdAt: now(), versions, changedTypes, resources: generated });
+      this.#history.recordSoon({ proxyId, createdAt: now(), versions, changedTypes, resources: generated });
       this.#snapshots.setSnapshot(proxyId, snapshot);
     }
     return { versions, changedTypes };
@@ -61,11 +66,16 @@ export class SnapshotReconciler {
   clear(proxyId: string): void {
     this.#snapshots.clearSnapshot(proxyId);
   }
+
+  /** Writes the history queued so far, before the database closes. */
+  flush(): void {
+    this.#history.flush();
+  }
 }
 
-function encodeSnapshot(proxyId: string, generated: GeneratedResources): Snapshot {
+function encodeSnapshot(proxyId: string, generated: GeneratedResources, encoded: EncodedResourceCache): Snapshot {
   try {
-    return new Map(XDS_TYPE_URLS.map((typeUrl) => [typeUrl, encodeType(typeUrl, generated[typeUrl])]));
+    return new Map(XDS_TYPE_URLS.map((typeUrl) => [typeUrl, encodeType(typeUrl, generated[typeUrl], encoded)]));
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(`cannot publish the configuration of proxy "${proxyId}": ${reason}`, { cause: error });
@@ -73,13 +83,13 @@ function encodeSnapshot(proxyId: string, generated: GeneratedResources): Snapsho
 }
 
 /** Every type is in the snapshot, even empty: an empty CDS or LDS answer is how a proxy learns that all of them are gone. */
-function encodeType(typeUrl: XdsTypeUrl, generated: readonly NamedResource[]): TypeSnapshot {
+function encodeType(typeUrl: XdsTypeUrl, generated: readonly NamedResource[], encoded: EncodedResourceCache): TypeSnapshot {
   const byName = [...generated].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const hash = createHash('sha256');
   const resources = new Map<string, SnapshotResource>();
   for (const { name, resource } of byName) {
     if (resources.has(name)) throw new Error(`two ${shortTypeName(typeUrl)} resources are named "${name}"`);
-    const any = encodeResource(typeUrl, resource);
+    const any = encoded.encode(typeUrl, resource);
     // Length-prefixed, so that two resources' bytes can never read as one other pair's.
     hash.update(`${any.value.length}:`).update(any.value);
     resources.set(name, { any, json: resource });

@@ -1,0 +1,141 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import type { DataplaneResource, MeshResource } from '../../src/shared/resources.js';
+import { createMetrics } from '../../src/main/metrics/metrics.js';
+import { openDatabase } from '../../src/main/store/database.js';
+import { SnapshotHistory } from '../../src/main/store/snapshot-history.js';
+import { buildMeshContext } from '../../src/main/xds/context/build-mesh-context.js';
+import type { MeshContext } from '../../src/main/xds/context/mesh-context.js';
+import { generateProxyResources } from '../../src/main/xds/generate/profile.js';
+import { SnapshotCache } from '../../src/main/xds/server/snapshot-cache.js';
+import { ProxyTimeline } from '../../src/main/xds/status/proxy-timeline.js';
+import { DataplaneWatchdog } from '../../src/main/xds/sync/dataplane-watchdog.js';
+import { EncodedResourceCache } from '../../src/main/xds/sync/encoded-resource-cache.js';
+import { SnapshotReconciler } from '../../src/main/xds/sync/reconcile.js';
+import { loadDataplane } from '../../tools/load/fleet.js';
+import { median } from '../../tools/load/stats.js';
+import { medianMicros, type BenchOptions, type BenchRow } from '../measure.js';
+
+const TIME = '2026-01-01T00:00:00.000Z';
+const SIZES = [10, 100, 1000];
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+function mesh(): MeshResource {
+  return { type: 'Mesh', meta: { mesh: '', name: 'default', version: 1, creationTime: TIME, modificationTime: TIME, labels: {} }, spec: {} };
+}
+
+function resource(input: ReturnType<typeof loadDataplane>): DataplaneResource {
+  const { type: _type, mesh: meshName, name, ...spec } = input;
+  return { type: 'Dataplane', meta: { mesh: meshName, name, version: 1, creationTime: TIME, modificationTime: TIME, labels: {} }, spec } as DataplaneResource;
+}
+
+/** One backend per service, and a proxy with an outbound to every service (Kuma's default reachability). */
+function meshWithServices(services: number): { context: MeshContext; clients: DataplaneResource[] } {
+  const backends = Array.from({ length: services }, (_, index) => resource(loadDataplane('backend', index, services)));
+  const clients = Array.from({ length: 51 }, (_, index) => {
+    const dataplane = resource(loadDataplane('client', services + index, services));
+    const outbound = Array.from({ length: services }, (_, target) => ({ port: 10000 + target, tags: { 'kuma.io/service': `svc-${target}` } }));
+    return { ...dataplane, spec: { networking: { ...dataplane.spec.networking, outbound } } } as DataplaneResource;
+  });
+  return { context: buildMeshContext(mesh(), [...backends, ...clients]), clients };
+}
+
+/** A reconciler as production has one, over a real history on a temporary SQLite file. */
+function reconcilerOn(dir: string, encoded = new EncodedResourceCache()) {
+  const history = new SnapshotHistory(openDatabase(join(dir, `bench-${Math.random()}.db`)));
+  return { reconciler: new SnapshotReconciler({ snapshots: new SnapshotCache(), history, encoded }), history };
+}
+
+function generateAndReconcile(reconciler: SnapshotReconciler, context: MeshContext, dataplane: DataplaneResource): void {
+  const id = `default.${dataplane.meta.name}`;
+  reconciler.reconcile(id, generateProxyResources(context, { id, dataplane, kind: 'envoy' }));
+}
+
+/**
+ * Generation + encode per proxy for 10/100/1000 services (cold: the first proxy after a change,
+ * nothing shared yet; shared: each further proxy of the mesh), the cost of a tick that skips,
+ * and how time and memory grow with proxies and services.
+ */
+export async function generation(options: BenchOptions): Promise<BenchRow[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'meshdesk-bench-'));
+  const rows: BenchRow[] = [];
+  try {
+    for (const services of SIZES) {
+      const { context, clients } = meshWithServices(services);
+      const cold: number[] = [];
+      const shared: number[] = [];
+      for (let round = 0; round < (options.quick ? 5 : 15); round++) {
+        // A context equal in content but a new object: nothing memoized, nothing encoded yet.
+        const fresh = { ...context };
+        const { reconciler } = reconcilerOn(dir);
+        const first = performance.now();
+        generateAndReconcile(reconciler, fresh, clients[0]!);
+        const second = performance.now();
+        for (const client of clients.slice(1)) generateAndReconcile(reconciler, fresh, client);
+        cold.push(second - first);
+        shared.push((performance.now() - second) / (clients.length - 1));
+      }
+      rows.push(
+        { benchmark: `generation + encode, ${services} services, first proxy (cold)`, value: median(cold), unit: 'ms/proxy', note: `${services} outbounds` },
+        { benchmark: `generation + encode, ${services} services, next proxies (shared)`, value: median(shared), unit: 'ms/proxy', note: 'target ≤ 1 ms at 100' },
+      );
+    }
+    rows.push(await skippedTick(dir));
+    rows.push(...growth(dir));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+/** A tick of a proxy whose MeshContext hash did not change, with its timeline record and metric. */
+async function skippedTick(dir: string): Promise<BenchRow> {
+  const { context, clients } = meshWithServices(100);
+  const { reconciler } = reconcilerOn(dir);
+  const proxy = { proxyId: `default.${clients[0]!.meta.name}`, dataplaneKey: { type: 'Dataplane' as const, mesh: 'default', name: clients[0]!.meta.name }, kind: 'envoy' as const };
+  const watchdog = new DataplaneWatchdog({
+    proxy,
+    meshContexts: { get: async () => context },
+    reconciler,
+    timeline: new ProxyTimeline(),
+    metrics: createMetrics(),
+  });
+  await watchdog.sync(); // the first tick generates; every later one skips
+  const micros = await medianMicros(() => watchdog.sync(), { batch: 2000 });
+  return { benchmark: 'skipped tick (context unchanged)', value: micros, unit: 'µs', note: 'target ≤ 20 µs' };
+}
+
+/**
+ * Mean generation + encode per proxy, and heap per proxy, with P proxies (3 outbounds each, as
+ * the load generator's) in a mesh of S services: the shared parts are built once per mesh.
+ */
+function growth(dir: string): BenchRow[] {
+  const rows: BenchRow[] = [];
+  for (const proxies of SIZES) {
+    for (const services of SIZES) {
+      const dataplanes = Array.from({ length: proxies }, (_, index) => resource(loadDataplane('load', index, services)));
+      gc();
+      const heapBefore = process.memoryUsage().heapUsed;
+      const context = buildMeshContext(mesh(), dataplanes);
+      const { reconciler, history } = reconcilerOn(dir);
+      const start = performance.now();
+      for (const dataplane of dataplanes) generateAndReconcile(reconciler, context, dataplane);
+      const perProxyMs = (performance.now() - start) / proxies;
+      history.flush();
+      gc();
+      const heapPerProxy = (process.memoryUsage().heapUsed - heapBefore) / proxies;
+      rows.push(
+        { benchmark: `growth: ${proxies} proxies × ${services} services, generation + encode`, value: perProxyMs, unit: 'ms/proxy' },
+        { benchmark: `growth: ${proxies} proxies × ${services} services, heap`, value: heapPerProxy / 1024, unit: 'KB/proxy', note: 'context + snapshots' },
+      );
+      // Keep them alive until measured.
+      void context.hash;
+    }
+  }
+  return rows;
+}
