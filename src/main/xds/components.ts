@@ -82,6 +82,7 @@ export async function startXds(deps: XdsDependencies): Promise<Xds> {
     nackBackoff,
   });
   const server = new AdsServer({ snapshots, callbacks: chain.map((link) => link.callbacks) });
+  await lifecycle.adoptLeftovers();
   const port = await server.start({ host: deps.host, port: deps.port });
 
   // Once a Dataplane is gone for good and its proxy is offline, its status, timeline and history go

@@ -312,6 +312,20 @@ describe('deregistration', () => {
     expect((await controlPlane.manager.get('Dataplane', KEY)).meta.labels).toEqual({ [ORIGIN_LABEL]: PROXY_ORIGIN });
   });
 
+  test('at start, schedules the deregistration of proxy-registered Dataplanes an earlier run left behind (a crash)', async () => {
+    controlPlane.settings.update({ 'xds.dataplaneDeregistrationDelay': '20ms' });
+    const leftover = dataplaneInput('default', 'backend-1');
+    await controlPlane.manager.create({ ...leftover, labels: { [ORIGIN_LABEL]: PROXY_ORIGIN } });
+    await controlPlane.manager.create(dataplaneInput('default', 'backend-2', 'backend', 18081));
+    const lifecycle = controlPlane.lifecycle({ sleep: recordingSleep().sleep });
+
+    await lifecycle.adoptLeftovers();
+
+    expect(lifecycle.pendingDeregistrations()).toEqual([{ proxyId: PROXY_ID, key: KEY, dueAt: expect.any(Number) }]);
+    await controlPlane.event(PROXY_ID, 'deregistered');
+    expect((await controlPlane.manager.list('Dataplane')).map(({ meta }) => meta.name)).toEqual(['backend-2']);
+  });
+
   test('never deletes a Dataplane created via the API, even when its proxy brings it in its bootstrap', async () => {
     controlPlane.settings.update({ 'xds.dataplaneDeregistrationDelay': '0s' });
     await controlPlane.manager.create(dataplaneInput('default', 'backend-1'));

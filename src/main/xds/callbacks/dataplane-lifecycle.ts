@@ -216,12 +216,30 @@ export class DataplaneLifecycle implements ProxyCallbacks {
     this.#options.timeline.record(proxy.proxyId, { kind: 'stream-closed', at: now(), streamId: proxy.streamId });
     if (!connection?.deregisterOnClose || this.#shutdown.signal.aborted) return;
     if (this.#liveConnection(proxy, () => true)) return; // another stream of this proxy still uses it
+    this.#scheduleDeregistration(proxy.proxyId, proxy.dataplaneKey);
+  }
+
+  /**
+   * At start: Dataplanes registered by proxies of an earlier run that ended without a clean
+   * shutdown (a crash or a kill) get the same deregistration delay as a proxy that just left, so a
+   * proxy that comes back keeps its Dataplane and one that never does stops being served.
+   */
+  async adoptLeftovers(): Promise<void> {
+    for (const dataplane of await this.#options.manager.list('Dataplane')) {
+      if (dataplane.meta.labels[ORIGIN_LABEL] !== PROXY_ORIGIN) continue;
+      const proxyId = `${dataplane.meta.mesh}.${dataplane.meta.name}`;
+      if (this.#pending.has(proxyId) || [...this.#connections.values()].some((each) => each.proxy.proxyId === proxyId)) continue;
+      this.#scheduleDeregistration(proxyId, { type: 'Dataplane', mesh: dataplane.meta.mesh, name: dataplane.meta.name });
+    }
+  }
+
+  #scheduleDeregistration(proxyId: string, key: ResourceKey): void {
     const delay = this.#options.settings.get('xds.dataplaneDeregistrationDelay');
     const timer = setTimeout(() => {
-      this.#pending.delete(proxy.proxyId);
-      void this.#deregister(proxy.proxyId, proxy.dataplaneKey);
+      this.#pending.delete(proxyId);
+      void this.#deregister(proxyId, key);
     }, delay);
-    this.#pending.set(proxy.proxyId, { proxyId: proxy.proxyId, key: proxy.dataplaneKey, dueAt: now() + delay, timer });
+    this.#pending.set(proxyId, { proxyId, key, dueAt: now() + delay, timer });
   }
 
   #cancelDeregistration(proxyId: string): void {
