@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // The UI tests (test/ui) load the built renderer; this builds it once, when sources changed.
+    globalSetup: ['test/ui/support/build-renderer.ts'],
   },
 });

@@ -35,7 +35,7 @@ export const DATABASE_FILE = 'meshdesk.db';
 
 /** The composition root: store → cached manager → xDS → API, in that order, and nothing else wires parts together. */
 export async function startCore(options: CoreOptions): Promise<Core> {
-  const db = openDataDirectory(options.dataDir);
+  const db = openDataDirectory(options.dataDir, options.nativeBinding);
   try {
     const events = new EventBus();
     const metrics = createMetrics();
@@ -75,6 +75,7 @@ export async function startCore(options: CoreOptions): Promise<Core> {
           snapshotHistory: xds.history,
           adsServer: xds.server,
           xdsChain: xds.chain,
+          dataplaneTokens: xds.dataplaneTokens,
           adsAddress: { host: options.host, port: xds.port },
         }),
         onClose: () => eventStream.closeAll(),
@@ -105,9 +106,9 @@ export async function startCore(options: CoreOptions): Promise<Core> {
   }
 }
 
-function openDataDirectory(dataDir: string): Db {
+function openDataDirectory(dataDir: string, nativeBinding: string | undefined): Db {
   try {
-    return openDatabase(join(dataDir, DATABASE_FILE));
+    return openDatabase(join(dataDir, DATABASE_FILE), { nativeBinding });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new DataDirError(

@@ -8,6 +8,7 @@ async function main(): Promise<void> {
   console.log(`meshdesk data directory: ${core.dataDir}`);
   console.log(`meshdesk API listening on ${core.api.url}`);
   console.log(`meshdesk ADS (xDS) listening on ${options.host}:${core.xds.port}`);
+  console.log(`meshdesk UI: ${core.api.url}/gui/`);
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {

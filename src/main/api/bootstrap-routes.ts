@@ -1,8 +1,9 @@
+import type { DataplaneResource } from '../../shared/resources.js';
 import type { ReadOnlyResourceManager } from '../manager/interfaces.js';
 import { bootstrapToYaml, generateEnvoyBootstrap, generateGrpcBootstrap } from '../xds/generate/bootstrap.js';
 import { ApiError } from './api-error.js';
 import type { AdsAddress } from './inspection-routes.js';
-import type { Route } from './router.js';
+import type { Reply, Route } from './router.js';
 
 export interface BootstrapDependencies {
   manager: ReadOnlyResourceManager;
@@ -25,19 +26,24 @@ export function bootstrapRoutes(deps: BootstrapDependencies): Route[] {
       method: 'GET',
       path: '/meshes/:mesh/dataplanes/:name/bootstrap',
       handler: async ({ params, query }) => {
-        const proxyType = choice<ProxyType>(query, 'proxyType', ['envoy', 'grpc']);
-        const format = choice<Format>(query, 'format', proxyType === 'grpc' ? ['json'] : ['yaml', 'json']);
         const dataplane = await deps.manager.get('Dataplane', { mesh: params.mesh!, name: params.name! });
-        const { host, port } = dialable(deps.adsAddress);
-        if (proxyType === 'grpc') {
-          const nodeId = `${dataplane.meta.mesh}.${dataplane.meta.name}`;
-          return { json: generateGrpcBootstrap({ nodeId, adsHost: host, adsPort: port, locality: {}, dataplane }) };
-        }
-        const bootstrap = generateEnvoyBootstrap({ dataplane, adsHost: host, adsPort: port });
-        return format === 'json' ? { json: bootstrap } : { text: bootstrapToYaml(bootstrap), contentType: 'application/yaml' };
+        return bootstrapReply(dataplane, query, deps.adsAddress);
       },
     },
   ];
+}
+
+/** The bootstrap of `dataplane` in the kind and format the query asks for (see bootstrapRoutes). */
+export function bootstrapReply(dataplane: DataplaneResource, query: URLSearchParams, adsAddress: AdsAddress): Reply {
+  const proxyType = choice<ProxyType>(query, 'proxyType', ['envoy', 'grpc']);
+  const format = choice<Format>(query, 'format', proxyType === 'grpc' ? ['json'] : ['yaml', 'json']);
+  const { host, port } = dialable(adsAddress);
+  if (proxyType === 'grpc') {
+    const nodeId = `${dataplane.meta.mesh}.${dataplane.meta.name}`;
+    return { json: generateGrpcBootstrap({ nodeId, adsHost: host, adsPort: port, locality: {}, dataplane }) };
+  }
+  const bootstrap = generateEnvoyBootstrap({ dataplane, adsHost: host, adsPort: port });
+  return format === 'json' ? { json: bootstrap } : { text: bootstrapToYaml(bootstrap), contentType: 'application/yaml' };
 }
 
 /** A query parameter from a fixed list; absent means the first. */

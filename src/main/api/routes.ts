@@ -3,14 +3,18 @@ import type { CachedManager } from '../cache/cached-manager.js';
 import type { Settings } from '../config/settings.js';
 import type { ResourceManager } from '../manager/interfaces.js';
 import type { Metrics } from '../metrics/metrics.js';
+import { bootstrapPreviewRoutes } from './bootstrap-preview-routes.js';
 import { bootstrapRoutes, type BootstrapDependencies } from './bootstrap-routes.js';
 import type { EventStream } from './event-stream.js';
 import { inspectionRoutes, type InspectionDependencies } from './inspection-routes.js';
 import { resourceRoutes } from './resource-routes.js';
 import { Router } from './router.js';
 import { settingsRoutes } from './settings-routes.js';
+import { statsRoutes } from './stats-routes.js';
+import { tokenRoutes, type TokenDependencies } from './token-routes.js';
+import { GUI_PATH, redirect, staticFileRoutes, wantsHtml } from './static-files.js';
 
-export interface ApiDependencies extends InspectionDependencies, BootstrapDependencies {
+export interface ApiDependencies extends InspectionDependencies, BootstrapDependencies, TokenDependencies {
   manager: ResourceManager;
   cachedManager: CachedManager;
   settings: Settings;
@@ -24,12 +28,19 @@ export function createApiRouter(deps: ApiDependencies): Router {
     {
       method: 'GET',
       path: '/',
-      handler: () => ({ json: { tagline: 'meshdesk', hostname: hostname(), version: process.env.npm_package_version ?? 'dev' } }),
+      handler: (context) =>
+        wantsHtml(context)
+          ? redirect(context.response, `${GUI_PATH}/`)
+          : { json: { tagline: 'meshdesk', hostname: hostname(), version: process.env.npm_package_version ?? 'dev', pid: process.pid } },
     },
+    ...staticFileRoutes(),
     ...resourceRoutes(deps.manager),
     ...settingsRoutes(deps.settings),
     ...bootstrapRoutes(deps),
+    ...bootstrapPreviewRoutes(deps),
     ...inspectionRoutes(deps),
+    ...tokenRoutes(deps),
+    ...statsRoutes(deps),
     {
       method: 'GET',
       path: '/cache',

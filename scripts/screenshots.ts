@@ -1,0 +1,117 @@
+// `npm run screenshots`: every view in light and dark, from a real core with live demo data,
+// into docs/screenshots/<view>-<theme>.png. Views add themselves to VIEWS.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { startCore } from '../src/main/core.js';
+import { launchChromium, openUi } from '../test/ui/support/browser.js';
+import { startDemoData } from '../test/ui/support/demo-data.js';
+
+interface ViewShot {
+  /** File name stem: `docs/screenshots/<name>-<theme>.png`. */
+  name: string;
+  hash: string;
+  /** Resolves once the view shows what it should (live data loaded). */
+  ready: (page: Page) => Promise<unknown>;
+}
+
+const VIEWS: ViewShot[] = [
+  {
+    name: 'proxies',
+    hash: '#/proxies',
+    ready: (page) => page.locator('[data-xds-state="ack"]').first().waitFor(),
+  },
+  { name: 'proxy-config', hash: '#/proxies/default.frontend-1/config', ready: (page) => page.locator('[data-resource="lds/echo"]').waitFor() },
+  {
+    name: 'proxy-history',
+    hash: '#/proxies/default.frontend-1/history',
+    // A second backend for `echo` publishes a new version, so the diff has something to show.
+    ready: async (page) => {
+      const echo3 = { type: 'Dataplane', mesh: 'default', name: 'echo-3', networking: { address: '127.0.0.1', inbound: [{ port: 18003, tags: { 'kuma.io/service': 'echo', 'kuma.io/protocol': 'grpc' } }] } };
+      await page.request.put(new URL('/meshes/default/dataplanes/echo-3', page.url()).href, { data: echo3 });
+      await page.locator('[data-diff]').first().waitFor();
+    },
+  },
+  { name: 'proxy-timeline', hash: '#/proxies/default.frontend-1/timeline', ready: (page) => page.getByTestId('first-config-total').waitFor() },
+  { name: 'proxy-bootstrap', hash: '#/proxies/default.frontend-1/bootstrap', ready: (page) => page.getByTestId('code-view').locator('.cm-line').first().waitFor() },
+  { name: 'cache', hash: '#/cache', ready: showCacheExpirationChange },
+  {
+    name: 'sync-timing',
+    hash: '#/sync',
+    ready: (page) => page.locator('[data-strategy="api"]').waitFor().then(() => page.locator('[data-total]').first().waitFor()),
+  },
+  {
+    name: 'resources',
+    hash: '#/resources/dataplane/default/web-1',
+    ready: (page) => page.locator('.cm-line', { hasText: 'kuma.io/service: web' }).waitFor(),
+  },
+  {
+    // The API's validation errors at their lines (the 400 it answers is expected in the log).
+    name: 'resources-invalid',
+    hash: '#/resources/dataplane/default/web-1',
+    ready: async (page) => {
+      const line = page.locator('.cm-line', { hasText: 'port: 18080' });
+      await line.click();
+      await page.keyboard.press('End');
+      await page.keyboard.type('0');
+      await page.locator('.cm-line', { hasText: 'kuma.io/protocol: http' }).click();
+      await page.keyboard.press('End');
+      await page.keyboard.type('3');
+      await page.getByRole('button', { name: /^Apply/ }).click();
+      await page.getByTestId('violations').waitFor();
+    },
+  },
+  { name: 'connect', hash: '#/connect', ready: (page) => page.locator('[data-file^="bootstrap-"] .cm-content').waitFor() },
+  { name: 'settings', hash: '#/settings', ready: (page) => page.locator('[data-setting]').first().waitFor() },
+];
+
+/** A few seconds of the live chart, a cache expiration change (marked on it), then a few more. */
+async function showCacheExpirationChange(page: Page): Promise<void> {
+  const control = page.getByTestId('cache-expiration');
+  await control.waitFor();
+  await page.waitForTimeout(5000);
+  const preset = (await control.getByRole('button', { name: '500ms', pressed: true }).count()) > 0 ? '1s' : '500ms';
+  await control.getByRole('button', { name: preset }).click();
+  await page.waitForTimeout(5000);
+}
+
+const THEMES = ['light', 'dark'] as const;
+const OUT_DIR = 'docs/screenshots';
+
+async function main(): Promise<void> {
+  const only = process.argv.slice(2);
+  const dataDir = mkdtempSync(join(tmpdir(), 'meshdesk-screenshots-'));
+  const core = await startCore({ dataDir, host: '127.0.0.1', apiPort: 0, adsPort: 0 });
+  const demo = await startDemoData(core);
+  const browser = await launchChromium();
+  mkdirSync(OUT_DIR, { recursive: true });
+  try {
+    // Let every demo proxy get and ACK its first configuration.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    for (const view of VIEWS.filter((each) => only.length === 0 || only.includes(each.name))) {
+      for (const theme of THEMES) {
+        const { page, context, errors } = await openUi(browser, core.api.url, { hash: view.hash, colorScheme: theme });
+        await view.ready(page);
+        await page.waitForTimeout(400);
+        const file = join(OUT_DIR, `${view.name}-${theme}.png`);
+        await page.screenshot({ path: file });
+        await context.close();
+        console.log(`${file}${errors.length > 0 ? `  (page errors: ${errors.join('; ')})` : ''}`);
+      }
+    }
+  } finally {
+    await browser.close();
+    await demo.close();
+    await core.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

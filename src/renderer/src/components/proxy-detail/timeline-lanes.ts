@@ -1,0 +1,77 @@
+// How a proxy's events sit on the Timeline tab's time axis: one lane per concern, one mark per event.
+import type { ProxyEvent } from '../../../../shared/proxy-events.js';
+import { formatDuration } from '../../lib/format/duration.js';
+import { shortVersion, xdsTypeOf, XDS_TYPES } from '../../lib/format/xds.js';
+
+export const LANES = ['stream', 'wait', 'generation', ...XDS_TYPES] as const;
+export type Lane = (typeof LANES)[number];
+
+export const LANE_LABELS: Record<Lane, string> = {
+  stream: 'Stream',
+  wait: 'Post-create wait',
+  generation: 'Generation',
+  cds: 'CDS',
+  eds: 'EDS',
+  lds: 'LDS',
+  rds: 'RDS',
+};
+
+/** One event drawn: a point, or a span from `from` (the post-create wait). */
+export interface Mark {
+  lane: Lane;
+  at: number;
+  from?: number;
+  /** CSS class: what it is (`ack`, `nack`, `tick-skip`, …). */
+  style: string;
+  /** What it says on hover and in the event list. */
+  label: string;
+}
+
+export function markOf(event: ProxyEvent): Mark {
+  switch (event.kind) {
+    case 'stream-opened':
+      return { lane: 'stream', at: event.at, style: 'open', label: `stream ${event.streamId} opened` };
+    case 'stream-closed':
+      return { lane: 'stream', at: event.at, style: 'closed', label: `stream ${event.streamId} closed` };
+    case 'registered':
+      return {
+        lane: 'stream',
+        at: event.at,
+        style: 'registered',
+        label: `registered (${event.origin === 'metadata' ? 'Dataplane from node metadata' : 'Dataplane from the API'}${event.created ? ', created' : ''})`,
+      };
+    case 'deregistered':
+      return { lane: 'stream', at: event.at, style: 'closed', label: 'deregistered: Dataplane deleted' };
+    case 'post-create-wait':
+      return { lane: 'wait', at: event.at, from: event.startedAt, style: 'wait', label: event.cause };
+    case 'tick':
+      return {
+        lane: 'generation',
+        at: event.at,
+        style: `tick-${event.result}`,
+        label: `generation: ${event.result} in ${formatDuration(event.durationMs)}${event.detail ? ` — ${event.detail}` : ''}`,
+      };
+    case 'response':
+      return typeLane(event.typeUrl, event.at, 'response', `response ${shortVersion(event.version)} (${event.resources} resources, nonce ${event.nonce})`);
+    case 'ack':
+      return typeLane(event.typeUrl, event.at, 'ack', `ACK ${shortVersion(event.version)} (nonce ${event.nonce})`);
+    case 'nack':
+      return typeLane(event.typeUrl, event.at, 'nack', `NACK ${shortVersion(event.version)}: ${event.error}`);
+    case 'response-dropped':
+      return typeLane(event.typeUrl, event.at, 'dropped', `not sent ${shortVersion(event.version)}: ${event.error}`);
+  }
+}
+
+function typeLane(typeUrl: string, at: number, style: string, label: string): Mark {
+  const type = xdsTypeOf(typeUrl);
+  const lane = (XDS_TYPES as readonly string[]).includes(type) ? (type as Lane) : 'generation';
+  return { lane, at, style, label };
+}
+
+/** Round tick steps for an axis `span` ms wide with about `count` ticks. */
+export function axisStep(span: number, count: number): number {
+  const raw = span / Math.max(1, count);
+  const power = 10 ** Math.floor(Math.log10(Math.max(raw, 1e-3)));
+  const step = [1, 2, 5, 10].map((each) => each * power).find((each) => each >= raw);
+  return step ?? 10 * power;
+}

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { linkTarget, proxyKindOf, referencesOf, xdsSections } from './xds-config.js';
+
+const ADMIN = 'type.googleapis.com/envoy.admin.v3';
+const dump = {
+  configs: [
+    { '@type': `${ADMIN}.ClustersConfigDump`, dynamic_active_clusters: [{ version_info: 'c1', cluster: { name: 'echo', type: 'EDS', eds_cluster_config: { eds_config: { ads: {} } } } }] },
+    { '@type': `${ADMIN}.EndpointsConfigDump`, dynamic_endpoint_configs: [{ version_info: 'e1', endpoint_config: { cluster_name: 'echo', endpoints: [] } }] },
+    {
+      '@type': `${ADMIN}.ListenersConfigDump`,
+      dynamic_listeners: [{ name: 'echo', active_state: { version_info: 'l1', listener: { name: 'echo', api_listener: { api_listener: { rds: { route_config_name: 'echo' } } } } } }],
+    },
+    {
+      '@type': `${ADMIN}.RoutesConfigDump`,
+      dynamic_route_configs: [{ version_info: 'r1', route_config: { name: 'echo', virtual_hosts: [{ routes: [{ route: { cluster: 'echo' } }, { route: { cluster: 'gone' } }] }] } }],
+    },
+  ],
+};
+
+describe('xdsSections', () => {
+  it("reads Envoy's config dump into sections in the order a request flows, each resource with its version", () => {
+    const sections = xdsSections(dump);
+    expect(sections.map((section) => [section.type, section.resources.map((each) => `${each.id}@${each.version}`)])).toEqual([
+      ['lds', ['lds/echo@l1']],
+      ['rds', ['rds/echo@r1']],
+      ['cds', ['cds/echo@c1']],
+      ['eds', ['eds/echo@e1']],
+    ]);
+  });
+});
+
+describe('cross-links', () => {
+  const known = new Set(xdsSections(dump).flatMap((section) => section.resources.map((each) => each.id)));
+
+  it('links listener → route → cluster → endpoints, and only to resources that exist', () => {
+    const [lds, rds, cds] = xdsSections(dump).map((section) => section.resources[0]!);
+    expect(referencesOf(lds!, known)).toEqual(['rds/echo']);
+    expect(referencesOf(rds!, known)).toEqual(['cds/echo']);
+    expect(referencesOf(cds!, known)).toEqual(['eds/echo']);
+    expect(linkTarget(['virtual_hosts', 0, 'routes', 1, 'route', 'cluster'], 'gone', known)).toBeUndefined();
+  });
+
+  it("takes a proxy sent API listeners for gRPC's xDS client", () => {
+    expect(proxyKindOf(dump)).toBe('grpc');
+    expect(proxyKindOf({ configs: [] })).toBeUndefined();
+  });
+});

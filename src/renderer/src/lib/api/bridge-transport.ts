@@ -1,0 +1,25 @@
+import type { ApiRequest, ApiResponse, MeshdeskBridge } from '../../../../shared/bridge.js';
+import type { CoreEvent } from '../../../../shared/events.js';
+import type { ConnectionStatus, Transport } from './transport.js';
+
+/** The desktop app: the preload's `window.meshdesk` carries the same API over IPC. */
+export class BridgeTransport implements Transport {
+  readonly name = 'ipc';
+
+  constructor(private readonly bridge: MeshdeskBridge) {}
+
+  request(request: ApiRequest): Promise<ApiResponse> {
+    return this.bridge.request(request);
+  }
+
+  subscribe(listener: (event: CoreEvent) => void, onStatus: (status: ConnectionStatus) => void): () => void {
+    // The core lives in the same app: while the window exists, it is reachable.
+    onStatus('live');
+    return this.bridge.subscribe(listener);
+  }
+}
+
+/** The bridge, when the preload provided one. */
+export function findBridge(): MeshdeskBridge | undefined {
+  return (globalThis as { meshdesk?: MeshdeskBridge }).meshdesk;
+}

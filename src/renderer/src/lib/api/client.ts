@@ -1,0 +1,267 @@
+import type {
+  ApiErrorBody,
+  ApiIndex,
+  CacheEntriesBody,
+  ConfigDump,
+  DataplaneOverview,
+  FirstConfigBreakdown,
+  ListBody,
+  ProxyStatus,
+  ProxyStatusDetail,
+  ProxyTimelineBody,
+  SettingDescription,
+  SettingValuesBody,
+  SnapshotRecord,
+  SnapshotSummary,
+  XdsChainInfo,
+} from '../../../../shared/api-types.js';
+import type { ApiMethod } from '../../../../shared/bridge.js';
+import type { CacheStats, XdsStats } from '../../../../shared/stats-types.js';
+import type { CoreEvent } from '../../../../shared/events.js';
+import type { ResourceKey, Violation } from '../../../../shared/resources.js';
+import type { ConnectionStatus, Transport } from './transport.js';
+
+/** An API answer other than 2xx, with Kuma's error body (`causes` name the fields at fault). */
+export class ApiRequestError extends Error {
+  override readonly name = 'ApiRequestError';
+
+  constructor(
+    readonly method: ApiMethod,
+    readonly path: string,
+    readonly status: number,
+    readonly body: ApiErrorBody,
+  ) {
+    super(`${method} ${path} answered ${status}: ${body.details || body.title}`);
+  }
+
+  get causes(): Violation[] {
+    return this.body.causes;
+  }
+}
+
+/** A Kuma resource as the API answers it: flat, `type`, `mesh`, `name`, then the spec's fields. */
+export type KumaObject = { type: string; mesh?: string; name: string } & Record<string, unknown>;
+
+export type BootstrapKind = { proxyType: 'envoy'; format?: 'yaml' | 'json' } | { proxyType: 'grpc' };
+
+type EventListener = (event: CoreEvent) => void;
+type StatusListener = (status: ConnectionStatus) => void;
+
+const segment = encodeURIComponent;
+const proxyPath = (mesh: string, name: string) => `/meshes/${segment(mesh)}/dataplanes/${segment(name)}`;
+
+/**
+ * The renderer's one way to the core: typed methods over the HTTP API's paths, plus the live
+ * events. One transport subscription is shared by every listener and opened only while at least
+ * one listens, so views can subscribe and unsubscribe freely.
+ */
+export class MeshdeskClient {
+  readonly #transport: Transport;
+  readonly #eventListeners = new Set<EventListener>();
+  readonly #statusListeners = new Set<StatusListener>();
+  #unsubscribe: (() => void) | undefined;
+  #status: ConnectionStatus = 'connecting';
+
+  constructor(transport: Transport) {
+    this.#transport = transport;
+  }
+
+  get transport(): Transport['name'] {
+    return this.#transport.name;
+  }
+
+  get status(): ConnectionStatus {
+    return this.#status;
+  }
+
+  // ---- live events ----
+
+  /** Core events as they happen; returns the unsubscribe function. */
+  subscribe(listener: EventListener): () => void {
+    this.#eventListeners.add(listener);
+    this.#connect();
+    return () => {
+      this.#eventListeners.delete(listener);
+      this.#disconnectIfUnused();
+    };
+  }
+
+  /** Connection changes (`live` after `offline` means events may have been missed: refetch). */
+  onStatus(listener: StatusListener): () => void {
+    this.#statusListeners.add(listener);
+    this.#connect();
+    return () => {
+      this.#statusListeners.delete(listener);
+      this.#disconnectIfUnused();
+    };
+  }
+
+  /**
+   * Calls `listener` whenever live events start flowing: now if they already do, then after each
+   * reconnection. That is when a view (re)loads: whatever happened before is in its fetch, and
+   * whatever happens after arrives as events, so nothing falls in between.
+   */
+  onLive(listener: () => void): () => void {
+    const stop = this.onStatus((status) => {
+      if (status === 'live') listener();
+    });
+    if (this.#status === 'live') listener();
+    return stop;
+  }
+
+  #connect(): void {
+    this.#unsubscribe ??= this.#transport.subscribe(
+      (event) => {
+        for (const listener of this.#eventListeners) listener(event);
+      },
+      (status) => {
+        this.#status = status;
+        for (const listener of this.#statusListeners) listener(status);
+      },
+    );
+  }
+
+  #disconnectIfUnused(): void {
+    if (this.#eventListeners.size > 0 || this.#statusListeners.size > 0) return;
+    this.#unsubscribe?.();
+    this.#unsubscribe = undefined;
+    this.#status = 'connecting';
+  }
+
+  // ---- requests ----
+
+  async request(method: ApiMethod, path: string, body?: unknown): Promise<string> {
+    const text = body === undefined || typeof body === 'string' ? body : JSON.stringify(body);
+    const response = await this.#transport.request({ method, path, ...(text !== undefined && { body: text }) });
+    if (response.status < 200 || response.status >= 300) {
+      throw new ApiRequestError(method, path, response.status, parseErrorBody(response.body, response.status));
+    }
+    return response.body;
+  }
+
+  async json<T>(method: ApiMethod, path: string, body?: unknown): Promise<T> {
+    return JSON.parse(await this.request(method, path, body)) as T;
+  }
+
+  index(): Promise<ApiIndex> {
+    return this.json('GET', '/');
+  }
+
+  // resources (Kuma's paths)
+  meshes(): Promise<ListBody<KumaObject>> {
+    return this.json('GET', '/meshes');
+  }
+
+  dataplanes(mesh?: string): Promise<ListBody<KumaObject>> {
+    return this.json('GET', mesh === undefined ? '/dataplanes' : `/meshes/${segment(mesh)}/dataplanes`);
+  }
+
+  resource(key: ResourceKey): Promise<KumaObject> {
+    return this.json('GET', resourcePath(key));
+  }
+
+  /** Creates or replaces a resource from YAML or JSON text (or an object); the answer is the stored resource. */
+  applyResource(key: ResourceKey, body: string | object): Promise<KumaObject> {
+    return this.json('PUT', resourcePath(key), body);
+  }
+
+  async deleteResource(key: ResourceKey): Promise<void> {
+    await this.request('DELETE', resourcePath(key));
+  }
+
+  // proxies
+  dataplanesWithInsights(mesh: string): Promise<ListBody<DataplaneOverview>> {
+    return this.json('GET', `/meshes/${segment(mesh)}/dataplanes+insights`);
+  }
+
+  proxies(): Promise<ListBody<ProxyStatus>> {
+    return this.json('GET', '/proxies');
+  }
+
+  proxyStatus(mesh: string, name: string): Promise<ProxyStatusDetail> {
+    return this.json('GET', `${proxyPath(mesh, name)}/_status`);
+  }
+
+  configDump(mesh: string, name: string): Promise<ConfigDump> {
+    return this.json('GET', `${proxyPath(mesh, name)}/xds`);
+  }
+
+  timeline(mesh: string, name: string): Promise<ProxyTimelineBody> {
+    return this.json('GET', `${proxyPath(mesh, name)}/_timeline`);
+  }
+
+  firstConfig(mesh: string, name: string): Promise<FirstConfigBreakdown> {
+    return this.json('GET', `${proxyPath(mesh, name)}/_first-config`);
+  }
+
+  history(mesh: string, name: string): Promise<ListBody<SnapshotSummary>> {
+    return this.json('GET', `${proxyPath(mesh, name)}/_history`);
+  }
+
+  snapshot(mesh: string, name: string, id: number): Promise<SnapshotRecord> {
+    return this.json('GET', `${proxyPath(mesh, name)}/_history/${id}`);
+  }
+
+  /** The bootstrap file's text: Envoy YAML (default) or JSON, or gRPC's JSON bootstrap. */
+  bootstrap(mesh: string, name: string, kind: BootstrapKind = { proxyType: 'envoy' }): Promise<string> {
+    const query = new URLSearchParams(kind as Record<string, string>).toString();
+    return this.request('GET', `${proxyPath(mesh, name)}/bootstrap?${query}`);
+  }
+
+  /** The bootstrap for a Dataplane that is not stored (YAML/JSON text or object): it registers when the proxy connects. */
+  bootstrapPreview(dataplane: string | object, kind: BootstrapKind = { proxyType: 'envoy' }): Promise<string> {
+    const query = new URLSearchParams(kind as Record<string, string>).toString();
+    return this.request('POST', `/bootstrap?${query}`, dataplane);
+  }
+
+  xdsChain(): Promise<XdsChainInfo> {
+    return this.json('GET', '/xds/chain');
+  }
+
+  // settings
+  settings(): Promise<SettingValuesBody> {
+    return this.json('GET', '/settings');
+  }
+
+  settingsSchema(): Promise<SettingDescription[]> {
+    return this.json('GET', '/settings/schema');
+  }
+
+  /** All or nothing: a 400 ApiRequestError names each bad setting in `causes`. */
+  updateSettings(patch: SettingValuesBody): Promise<SettingValuesBody> {
+    return this.json('PUT', '/settings', patch);
+  }
+
+  // cache and metrics
+  cacheEntries(): Promise<CacheEntriesBody> {
+    return this.json('GET', '/cache');
+  }
+
+  /** Cache counters since start, hit ratios, entries and the TTL in force (the Cache view polls it). */
+  cacheStats(): Promise<CacheStats> {
+    return this.json('GET', '/stats/cache');
+  }
+
+  /** Time to first config per proxy and per strategy, generation and delivery distributions, recent ticks. */
+  xdsStats(): Promise<XdsStats> {
+    return this.json('GET', '/stats/xds');
+  }
+
+  /** Prometheus text exposition (`store_cache`, `mesh_cache`, `xds_generation`, `xds_delivery`, …). */
+  metrics(): Promise<string> {
+    return this.request('GET', '/metrics');
+  }
+}
+
+function resourcePath({ type, mesh, name }: ResourceKey): string {
+  return type === 'Mesh' ? `/meshes/${segment(name)}` : proxyPath(mesh, name);
+}
+
+function parseErrorBody(text: string, status: number): ApiErrorBody {
+  try {
+    const body = JSON.parse(text) as Partial<ApiErrorBody>;
+    return { title: body.title ?? `HTTP ${status}`, details: body.details ?? '', causes: body.causes ?? [] };
+  } catch {
+    return { title: `HTTP ${status}`, details: text.slice(0, 500), causes: [] };
+  }
+}

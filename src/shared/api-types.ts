@@ -1,0 +1,205 @@
+// The JSON bodies of meshdesk's HTTP API, as the renderer reads them. Types only.
+// Main produces these shapes with its own types; test/ui/support/api-types-match.ts makes the
+// compiler check that every main type still fits the one declared here.
+
+import type { PostCreateStrategy, ProxyEvent, TickResult } from './proxy-events.js';
+import type { DataplaneSpec, ResourceType, Violation } from './resources.js';
+
+/** Kuma's list envelope. */
+export interface ListBody<T> {
+  total: number;
+  items: T[];
+  next: string | null;
+}
+
+/** Every error the API answers, as Kuma shapes it; `causes` name fields (validation errors). */
+export interface ApiErrorBody {
+  title: string;
+  details: string;
+  causes: Violation[];
+}
+
+/** `GET /` */
+export interface ApiIndex {
+  tagline: string;
+  hostname: string;
+  version: string;
+}
+
+// ---- Proxies -----------------------------------------------------------------------------------
+
+/** What one proxy was sent, accepted and rejected for one type URL. Times are epoch ms. */
+export interface TypeStatus {
+  typeUrl: string;
+  /** `cds`, `eds`, `lds`, `rds`; the type URL itself for any other type. */
+  type: string;
+  lastSent?: { version: string; nonce: string; resources: number; at: number };
+  lastAcked?: { version: string; nonce: string; at: number };
+  /** The proxy refused `rejectedVersion` and keeps running `acceptedVersion`. */
+  lastNack?: { rejectedVersion: string; acceptedVersion: string; nonce: string; error: string; at: number };
+  lastDropped?: { version: string; error: string; at: number };
+  counts: { responses: number; acks: number; nacks: number; dropped: number };
+}
+
+/** One proxy's status (Kuma's DataplaneInsight, reduced). */
+export interface ProxyStatus {
+  /** Node id, `mesh.name`. */
+  proxyId: string;
+  online: boolean;
+  /** When the proxy came online or went offline. */
+  since: number;
+  connections: number;
+  stream: { id: number; peer: string; openedAt: number; closedAt?: number };
+  types: TypeStatus[];
+}
+
+/** `GET /meshes/{mesh}/dataplanes+insights` items. */
+export interface DataplaneOverview {
+  type: 'DataplaneOverview';
+  mesh: string;
+  name: string;
+  creationTime: string;
+  modificationTime: string;
+  labels: Record<string, string>;
+  dataplane: DataplaneSpec;
+  /** null for a proxy never seen. */
+  dataplaneInsight: ProxyStatus | null;
+}
+
+/** One subscription of a live stream: the resource names a proxy asked for. */
+export interface SubscriptionInfo {
+  typeUrl: string;
+  wildcard: boolean;
+  names: string[];
+}
+
+/** `GET …/dataplanes/{name}/_status` */
+export interface ProxyStatusDetail extends ProxyStatus {
+  subscriptions: SubscriptionInfo[];
+}
+
+/** `GET …/dataplanes/{name}/_timeline` */
+export interface ProxyTimelineBody {
+  proxyId: string;
+  events: ProxyEvent[];
+}
+
+export interface TickSummary {
+  result: TickResult;
+  detail?: string;
+  startMs: number;
+  endMs: number;
+  durationMs: number;
+}
+
+export interface FirstConfigType {
+  typeUrl: string;
+  type: string;
+  firstResponseMs: number;
+  firstAckMs?: number;
+  nacks: number;
+}
+
+export type FirstConfigPhaseName =
+  | 'registration'
+  | 'post-create-wait'
+  | 'first-generation'
+  | 'dataplane-not-found'
+  | 'first-responses'
+  | 'first-acks';
+
+export interface FirstConfigPhase {
+  name: FirstConfigPhaseName;
+  label: string;
+  startMs: number;
+  endMs: number;
+  durationMs: number;
+}
+
+/** `GET …/dataplanes/{name}/_first-config`: times in ms since the stream opened. */
+export interface FirstConfigBreakdown {
+  proxyId: string;
+  streamId: number;
+  openedAt: number;
+  open: boolean;
+  registration?: { origin: 'metadata' | 'api'; created: boolean; atMs: number };
+  postCreateWait?: { strategy: PostCreateStrategy; waitedMs: number; cause: string; startMs: number; endMs: number };
+  firstTick?: TickSummary;
+  firstConfigTick?: TickSummary & { ticksBefore: number };
+  types: FirstConfigType[];
+  phases: FirstConfigPhase[];
+  total: { complete: boolean; endMs?: number; durationMs?: number };
+}
+
+/** Resources by type URL, each as proto3 JSON under its name. */
+export type SnapshotResourcesJson = { readonly [typeUrl: string]: readonly { name: string; resource: unknown }[] };
+
+/** `GET …/dataplanes/{name}/_history` items, newest first. */
+export interface SnapshotSummary {
+  id: number;
+  proxyId: string;
+  createdAt: number;
+  versions: Record<string, string>;
+  changedTypes: string[];
+}
+
+/** `GET …/dataplanes/{name}/_history/{id}` */
+export interface SnapshotRecord extends SnapshotSummary {
+  resources: SnapshotResourcesJson;
+}
+
+/** `GET …/dataplanes/{name}/xds`: Envoy's admin config dump. */
+export interface ConfigDump {
+  configs: Record<string, unknown>[];
+}
+
+/** `GET /xds/chain` */
+export interface XdsChainInfo {
+  callbacks: string[];
+  settings: Record<string, unknown>;
+  ads: { host: string; port: number };
+}
+
+// ---- Settings ----------------------------------------------------------------------------------
+
+export type SettingKind = 'duration' | 'enum' | 'port';
+export type SettingSource = 'default' | 'stored' | 'command line';
+/** As users write them: durations as strings ("1s"), ports as numbers, enums as their option. */
+export type SettingUserValue = string | number;
+
+/** `GET /settings/schema` items. */
+export interface SettingDescription {
+  name: string;
+  description: string;
+  kind: SettingKind;
+  default: SettingUserValue;
+  value: SettingUserValue;
+  source: SettingSource;
+  /** false: "restart needed" after a change. */
+  appliesLive: boolean;
+  /** The saved value the next start will use, when it differs from the one in force. */
+  pendingValue?: SettingUserValue;
+  options?: readonly string[];
+  min?: SettingUserValue;
+  max?: SettingUserValue;
+}
+
+/** `GET /settings` and the answer of `PUT /settings`. */
+export type SettingValuesBody = Record<string, SettingUserValue>;
+
+// ---- Cache -------------------------------------------------------------------------------------
+
+/** `GET /cache` entries: one cached read of the resource manager. */
+export interface CacheEntry {
+  key: string;
+  operation: 'get' | 'list';
+  type: ResourceType;
+  mesh: string;
+  name?: string;
+  ageMs: number;
+  timeLeftMs: number;
+}
+
+export interface CacheEntriesBody {
+  entries: CacheEntry[];
+}

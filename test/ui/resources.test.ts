@@ -1,0 +1,193 @@
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import type { ListBody, SnapshotSummary } from '../../src/shared/api-types.js';
+import { applyDataplane, backendDataplane } from '../support/dataplanes.js';
+import { startEchoServer } from '../support/echo-server.js';
+import { eventually } from '../support/eventually.js';
+import { useUi } from './support/ui-fixture.js';
+
+const ui = useUi();
+
+// Chromium, a core and real xDS clients on a shared 2-core machine: a bound for hung tests, not a timing assertion.
+const ROOM = 90_000;
+
+const WEB_9 = `type: Dataplane
+mesh: default
+name: web-9
+networking:
+  address: 127.0.0.1
+  inbound:
+    - port: 18080
+      tags:
+        kuma.io/service: web
+`;
+
+/** Replaces the whole editor text, as pasting would (no auto-indent). */
+async function setEditorText(page: Page, text: string): Promise<void> {
+  await page.locator('.cm-content').click();
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.keyboard.insertText(text);
+}
+
+async function editorText(page: Page): Promise<string> {
+  return page.locator('.cm-content').innerText();
+}
+
+async function getJson<T>(url: string): Promise<T> {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`GET ${url} answered ${response.status}`);
+  return (await response.json()) as T;
+}
+
+describe('Resources view', () => {
+  it('applies a Dataplane written in the editor with Ctrl+S, and lists it live', async () => {
+    const core = await ui.core();
+    const { page } = await ui.open(core, '#/resources');
+    await page.getByRole('button', { name: 'New Dataplane', exact: true }).click();
+    await page.getByTestId('editor-title').getByText('New Dataplane').waitFor();
+
+    await setEditorText(page, WEB_9);
+    await page.keyboard.press('ControlOrMeta+S');
+
+    await page.getByTestId('editor-notice').getByText('Applied Dataplane default/web-9: version 1').waitFor();
+    await page.locator('[data-resource="Dataplane:default:web-9"]').waitFor();
+    expect(new URL(page.url()).hash).toBe('#/resources/dataplane/default/web-9');
+    const stored = await getJson<{ networking: unknown }>(`${core.api.url}/meshes/default/dataplanes/web-9`);
+    expect(stored.networking).toMatchObject({ inbound: [{ port: 18080, tags: { 'kuma.io/service': 'web' } }] });
+    // The editor now holds the stored resource, with the version the next apply sends back.
+    expect(await editorText(page)).toContain('version: 1');
+
+    // Escape reverts the edits, and a second Escape closes the editor.
+    await page.locator('.cm-line', { hasText: 'name: web-9' }).click();
+    await page.keyboard.press('End');
+    await page.keyboard.type('0');
+    await page.getByText('edited', { exact: true }).waitFor();
+    await page.keyboard.press('Escape');
+    await eventually(async () => expect(await editorText(page)).toContain('name: web-9\n'));
+    expect(await page.getByText('edited', { exact: true }).count()).toBe(0);
+    await page.keyboard.press('Escape');
+    await page.getByText('Select a Mesh or Dataplane').waitFor();
+    expect(new URL(page.url()).hash).toBe('#/resources');
+  }, ROOM);
+
+  it('lists resources created elsewhere without a reload, and filters Dataplanes by mesh', async () => {
+    const core = await ui.core();
+    const { page } = await ui.open(core, '#/resources');
+    await page.getByTestId('resource-counts').getByText('1 mesh · 0 dataplanes').waitFor();
+
+    await fetch(`${core.api.url}/meshes/payments`, { method: 'PUT', body: JSON.stringify({ type: 'Mesh', name: 'payments' }) });
+    await applyDataplane(core, backendDataplane('echo-1', 18001));
+    await applyDataplane(core, backendDataplane('ledger-1', 18002, 'ledger', 'payments'));
+
+    await page.getByTestId('resource-counts').getByText('2 meshes · 2 dataplanes').waitFor();
+    await page.getByLabel('Mesh filter').selectOption('payments');
+    const dataplanes = page.locator('[data-resource^="Dataplane:"]');
+    await eventually(async () => expect(await dataplanes.evaluateAll((rows) => rows.map((row) => row.getAttribute('data-resource')))).toEqual(['Dataplane:payments:ledger-1']));
+    expect(await page.locator('[data-resource="Mesh::payments"]').innerText()).toContain('1 dataplane');
+  }, ROOM);
+
+  it("shows the API's validation errors at their fields' lines and stores nothing", async () => {
+    const core = await ui.core();
+    const { page, errors } = await ui.open(core, '#/resources/new/dataplane');
+    await page.locator('.cm-content').waitFor();
+    const invalid = WEB_9.replace('port: 18080', 'port: 70000').replace('kuma.io/service: web', 'team: web');
+
+    await setEditorText(page, invalid);
+    await page.getByRole('button', { name: /^Apply/ }).click();
+
+    // Marked in the editor, on the line of the field…
+    await page.locator('.cm-line', { hasText: 'port: 70000' }).locator('.cm-lintRange-error').first().waitFor();
+    expect(await page.locator('.cm-line', { hasText: 'address:' }).locator('.cm-lintRange-error').count()).toBe(0);
+    // …and listed under it, with the line.
+    const violations = page.getByTestId('violations');
+    expect(await violations.locator('[data-line="7"]').innerText()).toMatch(/networking\.inbound\[0\]\.port\s+must be in the range \[1, 65535\]/);
+    expect(await violations.locator('[data-line="8"]').innerText()).toMatch(/networking\.inbound\[0\]\.tags\s+"kuma\.io\/service" is required/);
+    expect((await fetch(`${core.api.url}/meshes/default/dataplanes/web-9`)).status).toBe(404);
+
+    // Clicking an error moves the cursor to its line.
+    await violations.locator('[data-line="8"]').click();
+    expect(await page.locator('.cm-activeLine').innerText()).toContain('tags:');
+    expect(errors).toEqual([expect.stringContaining('status of 400 (Bad Request)')]);
+    errors.splice(0);
+  }, ROOM);
+
+  it('says a stale version is a conflict, and reloads the stored resource', async () => {
+    const core = await ui.core();
+    await applyDataplane(core, backendDataplane('echo-1', 18001));
+    const { page, errors } = await ui.open(core, '#/resources/dataplane/default/echo-1');
+    await eventually(async () => expect(await editorText(page)).toContain('version: 1'));
+
+    await setEditorText(page, (await editorText(page)).replace('port: 18001', 'port: 18002'));
+    await applyDataplane(core, backendDataplane('echo-1', 18003));
+    await page.getByText('Changed elsewhere (now version 2)').waitFor();
+    await page.keyboard.press('ControlOrMeta+S');
+
+    const conflict = page.getByTestId('conflict');
+    await conflict.getByText(/stored version is 2/).waitFor();
+    await conflict.getByRole('button', { name: 'Reload' }).click();
+    await eventually(async () => expect(await editorText(page)).toMatch(/version: 2[\s\S]*port: 18003/));
+    expect(await page.getByTestId('conflict').count()).toBe(0);
+    expect(errors).toEqual([expect.stringContaining('status of 409 (Conflict)')]);
+    errors.splice(0);
+  }, ROOM);
+
+  it("deletes after a confirmation, and shows the API's refusal to delete a mesh with Dataplanes", async () => {
+    const core = await ui.core();
+    await applyDataplane(core, backendDataplane('echo-1', 18001));
+    const { page, errors } = await ui.open(core, '#/resources/mesh/default');
+    await page.getByTestId('editor-title').getByText('Mesh default').waitFor();
+
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Delete' }).click();
+    await page.getByTestId('editor-error').getByText(/Could not delete Mesh default: .*still has 1 dataplane \(echo-1\)/).waitFor();
+    expect((await fetch(`${core.api.url}/meshes/default`)).status).toBe(200);
+    errors.splice(0); // the 409 answer, logged by Chromium
+
+    await page.locator('[data-resource="Dataplane:default:echo-1"]').click();
+    await page.getByRole('button', { name: 'Delete' }).click();
+    // Escape cancels the confirmation; nothing is deleted.
+    await page.keyboard.press('Escape');
+    expect(await page.getByRole('alertdialog').count()).toBe(0);
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Delete' }).click();
+
+    await page.getByTestId('editor-notice').getByText('Deleted Dataplane default/echo-1').waitFor();
+    await eventually(async () => expect(await page.locator('[data-resource="Dataplane:default:echo-1"]').count()).toBe(0));
+    expect((await fetch(`${core.api.url}/meshes/default/dataplanes/echo-1`)).status).toBe(404);
+  }, ROOM);
+
+  it("gives a connected proxy a new config version when its backend's Dataplane is changed here", async () => {
+    const core = await ui.core();
+    const backend = await startEchoServer('echo-1');
+    try {
+      await applyDataplane(core, backendDataplane('echo-1', backend.port));
+      ui.connect(core, {
+        name: 'frontend-1',
+        target: 'echo',
+        register: { networking: { address: '127.0.0.1', outbound: [{ port: 10001, tags: { 'kuma.io/service': 'echo' } }] } },
+      });
+      const historyUrl = `${core.api.url}/meshes/default/dataplanes/frontend-1/_history`;
+      const before = await eventually(async () => {
+        const history = await getJson<ListBody<SnapshotSummary>>(historyUrl);
+        expect(history.total).toBeGreaterThan(0);
+        return history;
+      });
+
+      const { page } = await ui.open(core, '#/resources/dataplane/default/echo-1');
+      await eventually(async () => expect(await editorText(page)).toContain(`port: ${backend.port}`));
+      await setEditorText(page, (await editorText(page)).replace(`port: ${backend.port}`, 'port: 18999'));
+      await page.keyboard.press('ControlOrMeta+S');
+      await page.getByTestId('editor-notice').getByText('version 2').waitFor();
+
+      const after = await eventually(async () => {
+        const history = await getJson<ListBody<SnapshotSummary>>(historyUrl);
+        expect(history.total).toBe(before.total + 1);
+        return history;
+      });
+      // Newest first: the endpoints changed (the backend's port), nothing else.
+      expect(after.items[0]!.changedTypes).toEqual(['type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment']);
+    } finally {
+      await backend.stop();
+    }
+  }, ROOM);
+});

@@ -1,0 +1,46 @@
+import { register } from '@grpc/grpc-js-xds';
+import type { DataplaneResource, DataplaneSpec } from '../../../src/shared/resources.js';
+import { generateGrpcBootstrap } from '../../../src/main/xds/generate/bootstrap.js';
+import { echoClient, type EchoClient } from '../../support/echo-server.js';
+
+// gRPC's own Node xDS client, in process, resolves xds:/// targets through meshdesk's ADS server.
+register();
+
+export interface GrpcProxyOptions {
+  adsPort: number;
+  mesh?: string;
+  name: string;
+  /** The service it calls (`xds:///<service>`). */
+  target: string;
+  /** When given, the proxy registers this Dataplane through its metadata (origin "proxy"). */
+  register?: DataplaneSpec;
+}
+
+export interface GrpcProxy {
+  client: EchoClient;
+  close(): void;
+}
+
+/**
+ * A real proxyless gRPC client connected to meshdesk as `mesh.name`. Its channel opens the ADS
+ * stream on the first call; the call itself may fail (no backend), the stream stays.
+ */
+export function connectGrpcProxy({ adsPort, mesh = 'default', name, target, register: spec }: GrpcProxyOptions): GrpcProxy {
+  const bootstrap = generateGrpcBootstrap({
+    nodeId: `${mesh}.${name}`,
+    adsHost: '127.0.0.1',
+    adsPort,
+    locality: { region: 'local', zone: 'laptop' },
+    ...(spec && { dataplane: dataplaneResource(mesh, name, spec) }),
+  });
+  const client = echoClient(`xds:///${target}`, {
+    'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config': JSON.stringify(bootstrap),
+  });
+  client.echo('hello', 3000).catch(() => undefined);
+  return { client, close: () => client.close() };
+}
+
+function dataplaneResource(mesh: string, name: string, spec: DataplaneSpec): DataplaneResource {
+  const now = new Date().toISOString();
+  return { type: 'Dataplane', meta: { mesh, name, version: 0, creationTime: now, modificationTime: now, labels: {} }, spec };
+}

@@ -1,0 +1,52 @@
+import { afterAll, afterEach, beforeAll, expect, inject, vi } from 'vitest';
+import type { Browser } from 'playwright-core';
+import type { Core } from '../../../src/main/core.js';
+import { startTestCore } from '../../support/core.js';
+import { launchChromium, openUi, type UiPage } from './browser.js';
+import { connectGrpcProxy, type GrpcProxyOptions } from './grpc-proxy.js';
+
+/**
+ * One Chromium per test file, one real core per test, pages that fail the test on any console
+ * error, and grpc-js-xds proxies closed after each test.
+ */
+export function useUi() {
+  // The core's /gui serves the build made for the tests (see build-renderer.ts).
+  process.env.MESHDESK_RENDERER_DIR = inject('rendererDir');
+  // A browser, a core and real xDS clients per test on a shared 2-core machine: generous bounds, nothing timed.
+  vi.setConfig({ testTimeout: 90_000, hookTimeout: 60_000 });
+  let browser: Browser;
+  const pages: UiPage[] = [];
+  const cleanups: Array<() => unknown> = [];
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+  afterAll(() => browser?.close());
+  afterEach(async () => {
+    for (const { context } of pages) await context.close();
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+    // Checked after closing: an error logged while the test ran must not pass silently.
+    const errors = pages.splice(0).flatMap((page) => page.errors);
+    expect(errors, 'the page logged errors').toEqual([]);
+  });
+
+  return {
+    /** A core that regenerates quickly, so tests wait on events rather than on the 1 s defaults. */
+    async core(): Promise<Core> {
+      const core = await startTestCore();
+      core.settings.update({ 'store.cache.expirationTime': '100ms', 'xds.dataplaneConfigurationRefreshInterval': '100ms' });
+      return core;
+    },
+    async open(core: Core, hash = '#/proxies', options: { colorScheme?: 'light' | 'dark' } = {}): Promise<UiPage> {
+      const ui = await openUi(browser, core.api.url, { hash, ...options });
+      ui.context.setDefaultTimeout(20_000);
+      pages.push(ui);
+      return ui;
+    },
+    connect(core: Core, options: Omit<GrpcProxyOptions, 'adsPort'>) {
+      const proxy = connectGrpcProxy({ adsPort: core.xds.port, ...options });
+      cleanups.push(() => proxy.close());
+      return proxy;
+    },
+  };
+}
