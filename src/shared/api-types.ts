@@ -28,28 +28,32 @@ export interface ApiIndex {
 
 // ---- Proxies -----------------------------------------------------------------------------------
 
-/** What one proxy was sent, accepted and rejected for one type URL. Times are epoch ms. */
+/** What one proxy was sent, accepted and rejected for one type URL, on its current (or last) stream. */
 export interface TypeStatus {
   typeUrl: string;
   /** `cds`, `eds`, `lds`, `rds`; the type URL itself for any other type. */
   type: string;
   lastSent?: { version: string; nonce: string; resources: number; at: number };
   lastAcked?: { version: string; nonce: string; at: number };
-  /** The proxy refused `rejectedVersion` and keeps running `acceptedVersion`. */
+  /** The proxy refused `rejectedVersion` and keeps running `acceptedVersion` (the NACK's version_info). */
   lastNack?: { rejectedVersion: string; acceptedVersion: string; nonce: string; error: string; at: number };
+  /** A response that was due but too large to send. */
   lastDropped?: { version: string; error: string; at: number };
   counts: { responses: number; acks: number; nacks: number; dropped: number };
 }
 
-/** One proxy's status (Kuma's DataplaneInsight, reduced). */
+/** One proxy as the API and the UI show it (Kuma's DataplaneInsight, reduced). Times are epoch ms. */
 export interface ProxyStatus {
   /** Node id, `mesh.name`. */
   proxyId: string;
   online: boolean;
-  /** When the proxy came online or went offline. */
+  /** When the proxy came online (its stream's first request) or went offline. */
   since: number;
+  /** Streams this proxy opened since it was first seen (or last forgotten). */
   connections: number;
+  /** The current stream, or the last one of an offline proxy. */
   stream: { id: number; peer: string; openedAt: number; closedAt?: number };
+  /** Every type the proxy asked for on that stream, in push order (CDS, EDS, LDS, RDS, then others). */
   types: TypeStatus[];
 }
 
@@ -134,7 +138,7 @@ export interface FirstConfigBreakdown {
 /** Resources by type URL, each as proto3 JSON under its name. */
 export type SnapshotResourcesJson = { readonly [typeUrl: string]: readonly { name: string; resource: unknown }[] };
 
-/** `GET …/dataplanes/{name}/_history` items, newest first. */
+/** `GET …/dataplanes/{name}/_history` items, newest first: one snapshot without its resources. */
 export interface SnapshotSummary {
   id: number;
   proxyId: string;
@@ -143,7 +147,6 @@ export interface SnapshotSummary {
   changedTypes: string[];
 }
 
-/** `GET …/dataplanes/{name}/_history/{id}` */
 export interface SnapshotRecord extends SnapshotSummary {
   resources: SnapshotResourcesJson;
 }

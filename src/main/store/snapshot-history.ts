@@ -1,14 +1,14 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './database.js';
+import type { SnapshotRecord, SnapshotResourcesJson, SnapshotSummary } from '../../shared/api-types.js';
+
+export type { SnapshotRecord, SnapshotResourcesJson, SnapshotSummary };
 
 /** Queued snapshots written per transaction: a storm queues thousands, and one transaction holds the event loop. */
 const WRITES_PER_FLUSH = 100;
 
 /** Snapshots kept per proxy; older ones are pruned by the insert that goes past this. */
 export const SNAPSHOTS_KEPT_PER_PROXY = 50;
-
-/** Resources by type URL, each as the generator's proto3 JSON under its name. */
-export type SnapshotResourcesJson = { readonly [typeUrl: string]: readonly { name: string; resource: unknown }[] };
 
 /** What a published snapshot is recorded with. */
 export interface NewSnapshotRecord {
@@ -19,19 +19,6 @@ export interface NewSnapshotRecord {
   versions: Readonly<Record<string, string>>;
   /** Type URLs whose version differs from the snapshot this one replaced. */
   changedTypes: readonly string[];
-  resources: SnapshotResourcesJson;
-}
-
-/** One snapshot without its resources, as lists show it. */
-export interface SnapshotSummary {
-  id: number;
-  proxyId: string;
-  createdAt: number;
-  versions: Record<string, string>;
-  changedTypes: string[];
-}
-
-export interface SnapshotRecord extends SnapshotSummary {
   resources: SnapshotResourcesJson;
 }
 

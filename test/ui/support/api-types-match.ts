@@ -3,19 +3,13 @@
 import type * as Shared from '../../../src/shared/api-types.js';
 import type { CachedManagerEntry } from '../../../src/main/cache/cached-manager.js';
 import type { SettingDescription } from '../../../src/main/config/settings.js';
-import type { SnapshotRecord, SnapshotSummary } from '../../../src/main/store/snapshot-history.js';
-import type { ProxyStatus, TypeStatus } from '../../../src/main/xds/callbacks/status-tracker.js';
 import type { FirstConfigBreakdown } from '../../../src/main/xds/status/first-config.js';
 import type { ConfigDump } from '../../../src/main/xds/status/config-dump.js';
 
 type Fits<Main extends SharedType, SharedType> = [Main, SharedType];
 
 export type ApiTypesMatchMain = [
-  Fits<TypeStatus, Shared.TypeStatus>,
-  Fits<ProxyStatus, Shared.ProxyStatus>,
   Fits<FirstConfigBreakdown & { proxyId: string }, Shared.FirstConfigBreakdown>,
-  Fits<SnapshotSummary, Shared.SnapshotSummary>,
-  Fits<SnapshotRecord, Shared.SnapshotRecord>,
   Fits<ConfigDump, Shared.ConfigDump>,
   Fits<SettingDescription, Shared.SettingDescription>,
   Fits<CachedManagerEntry, Shared.CacheEntry>,

@@ -9,39 +9,13 @@ import type {
   StreamResponseEvent,
 } from '../server/callbacks.js';
 import { now, type ProxyTimeline } from '../status/proxy-timeline.js';
+import type { ProxyStatus, TypeStatus } from '../../../shared/api-types.js';
+
+export type { ProxyStatus, TypeStatus };
 
 export interface StatusTrackerOptions {
   timeline: ProxyTimeline;
   metrics: Pick<Metrics, 'xdsDelivery'>;
-}
-
-/** What one proxy was sent, accepted and rejected for one type URL, on its current (or last) stream. */
-export interface TypeStatus {
-  typeUrl: string;
-  /** `cds`, `eds`, `lds`, `rds`; the type URL itself for any other type. */
-  type: string;
-  lastSent?: { version: string; nonce: string; resources: number; at: number };
-  lastAcked?: { version: string; nonce: string; at: number };
-  /** The proxy refused `rejectedVersion` and keeps running `acceptedVersion` (the NACK's version_info). */
-  lastNack?: { rejectedVersion: string; acceptedVersion: string; nonce: string; error: string; at: number };
-  /** A response that was due but too large to send. */
-  lastDropped?: { version: string; error: string; at: number };
-  counts: { responses: number; acks: number; nacks: number; dropped: number };
-}
-
-/** One proxy as the API and the UI show it (Kuma's DataplaneInsight, reduced). Times are epoch ms. */
-export interface ProxyStatus {
-  /** Node id, `mesh.name`. */
-  proxyId: string;
-  online: boolean;
-  /** When the proxy came online (its stream's first request) or went offline. */
-  since: number;
-  /** Streams this proxy opened since it was first seen (or last forgotten). */
-  connections: number;
-  /** The current stream, or the last one of an offline proxy. */
-  stream: { id: number; peer: string; openedAt: number; closedAt?: number };
-  /** Every type the proxy asked for on that stream, in push order (CDS, EDS, LDS, RDS, then others). */
-  types: TypeStatus[];
 }
 
 interface OpenStream {
