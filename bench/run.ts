@@ -7,12 +7,14 @@ import { cachedReads } from './suites/cached-reads.js';
 import { firstConfig } from './suites/first-config.js';
 import { fleet } from './suites/fleet.js';
 import { generation } from './suites/generation.js';
+import { proxiesView } from './suites/proxies-view.js';
 
 const SUITES: Record<string, (options: BenchOptions) => Promise<BenchRow[]>> = {
   'cached reads': cachedReads,
   generation,
   'first config': firstConfig,
   fleet,
+  'proxies view': proxiesView,
 };
 
 const args = process.argv.slice(2);
