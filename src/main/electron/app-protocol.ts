@@ -1,4 +1,4 @@
-import type { CustomScheme } from 'electron';
+import type { CustomScheme } from './electron-types.js';
 import { readFile } from 'node:fs/promises';
 import { extname, resolve, sep } from 'node:path';
 import { APP_HOST, APP_SCHEME } from './app-origin.js';

@@ -1,4 +1,4 @@
-import type { OnHeadersReceivedListenerDetails, HeadersReceivedResponse } from 'electron';
+import type { OnHeadersReceivedListenerDetails, HeadersReceivedResponse } from './electron-types.js';
 import { GUI_CONTENT_SECURITY_POLICY } from '../api/static-files.js';
 import type { AppOrigin } from './app-origin.js';
 

@@ -1,4 +1,4 @@
-import type { IpcMain, IpcMainEvent, IpcMainInvokeEvent, WebContents } from 'electron';
+import type { IpcMain, IpcMainEvent, IpcMainInvokeEvent, WebContents } from './electron-types.js';
 import type { ApiMethod, ApiRequest, ApiResponse } from '../../shared/bridge.js';
 import type { CoreEvent } from '../../shared/events.js';
 import { IpcChannel } from '../../shared/ipc-channels.js';

@@ -1,4 +1,4 @@
-import type { BrowserWindow, BrowserWindowConstructorOptions, Session, Shell } from 'electron';
+import type { BrowserWindow, BrowserWindowConstructorOptions, Session, Shell } from './electron-types.js';
 import type { AppOrigin } from './app-origin.js';
 import { contentSecurityPolicyListener } from './content-security-policy.js';
 
