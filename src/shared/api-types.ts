@@ -88,6 +88,42 @@ export interface ProxyTimelineBody {
   events: ProxyEvent[];
 }
 
+/**
+ * Time to first config (SPEC §5), the product's headline figure, taken apart: what a proxy's
+ * FIRST connection spent between opening its stream and having every type it was sent ACKed.
+ *
+ * All `…Ms` times below are milliseconds since the stream opened. `phases` cut that span into
+ * consecutive pieces, each ending at a milestone (so they never overlap, leave no gap, and add up
+ * to the total): the UI draws them as one stacked bar. Registration and the post-create wait are
+ * left out when they did not happen (no lifecycle, an API-created Dataplane); any other milestone
+ * that has not come yet ends the phases there, and `total.complete` is false.
+ */
+export interface FirstConfigBreakdown {
+  /** Node id, `mesh.name` (added by `GET …/dataplanes/{name}/_first-config`). */
+  proxyId: string;
+  streamId: number;
+  /** When the stream opened, epoch ms. */
+  openedAt: number;
+  /** Whether the stream is still open (no `stream-closed` recorded for it, and no later stream). */
+  open: boolean;
+  registration?: { origin: 'metadata' | 'api'; created: boolean; atMs: number };
+  /** Only when the proxy brought its Dataplane in its metadata: API-created Dataplanes never wait. */
+  postCreateWait?: { strategy: PostCreateStrategy; waitedMs: number; cause: string; startMs: number; endMs: number };
+  /** The sync tracker's first tick, whatever it found. */
+  firstTick?: TickSummary;
+  /**
+   * The first tick that found the Dataplane and generated configuration. It is the first tick
+   * unless that one missed the Dataplane (strategy `none`), in which case `ticksBefore` says how
+   * many ticks came first.
+   */
+  firstConfigTick?: TickSummary & { ticksBefore: number };
+  /** Per type URL that got a response, in order of the first response. */
+  types: FirstConfigType[];
+  phases: FirstConfigPhase[];
+  /** Stream open → every type that got a response ACKed. */
+  total: { complete: boolean; endMs?: number; durationMs?: number };
+}
+
 export interface TickSummary {
   result: TickResult;
   detail?: string;
@@ -98,9 +134,11 @@ export interface TickSummary {
 
 export interface FirstConfigType {
   typeUrl: string;
+  /** `cds`, `eds`, `lds`, `rds`. */
   type: string;
   firstResponseMs: number;
   firstAckMs?: number;
+  /** NACKs before the first ACK. */
   nacks: number;
 }
 
@@ -114,25 +152,11 @@ export type FirstConfigPhaseName =
 
 export interface FirstConfigPhase {
   name: FirstConfigPhaseName;
+  /** What the phase ends with, in words, for a tooltip. */
   label: string;
   startMs: number;
   endMs: number;
   durationMs: number;
-}
-
-/** `GET …/dataplanes/{name}/_first-config`: times in ms since the stream opened. */
-export interface FirstConfigBreakdown {
-  proxyId: string;
-  streamId: number;
-  openedAt: number;
-  open: boolean;
-  registration?: { origin: 'metadata' | 'api'; created: boolean; atMs: number };
-  postCreateWait?: { strategy: PostCreateStrategy; waitedMs: number; cause: string; startMs: number; endMs: number };
-  firstTick?: TickSummary;
-  firstConfigTick?: TickSummary & { ticksBefore: number };
-  types: FirstConfigType[];
-  phases: FirstConfigPhase[];
-  total: { complete: boolean; endMs?: number; durationMs?: number };
 }
 
 /** Resources by type URL, each as proto3 JSON under its name. */

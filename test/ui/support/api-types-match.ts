@@ -3,13 +3,11 @@
 import type * as Shared from '../../../src/shared/api-types.js';
 import type { CachedManagerEntry } from '../../../src/main/cache/cached-manager.js';
 import type { SettingDescription } from '../../../src/main/config/settings.js';
-import type { FirstConfigBreakdown } from '../../../src/main/xds/status/first-config.js';
 import type { ConfigDump } from '../../../src/main/xds/status/config-dump.js';
 
 type Fits<Main extends SharedType, SharedType> = [Main, SharedType];
 
 export type ApiTypesMatchMain = [
-  Fits<FirstConfigBreakdown & { proxyId: string }, Shared.FirstConfigBreakdown>,
   Fits<ConfigDump, Shared.ConfigDump>,
   Fits<SettingDescription, Shared.SettingDescription>,
   Fits<CachedManagerEntry, Shared.CacheEntry>,

@@ -1,74 +1,11 @@
 import { shortTypeName } from '../protocol/type-urls.js';
-import type { PostCreateStrategy, ProxyEvent, TickResult } from './proxy-timeline.js';
+import type { ProxyEvent } from './proxy-timeline.js';
+import type { FirstConfigBreakdown as FirstConfigBody, FirstConfigPhase, FirstConfigPhaseName, FirstConfigType, TickSummary } from '../../../shared/api-types.js';
 
-/**
- * Time to first config (SPEC §5), the product's headline figure, taken apart: what a proxy's
- * FIRST connection spent between opening its stream and having every type it was sent ACKed.
- *
- * All `…Ms` times below are milliseconds since the stream opened. `phases` cut that span into
- * consecutive pieces, each ending at a milestone (so they never overlap, leave no gap, and add up
- * to the total): the UI draws them as one stacked bar. Registration and the post-create wait are
- * left out when they did not happen (no lifecycle, an API-created Dataplane); any other milestone
- * that has not come yet ends the phases there, and `total.complete` is false.
- */
-export interface FirstConfigBreakdown {
-  streamId: number;
-  /** When the stream opened, epoch ms. */
-  openedAt: number;
-  /** Whether the stream is still open (no `stream-closed` recorded for it, and no later stream). */
-  open: boolean;
-  registration?: { origin: 'metadata' | 'api'; created: boolean; atMs: number };
-  /** Only when the proxy brought its Dataplane in its metadata: API-created Dataplanes never wait. */
-  postCreateWait?: { strategy: PostCreateStrategy; waitedMs: number; cause: string; startMs: number; endMs: number };
-  /** The sync tracker's first tick, whatever it found. */
-  firstTick?: TickSummary;
-  /**
-   * The first tick that found the Dataplane and generated configuration. It is the first tick
-   * unless that one missed the Dataplane (strategy `none`), in which case `ticksBefore` says how
-   * many ticks came first.
-   */
-  firstConfigTick?: TickSummary & { ticksBefore: number };
-  /** Per type URL that got a response, in order of the first response. */
-  types: FirstConfigType[];
-  phases: FirstConfigPhase[];
-  /** Stream open → every type that got a response ACKed. */
-  total: { complete: boolean; endMs?: number; durationMs?: number };
-}
+export type { FirstConfigPhase, FirstConfigPhaseName, FirstConfigType, TickSummary };
 
-export interface TickSummary {
-  result: TickResult;
-  detail?: string;
-  startMs: number;
-  endMs: number;
-  durationMs: number;
-}
-
-export interface FirstConfigType {
-  typeUrl: string;
-  /** `cds`, `eds`, `lds`, `rds`. */
-  type: string;
-  firstResponseMs: number;
-  firstAckMs?: number;
-  /** NACKs before the first ACK. */
-  nacks: number;
-}
-
-export type FirstConfigPhaseName =
-  | 'registration'
-  | 'post-create-wait'
-  | 'first-generation'
-  | 'dataplane-not-found'
-  | 'first-responses'
-  | 'first-acks';
-
-export interface FirstConfigPhase {
-  name: FirstConfigPhaseName;
-  /** What the phase ends with, in words, for a tooltip. */
-  label: string;
-  startMs: number;
-  endMs: number;
-  durationMs: number;
-}
+/** The breakdown as computed from a proxy's events; the API adds the proxy id. */
+export type FirstConfigBreakdown = Omit<FirstConfigBody, 'proxyId'>;
 
 const PHASE_LABELS: { readonly [P in FirstConfigPhaseName]: string } = {
   registration: 'stream open → Dataplane registered in the store',
