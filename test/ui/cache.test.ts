@@ -68,7 +68,8 @@ describe('Cache view', { timeout: 60_000 }, () => {
 
     await control.getByRole('button', { name: '1s' }).click();
     await eventually(async () => expect(await settingInForce(core)).toBe('1s'));
-    expect(await control.getByRole('button', { name: '1s' }).getAttribute('aria-pressed')).toBe('true');
+    // The setting is in force before the answer (or its event) reaches the view: wait for the view.
+    await control.locator('button[aria-pressed=true]', { hasText: '1s' }).waitFor();
     await page.getByTestId('ttl-changes').getByText(/TTL\s+250ms\s+→\s+1s/).waitFor();
   });
 

@@ -32,15 +32,16 @@ describe('Connect a proxy view', () => {
     await page.getByLabel('Service', { exact: true }).fill('shop');
 
     expect(await page.getByTestId('command').innerText()).toBe('envoy -c bootstrap-shop-1.yaml');
+    // The preview follows the form: wait for the one of the last edit (the service), not of the name.
     const bootstrap = await eventually(async () => {
       const parsed = parse(await fileText(page, 'bootstrap-shop-1.yaml'));
       expect(parsed.node.id).toBe('default.shop-1');
+      expect(JSON.parse(parsed.node.metadata[DATAPLANE_METADATA_KEY])).toMatchObject({
+        networking: { inbound: [{ port: 18080, servicePort: 8080, tags: { 'kuma.io/service': 'shop', 'kuma.io/protocol': 'http' } }] },
+      });
       return parsed;
     });
     expect(() => encodeMessage('envoy.config.bootstrap.v3.Bootstrap', bootstrap)).not.toThrow();
-    expect(JSON.parse(bootstrap.node.metadata[DATAPLANE_METADATA_KEY])).toMatchObject({
-      networking: { inbound: [{ port: 18080, servicePort: 8080, tags: { 'kuma.io/service': 'shop', 'kuma.io/protocol': 'http' } }] },
-    });
     expect(parse(await fileText(page, 'dataplane-shop-1.yaml'))).toMatchObject({ type: 'Dataplane', name: 'shop-1' });
     expect(await page.getByTestId('connection').innerText()).toContain('Waiting for connection');
     expect((await fetch(`${core.api.url}/meshes/default/dataplanes/shop-1`)).status).toBe(404);
