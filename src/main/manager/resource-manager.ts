@@ -7,6 +7,7 @@ import {
   ResourceNotFoundError,
   ResourcePreconditionError,
 } from '../store/errors.js';
+import { GroupCommit } from '../store/group-commit.js';
 import type { ResourceStore } from '../store/resource-store.js';
 import type { Resource, ResourceInput, ResourceKey, ResourceType } from '../../shared/resources.js';
 import type { ListOptions, ResourceManager as ResourceManagerContract, UpsertResult } from './interfaces.js';
@@ -24,15 +25,18 @@ const NAMED_DATAPLANES = 10;
 /**
  * The uncached manager (Kuma's ResourceManager): validates every write, enforces the relations
  * between resources (a Dataplane needs its mesh; a mesh with dataplanes cannot go) in the same
- * transaction as the write, and announces each committed write on the event bus.
+ * transaction as the write, and announces each committed write on the event bus. Writes of the
+ * same event-loop turn share one commit (see GroupCommit); reads go to the store at once.
  */
 export class ResourceManager implements ResourceManagerContract {
   readonly #store: ResourceStore;
   readonly #events: EventBus;
+  readonly #commits: GroupCommit;
 
   constructor(options: ResourceManagerOptions) {
     this.#store = options.store;
     this.#events = options.events;
+    this.#commits = new GroupCommit((fn) => this.#store.transaction(fn));
   }
 
   async get<T extends ResourceType>(type: T, key: { mesh: string; name: string }): Promise<Resource<T>> {
@@ -60,23 +64,23 @@ export class ResourceManager implements ResourceManagerContract {
       try {
         // A caller version means "update exactly that version": never turn it into a create.
         if (!current && input.version === undefined) {
-          return { resource: this.#create(input), created: true };
+          return { resource: await this.#create(input), created: true };
         }
         const version = input.version ?? current?.meta.version;
-        return { resource: this.#update({ ...input, version }), created: false };
+        return { resource: await this.#update({ ...input, version }), created: false };
       } catch (error) {
         const lostRace =
           error instanceof ResourceConflictError ||
           error instanceof ResourceAlreadyExistsError ||
           error instanceof ResourceNotFoundError;
         if (input.version !== undefined || !lostRace || attempt === UPSERT_ATTEMPTS) throw error;
-        // Someone wrote between our read and our write: read again and retry.
+        // Someone wrote between our read and our commit: read again and retry.
       }
     }
   }
 
   async delete(key: ResourceKey, options: { version?: number } = {}): Promise<void> {
-    const deleted = this.#store.transaction(() => {
+    const deleted = await this.#commits.run(() => {
       if (key.type === 'Mesh') this.#requireMeshWithoutDataplanes(key);
       return this.#store.delete(key, options.version);
     });
@@ -94,8 +98,8 @@ export class ResourceManager implements ResourceManagerContract {
     }
   }
 
-  #create<T extends ResourceType>(input: ResourceInput<T>): Resource<T> {
-    const created = this.#store.transaction(() => {
+  async #create<T extends ResourceType>(input: ResourceInput<T>): Promise<Resource<T>> {
+    const created = await this.#commits.run(() => {
       if (input.type === 'Dataplane') this.#requireMesh(input);
       return this.#store.create(input);
     });
@@ -103,8 +107,8 @@ export class ResourceManager implements ResourceManagerContract {
     return created as Resource<T>;
   }
 
-  #update<T extends ResourceType>(input: ResourceInput<T>): Resource<T> {
-    const updated = this.#store.update(input);
+  async #update<T extends ResourceType>(input: ResourceInput<T>): Promise<Resource<T>> {
+    const updated = await this.#commits.run(() => this.#store.update(input));
     this.#publish('updated', updated);
     return updated as Resource<T>;
   }
