@@ -43,18 +43,44 @@ const MIGRATIONS: readonly string[] = [
      issued_at TEXT NOT NULL,
      PRIMARY KEY (mesh, name)
    ) WITHOUT ROWID;`,
+  // 4: snapshot history stored by content. A type's version is a hash of its content, and most
+  // snapshots repeat most of their types (and proxies of one service share them), so each
+  // distinct (type, version) keeps its resources once; a snapshot names its version per type.
+  `CREATE TABLE snapshot_payloads (
+     type_url TEXT NOT NULL,
+     version TEXT NOT NULL,
+     resources TEXT NOT NULL,
+     PRIMARY KEY (type_url, version)
+   ) WITHOUT ROWID;
+   CREATE TABLE snapshot_types (
+     snapshot_id INTEGER NOT NULL REFERENCES snapshot_history (id) ON DELETE CASCADE,
+     type_url TEXT NOT NULL,
+     version TEXT NOT NULL,
+     PRIMARY KEY (snapshot_id, type_url),
+     FOREIGN KEY (type_url, version) REFERENCES snapshot_payloads (type_url, version)
+   ) WITHOUT ROWID;
+   CREATE INDEX snapshot_types_by_payload ON snapshot_types (type_url, version);
+   INSERT OR IGNORE INTO snapshot_payloads (type_url, version, resources)
+     SELECT version.key, version.value, coalesce(resources.value, '[]')
+     FROM snapshot_history, json_each(snapshot_history.versions) AS version
+     LEFT JOIN json_each(snapshot_history.resources) AS resources ON resources.key = version.key;
+   INSERT INTO snapshot_types (snapshot_id, type_url, version)
+     SELECT snapshot_history.id, version.key, version.value
+     FROM snapshot_history, json_each(snapshot_history.versions) AS version;
+   ALTER TABLE snapshot_history DROP COLUMN resources;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-export function migrate(db: Database.Database): void {
+/** Brings the schema up to `target` (the latest unless a test builds an older one to migrate from). */
+export function migrate(db: Database.Database, target = SCHEMA_VERSION): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > SCHEMA_VERSION) {
     throw new Error(
       `database schema version ${current} is newer than this meshdesk (${SCHEMA_VERSION}); use a newer meshdesk or another data directory`,
     );
   }
-  for (let version = current + 1; version <= SCHEMA_VERSION; version++) {
+  for (let version = current + 1; version <= target; version++) {
     db.transaction(() => {
       db.exec(MIGRATIONS[version - 1]!);
       db.pragma(`user_version = ${version}`);

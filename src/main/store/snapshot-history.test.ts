@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from './database.js';
-import { SCHEMA_VERSION } from './migrations.js';
+import Database from 'better-sqlite3';
+import { migrate, SCHEMA_VERSION } from './migrations.js';
 import { SNAPSHOTS_KEPT_PER_PROXY, SnapshotHistory, type NewSnapshotRecord } from './snapshot-history.js';
 
 const CDS = 'type.googleapis.com/envoy.config.cluster.v3.Cluster';
@@ -124,4 +125,55 @@ describe('SnapshotHistory', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(db.prepare('SELECT count(*) AS count FROM snapshot_history').get()).toEqual({ count: 3 });
   });
+
+  it('keeps each distinct content once, however many snapshots and proxies repeat it, until the last one naming it goes', () => {
+    const payloads = () => db.prepare('SELECT type_url, version FROM snapshot_payloads ORDER BY type_url, version').all();
+    history.record(snapshot('default.web-1', 'c1'));
+    history.record(snapshot('default.web-2', 'c1'));
+    history.record(snapshot('default.web-1', 'c2'));
+
+    expect(payloads()).toEqual([
+      { type_url: CDS, version: 'c1' },
+      { type_url: CDS, version: 'c2' },
+      { type_url: LDS, version: 'l1' },
+    ]);
+    expect(history.latest('default.web-2')!.resources).toEqual(snapshot('default.web-2', 'c1').resources);
+
+    history.deleteProxy('default.web-2');
+    expect(payloads()).toHaveLength(3); // web-1's first snapshot still names c1
+    for (let i = 0; i < SNAPSHOTS_KEPT_PER_PROXY; i++) history.record(snapshot('default.web-1', 'c2'));
+    expect(payloads()).toEqual([
+      { type_url: CDS, version: 'c2' },
+      { type_url: LDS, version: 'l1' },
+    ]);
+    history.deleteProxy('default.web-1');
+    expect(payloads()).toEqual([]);
+  });
 });
+
+describe('the migration to content-addressed history', () => {
+  it('moves the snapshots written before it, resources included', () => {
+    const file = path.join(dir, 'schema-3.db');
+    const old = new Database(file);
+    // Schema 3 as shipped, with two snapshots of one proxy sharing their LDS.
+    old.pragma('foreign_keys = ON');
+    migrate(old, 3);
+    const insert = old.prepare('INSERT INTO snapshot_history (proxy_id, created_at, versions, changed_types, resources) VALUES (?, ?, ?, ?, ?)');
+    for (const record of [snapshot('default.web-1', 'c1', 1), snapshot('default.web-1', 'c2', 2)]) {
+      insert.run(record.proxyId, record.createdAt, JSON.stringify(record.versions), JSON.stringify(record.changedTypes), JSON.stringify(record.resources));
+    }
+    old.close();
+
+    const migrated = openDatabase(file);
+    try {
+      const moved = new SnapshotHistory(migrated);
+      const [second, first] = moved.list('default.web-1');
+      expect(moved.get(first!.id)).toEqual({ id: first!.id, ...snapshot('default.web-1', 'c1', 1) });
+      expect(moved.get(second!.id)).toEqual({ id: second!.id, ...snapshot('default.web-1', 'c2', 2) });
+      expect(migrated.prepare('SELECT count(*) FROM snapshot_payloads').pluck().get()).toBe(3);
+    } finally {
+      migrated.close();
+    }
+  });
+});
+
