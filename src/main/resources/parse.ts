@@ -2,6 +2,7 @@
 import { LineCounter, isCollection, isScalar, parseAllDocuments, visit } from 'yaml';
 import type { Document, ParsedNode, Range } from 'yaml';
 import { MAX_NESTING, findTooDeepNesting } from './nesting.js';
+import { parsePlainJson } from './plain-json.js';
 import { ViolationList } from './validation-error.js';
 
 const TITLE = 'resource is not valid YAML or JSON';
@@ -34,6 +35,8 @@ export function parseResourceDocuments(text: string): unknown[] {
 }
 
 function readDocuments(text: string): ParsedDocument[] {
+  const json = parsePlainJson(text);
+  if (json) return [{ value: json.value, start: 'line 1, column 1' }];
   // Before parsing: the parser recurses per level, and too deep a text would exhaust the stack.
   const tooDeep = findTooDeepNesting(text);
   if (tooDeep) {
