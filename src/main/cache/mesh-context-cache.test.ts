@@ -118,6 +118,25 @@ describe('MeshContextCache', () => {
     expect([...next.dataplanesByName.keys()]).toEqual(['backend-1', 'backend-2']);
   });
 
+  it("tells its listeners when a mesh's context changed, once the new one is in the cache, and not when it was reused", async () => {
+    const changed: string[] = [];
+    contexts.onChange((mesh) => changed.push(mesh));
+    const afterTurn = () => new Promise((resolve) => setImmediate(resolve));
+    const first = await contexts.get('default');
+    time += TTL;
+    await contexts.get('default');
+    await afterTurn();
+    expect(changed).toEqual([]);
+
+    await manager.create(dataplane('backend-2', 'backend'));
+    time += TTL;
+    const next = await contexts.get('default');
+    await afterTurn();
+
+    expect(next).not.toBe(first);
+    expect(changed).toEqual(['default']);
+  });
+
   it('reads again at once after invalidate, given fresh reads underneath', async () => {
     const first = await contexts.get('default');
     await manager.create(dataplane('backend-2', 'backend'));

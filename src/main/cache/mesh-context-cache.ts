@@ -33,6 +33,7 @@ export class MeshContextCache {
   readonly #notReadYet = new Set<string>();
   /** When the last build of each mesh ended and how long it took, on performance.now()'s clock. */
   readonly #lastBuild = new Map<string, { endedAt: number; tookMs: number }>();
+  readonly #changeListeners = new Set<(mesh: string) => void>();
 
   constructor(options: MeshContextCacheOptions) {
     this.#cachedManager = options.cachedManager;
@@ -60,7 +61,17 @@ export class MeshContextCache {
     this.#contexts.invalidate(mesh);
   }
 
+  /**
+   * Calls `listener(mesh)` after a load replaced a mesh's context with one of other content (not
+   * for the first context of a mesh: whoever asked for it gets it). Returns the unsubscribe.
+   */
+  onChange(listener: (mesh: string) => void): () => void {
+    this.#changeListeners.add(listener);
+    return () => this.#changeListeners.delete(listener);
+  }
+
   close(): void {
+    this.#changeListeners.clear();
     this.#contexts.close();
     this.#last.clear();
     this.#lastDataplanes.clear();
@@ -100,6 +111,8 @@ export class MeshContextCache {
       if (last?.hash === hash) return last;
       const context = buildMeshContext(meshResource, dataplanes, hash);
       this.#last.set(mesh, context);
+      // After this load has settled, so that a listener's reads get the new context from the cache.
+      if (last) setImmediate(() => this.#changeListeners.forEach((listener) => listener(mesh)));
       return context;
     } catch (error) {
       this.#last.delete(mesh);

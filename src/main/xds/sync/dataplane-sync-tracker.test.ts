@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Settings } from '../../config/settings.js';
+import { ENDPOINT_TYPE_URL } from '../protocol/type-urls.js';
 import { DataplaneSyncTracker } from './dataplane-sync-tracker.js';
 import { ManualTimers } from './testing/manual-timers.js';
 import { SyncFixture, connectedProxy, sidecar } from './testing/sync-fixture.js';
@@ -67,6 +68,26 @@ describe('DataplaneSyncTracker', () => {
     await until(() => results().length === 2);
 
     expect(results()).toEqual(['dataplane-not-found', 'changed']);
+  });
+
+  it('pushes a change of the cached mesh view to every proxy of the mesh at once, not at their next tick', async () => {
+    const WEB_2 = connectedProxy('web-2', 2);
+    await fixture.manager.create(sidecar('web-1', 'web', '127.0.0.1', ['backend']));
+    await fixture.manager.create(sidecar('web-2', 'web', '127.0.0.3', ['backend']));
+    await tracker.onProxyConnected(WEB);
+    await tracker.onProxyConnected(WEB_2);
+    const endpointsOf = (proxyId: string) => fixture.history.latest(proxyId)!.resources[ENDPOINT_TYPE_URL];
+
+    await fixture.manager.create(sidecar('backend-2', 'backend', '127.0.0.4'));
+    fixture.expireCaches();
+    await fixture.meshContexts.get('default'); // any reader after the TTL: here the UI, say
+    await until(() => results().length === 2 && results(WEB_2.proxyId).length === 2);
+
+    expect(results()).toEqual(['changed', 'changed']);
+    expect(results(WEB_2.proxyId)).toEqual(['changed', 'changed']);
+    expect(JSON.stringify(endpointsOf(WEB_2.proxyId))).toContain('127.0.0.4');
+    // The kicked ticks replaced the scheduled ones: each proxy still waits one full interval.
+    expect(timers.pending).toEqual([1_000, 1_000]);
   });
 
   it('ticks once per refresh interval, and a new interval replaces the pending wait at once', async () => {

@@ -1,17 +1,19 @@
+import type { MeshContextCache } from '../../cache/mesh-context-cache.js';
 import type { Settings } from '../../config/settings.js';
 import type { Metrics } from '../../metrics/metrics.js';
 import type { SnapshotHistory } from '../../store/snapshot-history.js';
 import type { ConnectedProxy, ProxyCallbacks } from '../callbacks/proxy-callbacks.js';
 import type { SnapshotCache } from '../server/snapshot-cache.js';
 import type { ProxyTimeline } from '../status/proxy-timeline.js';
-import { DataplaneWatchdog, type DataplaneWatchdogOptions, type MeshContextSource } from './dataplane-watchdog.js';
+import { DataplaneWatchdog, type DataplaneWatchdogOptions } from './dataplane-watchdog.js';
+import { KeyedThrottle } from './keyed-throttle.js';
 import { SnapshotReconciler } from './reconcile.js';
 import { Watchdog, type Timers } from './watchdog.js';
 
 const REFRESH_INTERVAL = 'xds.dataplaneConfigurationRefreshInterval';
 
 export interface DataplaneSyncTrackerOptions {
-  meshContexts: MeshContextSource;
+  meshContexts: Pick<MeshContextCache, 'get' | 'onChange'>;
   snapshots: SnapshotCache;
   history: SnapshotHistory;
   settings: Pick<Settings, 'get' | 'onChange'>;
@@ -25,6 +27,7 @@ export interface DataplaneSyncTrackerOptions {
 
 interface Tracked {
   streamId: number;
+  mesh: string;
   watchdog: Watchdog;
 }
 
@@ -33,6 +36,12 @@ interface Tracked {
  * watchdog per proxy, whose first tick runs inside `onProxyConnected`, so the stream waits for it
  * after the lifecycle's post-create wait (the chain order this product is about), and then one
  * tick per `xds.dataplaneConfigurationRefreshInterval`.
+ *
+ * When the cached view of a mesh changes (its MeshContext was rebuilt with other content), every
+ * proxy of that mesh ticks at once instead of at its next tick, at most once per refresh interval
+ * per mesh: a change reaches the proxies as soon as the cache shows it, and a kicked tick replaces
+ * a scheduled one rather than adding to it. What the cache does not show yet (a registration
+ * younger than the cache TTL) still waits for the cache, which is the wait this product is about.
  *
  * A proxy has at most one watchdog. When it reconnects on a new stream before the old one closed,
  * the new stream's watchdog replaces the old one and the old stream's late close changes nothing.
@@ -43,16 +52,25 @@ export class DataplaneSyncTracker implements ProxyCallbacks {
   readonly #tracked = new Map<string, Tracked>();
   /** Stops still waiting for a running tick, so that `close` can wait for them too. */
   readonly #stopping = new Set<Promise<void>>();
-  readonly #unsubscribe: () => void;
+  readonly #meshResyncs: KeyedThrottle;
+  readonly #unsubscribes: (() => void)[];
   #closed = false;
 
   constructor(options: DataplaneSyncTrackerOptions) {
     this.#options = options;
     this.#reconciler = new SnapshotReconciler({ snapshots: options.snapshots, history: options.history });
-    // Without this, shortening a long interval would apply only after the old one ran out.
-    this.#unsubscribe = options.settings.onChange(REFRESH_INTERVAL, () => {
-      for (const { watchdog } of this.#tracked.values()) watchdog.reschedule();
+    this.#meshResyncs = new KeyedThrottle({
+      run: (mesh) => this.#resyncMesh(mesh),
+      interval: () => options.settings.get(REFRESH_INTERVAL),
+      ...(options.timers && { timers: options.timers }),
     });
+    this.#unsubscribes = [
+      options.meshContexts.onChange((mesh) => this.#meshResyncs.request(mesh)),
+      // Without this, shortening a long interval would apply only after the old one ran out.
+      options.settings.onChange(REFRESH_INTERVAL, () => {
+        for (const { watchdog } of this.#tracked.values()) watchdog.reschedule();
+      }),
+    ];
   }
 
   async onProxyConnected(proxy: ConnectedProxy): Promise<void> {
@@ -61,7 +79,7 @@ export class DataplaneSyncTracker implements ProxyCallbacks {
     if (previous) this.#stop(previous.watchdog); // its ticks can no longer publish: see DataplaneWatchdog.sync
     const watchdog = this.#watchdog(proxy);
     // Tracked before its first tick, so that a disconnect during that tick stops it.
-    this.#tracked.set(proxy.proxyId, { streamId: proxy.streamId, watchdog });
+    this.#tracked.set(proxy.proxyId, { streamId: proxy.streamId, mesh: proxy.dataplaneKey.mesh, watchdog });
     await watchdog.start();
   }
 
@@ -81,7 +99,8 @@ export class DataplaneSyncTracker implements ProxyCallbacks {
   /** Stops every watchdog, waits for running ticks, and clears the snapshots it kept. */
   async close(): Promise<void> {
     this.#closed = true;
-    this.#unsubscribe();
+    this.#unsubscribes.forEach((unsubscribe) => unsubscribe());
+    this.#meshResyncs.close();
     for (const [proxyId, { watchdog }] of this.#tracked) {
       this.#stop(watchdog);
       this.#reconciler.clear(proxyId);
@@ -89,6 +108,12 @@ export class DataplaneSyncTracker implements ProxyCallbacks {
     this.#tracked.clear();
     await Promise.all(this.#stopping);
     this.#reconciler.flush();
+  }
+
+  #resyncMesh(mesh: string): void {
+    for (const tracked of this.#tracked.values()) {
+      if (tracked.mesh === mesh) tracked.watchdog.tickNow();
+    }
   }
 
   #watchdog(proxy: ConnectedProxy): Watchdog {

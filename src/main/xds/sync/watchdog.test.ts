@@ -191,4 +191,47 @@ describe('Watchdog', () => {
 
     expect(ticks).toBeGreaterThanOrEqual(3);
   });
+
+  it('tickNow runs the waiting tick at once and counts the next wait from its end, replacing the scheduled tick', async () => {
+    const timers = new ManualTimers();
+    let ticks = 0;
+    const dog = watchdog(timers, {
+      onTick: async () => {
+        ticks++;
+      },
+    });
+    await dog.start();
+
+    dog.tickNow();
+    await settle();
+
+    expect(ticks).toBe(2);
+    expect(timers.pending).toEqual([1_000]);
+    await dog.stop();
+  });
+
+  it('tickNow during a tick runs one more tick right after it, however many kicks came', async () => {
+    const timers = new ManualTimers();
+    const gate = deferred();
+    let ticks = 0;
+    const dog = watchdog(timers, {
+      onTick: async () => {
+        if (ticks++ === 0) await gate.promise;
+      },
+    });
+    const started = dog.start();
+
+    dog.tickNow();
+    dog.tickNow();
+    gate.resolve();
+    await started;
+    await settle();
+
+    expect(ticks).toBe(2);
+    expect(timers.pending).toEqual([1_000]);
+    await dog.stop();
+    dog.tickNow();
+    expect(ticks).toBe(2);
+  });
 });
+

@@ -39,6 +39,8 @@ export class Watchdog {
   #timer: TimerHandle | undefined;
   /** The tick running now, if any. */
   #running: Promise<void> | undefined;
+  /** `tickNow` came while a tick ran: that tick may have read before the change, so the next one starts at once. */
+  #tickAgainAtOnce = false;
 
   constructor(options: WatchdogOptions) {
     this.#onTick = options.onTick;
@@ -64,6 +66,21 @@ export class Watchdog {
     this.#schedule();
   }
 
+  /**
+   * Runs the next tick now instead of at the end of its wait, and counts the following wait from
+   * its end, so a kick replaces a scheduled tick rather than adding one. When a tick is running,
+   * the next one starts as soon as it ends.
+   */
+  tickNow(): void {
+    if (this.stopped) return;
+    if (this.#running) {
+      this.#tickAgainAtOnce = true;
+    } else if (this.#timer !== undefined) {
+      this.#timers.clearTimer(this.#timer);
+      void this.#tick();
+    }
+  }
+
   /** No tick starts after this; resolves once a tick running now has ended. */
   async stop(): Promise<void> {
     this.#stopping.abort();
@@ -82,7 +99,13 @@ export class Watchdog {
     this.#running = this.#runTick();
     await this.#running;
     this.#running = undefined;
-    if (!this.stopped) this.#schedule();
+    if (this.stopped) return;
+    if (this.#tickAgainAtOnce) {
+      this.#tickAgainAtOnce = false;
+      void this.#tick();
+    } else {
+      this.#schedule();
+    }
   }
 
   async #runTick(): Promise<void> {
