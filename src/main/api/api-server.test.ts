@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { startTestCore } from '../../../test/support/core.js';
 
@@ -46,5 +48,33 @@ describe('the API without TCP (core.api.request)', () => {
     const events = await core.api.request({ method: 'GET', path: '/events' });
     expect(events.status).toBe(404);
     expect(JSON.parse(events.body).details).toMatch(/HTTP only.*window\.meshdesk\.subscribe/);
+  });
+});
+
+/** Writes `raw` on a fresh TCP connection and resolves with everything the server sent back. */
+async function sendRaw(url: string, raw: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  const socket = connect(Number(port), hostname);
+  let received = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => (received += chunk));
+  await once(socket, 'connect');
+  socket.write(raw);
+  await once(socket, 'close');
+  return received;
+}
+
+describe('requests the HTTP parser refuses', () => {
+  it('get the JSON error shape, naming the problem, and the connection is closed', async () => {
+    const core = await startTestCore();
+
+    const malformed = await sendRaw(core.api.url, 'GET /meshes HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header\r\n\r\n');
+    const [head, body] = malformed.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(head).toContain('content-type: application/json');
+    expect(JSON.parse(body!)).toEqual({ title: 'Could not parse the HTTP request', details: expect.stringMatching(/header.*\(HPE_/i), causes: [] });
+
+    const oversized = await sendRaw(core.api.url, `GET /meshes HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(oversized).toMatch(/^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
   });
 });

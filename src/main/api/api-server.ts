@@ -1,4 +1,5 @@
-import { createServer, IncomingMessage, ServerResponse, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, IncomingMessage, ServerResponse, STATUS_CODES, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { Socket } from 'node:net';
 import type { ApiRequest, ApiResponse } from '../../shared/bridge.js';
 import { ApiError, errorBody, toApiError } from './api-error.js';
@@ -62,6 +63,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const server: Server = createServer((request, response) => {
     void serveHttp(request, response, options.router, boundPort);
   });
+  server.on('clientError', answerUnparsableRequest);
   boundPort = await listen(server, { host: options.host, port: options.port, purpose: 'HTTP API' });
   return {
     port: boundPort,
@@ -74,6 +76,24 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
         server.closeAllConnections();
       }),
   };
+}
+
+/**
+ * A request Node's HTTP parser refuses (malformed line or header, headers too large) never reaches
+ * the router; it still gets the API's JSON error naming what was wrong, not Node's bare 400.
+ */
+function answerUnparsableRequest(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable || error.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const reason = (error as { reason?: string }).reason ?? error.message;
+  const body = JSON.stringify(errorBody(new ApiError(status, 'Could not parse the HTTP request', `${reason} (${error.code ?? 'parse error'})`)));
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+      `connection: close\r\n\r\n${body}`,
+  );
 }
 
 async function serveHttp(request: IncomingMessage, response: ServerResponse, router: Router, port: number): Promise<void> {
