@@ -45,28 +45,20 @@ const MIGRATIONS: readonly string[] = [
    ) WITHOUT ROWID;`,
   // 4: snapshot history stored by content. A type's version is a hash of its content, and most
   // snapshots repeat most of their types (and proxies of one service share them), so each
-  // distinct (type, version) keeps its resources once; a snapshot names its version per type.
+  // distinct (type, version) keeps its resources once, counting the snapshots that name it in
+  // their `versions`; it goes when the count drops to zero.
   `CREATE TABLE snapshot_payloads (
      type_url TEXT NOT NULL,
      version TEXT NOT NULL,
      resources TEXT NOT NULL,
+     snapshots INTEGER NOT NULL,
      PRIMARY KEY (type_url, version)
    ) WITHOUT ROWID;
-   CREATE TABLE snapshot_types (
-     snapshot_id INTEGER NOT NULL REFERENCES snapshot_history (id) ON DELETE CASCADE,
-     type_url TEXT NOT NULL,
-     version TEXT NOT NULL,
-     PRIMARY KEY (snapshot_id, type_url),
-     FOREIGN KEY (type_url, version) REFERENCES snapshot_payloads (type_url, version)
-   ) WITHOUT ROWID;
-   CREATE INDEX snapshot_types_by_payload ON snapshot_types (type_url, version);
-   INSERT OR IGNORE INTO snapshot_payloads (type_url, version, resources)
-     SELECT version.key, version.value, coalesce(resources.value, '[]')
+   INSERT INTO snapshot_payloads (type_url, version, resources, snapshots)
+     SELECT version.key, version.value, coalesce(min(resources.value), '[]'), count(*)
      FROM snapshot_history, json_each(snapshot_history.versions) AS version
-     LEFT JOIN json_each(snapshot_history.resources) AS resources ON resources.key = version.key;
-   INSERT INTO snapshot_types (snapshot_id, type_url, version)
-     SELECT snapshot_history.id, version.key, version.value
-     FROM snapshot_history, json_each(snapshot_history.versions) AS version;
+     LEFT JOIN json_each(snapshot_history.resources) AS resources ON resources.key = version.key
+     GROUP BY version.key, version.value;
    ALTER TABLE snapshot_history DROP COLUMN resources;`,
 ];
 

@@ -40,25 +40,25 @@ const SUMMARY_COLUMNS = 'id, proxy_id, created_at, versions, changed_types';
 /**
  * Every snapshot published to each proxy, newest kept, so a user can see what a proxy got and
  * when, and diff two versions. Stored by content: a type's version is a hash of its resources, so
- * each distinct (type, version) is written once, however many snapshots and proxies repeat it, and
- * goes when the last snapshot naming it is pruned. Writing a snapshot therefore costs one row, a
- * row per type, and JSON only for content never seen before: it runs on every published
- * snapshot, inside a sync tick.
+ * each distinct (type, version) is written once, with a count of the snapshots naming it, however
+ * many snapshots and proxies repeat it, and goes with the last of them. A snapshot costs one row
+ * and one counter update per type, and JSON only for content never seen before: it is written for
+ * every published snapshot, thousands of them when a storm of proxies connects.
  */
 export class SnapshotHistory {
   readonly #insert: Statement<[Omit<SummaryRow, 'id'>], { id: number }>;
-  readonly #insertType: Statement<[PayloadKey & { snapshot_id: number }]>;
-  readonly #payloadExists: Statement<[PayloadKey], number>;
+  readonly #countReference: Statement<[PayloadKey]>;
   readonly #insertPayload: Statement<[PayloadKey & { resources: string }]>;
-  readonly #typesOfPruned: Statement<[{ proxy_id: string; keep: number }], PayloadKey>;
-  readonly #prune: Statement<[{ proxy_id: string; keep: number }]>;
-  readonly #deletePayloadIfUnused: Statement<[PayloadKey]>;
+  readonly #dropReference: Statement<[PayloadKey]>;
+  readonly #deleteUnreferenced: Statement<[PayloadKey]>;
+  readonly #oldestKept: Statement<[{ proxy_id: string; keep: number }], number>;
+  readonly #pruned: Statement<[{ proxy_id: string; oldest_kept: number }], Pick<SummaryRow, 'versions'>>;
+  readonly #prune: Statement<[{ proxy_id: string; oldest_kept: number }]>;
   readonly #list: Statement<[string], SummaryRow>;
   readonly #get: Statement<[number], SummaryRow>;
   readonly #latest: Statement<[string], SummaryRow>;
-  readonly #payloadsOf: Statement<[number], { type_url: string; resources: string }>;
-  readonly #recordInTransaction: (snapshot: NewSnapshotRecord) => number;
-  readonly #pruneInTransaction: (proxyId: string, keep: number) => number;
+  readonly #payload: Statement<[PayloadKey], string>;
+  readonly #inTransaction: <T>(write: () => T) => T;
   readonly #db: Db;
   /** Snapshots `recordSoon` queued, written together by the next flush. */
   #queued: NewSnapshotRecord[] = [];
@@ -70,58 +70,32 @@ export class SnapshotHistory {
       `INSERT INTO snapshot_history (proxy_id, created_at, versions, changed_types)
        VALUES (@proxy_id, @created_at, @versions, @changed_types) RETURNING id`,
     );
-    this.#insertType = db.prepare('INSERT INTO snapshot_types (snapshot_id, type_url, version) VALUES (@snapshot_id, @type_url, @version)');
-    this.#payloadExists = db
-      .prepare<[PayloadKey], number>('SELECT 1 FROM snapshot_payloads WHERE type_url = @type_url AND version = @version')
+    const payloadKey = 'type_url = @type_url AND version = @version';
+    this.#countReference = db.prepare(`UPDATE snapshot_payloads SET snapshots = snapshots + 1 WHERE ${payloadKey}`);
+    this.#insertPayload = db.prepare(
+      'INSERT INTO snapshot_payloads (type_url, version, resources, snapshots) VALUES (@type_url, @version, @resources, 1)',
+    );
+    this.#dropReference = db.prepare(`UPDATE snapshot_payloads SET snapshots = snapshots - 1 WHERE ${payloadKey}`);
+    this.#deleteUnreferenced = db.prepare(`DELETE FROM snapshot_payloads WHERE ${payloadKey} AND snapshots <= 0`);
+    // The id of the proxy's keep-th newest snapshot; undefined while it has no more than that.
+    this.#oldestKept = db
+      .prepare<[{ proxy_id: string; keep: number }], number>(
+        'SELECT id FROM snapshot_history WHERE proxy_id = @proxy_id ORDER BY id DESC LIMIT 1 OFFSET @keep - 1',
+      )
       .pluck();
-    this.#insertPayload = db.prepare('INSERT INTO snapshot_payloads (type_url, version, resources) VALUES (@type_url, @version, @resources)');
-    // Everything at or below the (keep+1)-th newest id goes; with fewer rows the subquery is NULL and nothing does.
-    const pruned = `proxy_id = @proxy_id AND id <= (
-      SELECT id FROM snapshot_history WHERE proxy_id = @proxy_id ORDER BY id DESC LIMIT 1 OFFSET @keep)`;
-    this.#typesOfPruned = db.prepare(
-      `SELECT DISTINCT type_url, version FROM snapshot_types
-       WHERE snapshot_id IN (SELECT id FROM snapshot_history WHERE ${pruned})`,
-    );
-    this.#prune = db.prepare(`DELETE FROM snapshot_history WHERE ${pruned}`);
-    this.#deletePayloadIfUnused = db.prepare(
-      `DELETE FROM snapshot_payloads WHERE type_url = @type_url AND version = @version
-       AND NOT EXISTS (SELECT 1 FROM snapshot_types WHERE type_url = @type_url AND version = @version)`,
-    );
+    this.#pruned = db.prepare('SELECT versions FROM snapshot_history WHERE proxy_id = @proxy_id AND id < @oldest_kept');
+    this.#prune = db.prepare('DELETE FROM snapshot_history WHERE proxy_id = @proxy_id AND id < @oldest_kept');
     this.#list = db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM snapshot_history WHERE proxy_id = ? ORDER BY id DESC`);
     this.#get = db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM snapshot_history WHERE id = ?`);
     this.#latest = db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM snapshot_history WHERE proxy_id = ? ORDER BY id DESC LIMIT 1`);
-    this.#payloadsOf = db.prepare(
-      `SELECT type_url, resources FROM snapshot_types JOIN snapshot_payloads USING (type_url, version) WHERE snapshot_id = ?`,
-    );
-    this.#recordInTransaction = db.transaction((snapshot: NewSnapshotRecord) => {
-      const { id } = this.#insert.get({
-        proxy_id: snapshot.proxyId,
-        created_at: snapshot.createdAt,
-        versions: JSON.stringify(snapshot.versions),
-        changed_types: JSON.stringify(snapshot.changedTypes),
-      })!;
-      for (const [type_url, version] of Object.entries(snapshot.versions)) {
-        const key = { type_url, version };
-        if (this.#payloadExists.get(key) === undefined) {
-          this.#insertPayload.run({ ...key, resources: JSON.stringify(snapshot.resources[type_url] ?? []) });
-        }
-        this.#insertType.run({ ...key, snapshot_id: id });
-      }
-      this.#pruneInTransaction(snapshot.proxyId, SNAPSHOTS_KEPT_PER_PROXY);
-      return id;
-    });
-    this.#pruneInTransaction = db.transaction((proxyId: string, keep: number) => {
-      const params = { proxy_id: proxyId, keep };
-      const candidates = this.#typesOfPruned.all(params);
-      const { changes } = this.#prune.run(params);
-      for (const key of candidates) this.#deletePayloadIfUnused.run(key);
-      return changes;
-    });
+    this.#payload = db.prepare<[PayloadKey], string>(`SELECT resources FROM snapshot_payloads WHERE ${payloadKey}`).pluck();
+    const transaction = db.transaction((write: () => unknown) => write());
+    this.#inTransaction = <T>(write: () => T) => transaction(write) as T;
   }
 
   /** Records a published snapshot and prunes the proxy's oldest beyond SNAPSHOTS_KEPT_PER_PROXY. */
   record(snapshot: NewSnapshotRecord): SnapshotSummary {
-    const id = this.#recordInTransaction(snapshot);
+    const id = this.#inTransaction(() => this.#write(snapshot));
     return {
       id,
       proxyId: snapshot.proxyId,
@@ -146,7 +120,7 @@ export class SnapshotHistory {
   flush(limit = Number.POSITIVE_INFINITY): void {
     const batch = this.#queued.splice(0, limit);
     if (batch.length === 0 || !this.#db.open) return;
-    this.#db.transaction(() => batch.forEach((snapshot) => this.record(snapshot)))();
+    this.#inTransaction(() => batch.forEach((snapshot) => this.#write(snapshot)));
   }
 
   #scheduleFlush(): void {
@@ -178,14 +152,48 @@ export class SnapshotHistory {
   /** Forgets a proxy's history, once its Dataplane is gone for good. Returns how many snapshots went. */
   deleteProxy(proxyId: string): number {
     this.flush();
-    return this.#pruneInTransaction(proxyId, 0);
+    return this.#inTransaction(() => this.#pruneBelow(proxyId, Number.MAX_SAFE_INTEGER));
+  }
+
+  /** Inside a transaction: the snapshot's row, a reference to each of its payloads, and the prune. */
+  #write(snapshot: NewSnapshotRecord): number {
+    const { id } = this.#insert.get({
+      proxy_id: snapshot.proxyId,
+      created_at: snapshot.createdAt,
+      versions: JSON.stringify(snapshot.versions),
+      changed_types: JSON.stringify(snapshot.changedTypes),
+    })!;
+    for (const [type_url, version] of Object.entries(snapshot.versions)) {
+      const key = { type_url, version };
+      if (this.#countReference.run(key).changes === 0) {
+        this.#insertPayload.run({ ...key, resources: JSON.stringify(snapshot.resources[type_url] ?? []) });
+      }
+    }
+    const oldestKept = this.#oldestKept.get({ proxy_id: snapshot.proxyId, keep: SNAPSHOTS_KEPT_PER_PROXY });
+    if (oldestKept !== undefined) this.#pruneBelow(snapshot.proxyId, oldestKept);
+    return id;
+  }
+
+  /** Inside a transaction: deletes the proxy's snapshots older than `oldestKept` and the payloads only they named. */
+  #pruneBelow(proxyId: string, oldestKept: number): number {
+    const params = { proxy_id: proxyId, oldest_kept: oldestKept };
+    for (const { versions } of this.#pruned.all(params)) {
+      for (const [type_url, version] of Object.entries(JSON.parse(versions) as Record<string, string>)) {
+        this.#dropReference.run({ type_url, version });
+        this.#deleteUnreferenced.run({ type_url, version });
+      }
+    }
+    return this.#prune.run(params).changes;
   }
 
   #withResources(row: SummaryRow | undefined): SnapshotRecord | undefined {
     if (!row) return undefined;
+    const summary = toSummary(row);
     const resources: Record<string, SnapshotResourcesJson[string]> = {};
-    for (const { type_url, resources: json } of this.#payloadsOf.all(row.id)) resources[type_url] = JSON.parse(json);
-    return { ...toSummary(row), resources };
+    for (const [type_url, version] of Object.entries(summary.versions)) {
+      resources[type_url] = JSON.parse(this.#payload.get({ type_url, version }) ?? '[]');
+    }
+    return { ...summary, resources };
   }
 }
 
