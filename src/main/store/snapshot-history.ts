@@ -4,8 +4,8 @@ import type { SnapshotRecord, SnapshotResourcesJson, SnapshotSummary } from '../
 
 export type { SnapshotRecord, SnapshotResourcesJson, SnapshotSummary };
 
-/** Queued snapshots written per transaction: a storm queues thousands, and one transaction holds the event loop. */
-const WRITES_PER_FLUSH = 100;
+/** Queued snapshots written per transaction: a storm queues thousands, and one transaction holds the event loop (25 take ~10 ms). */
+const WRITES_PER_FLUSH = 25;
 
 /** Snapshots kept per proxy; older ones are pruned by the insert that goes past this. */
 export const SNAPSHOTS_KEPT_PER_PROXY = 50;
