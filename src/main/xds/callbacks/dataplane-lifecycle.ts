@@ -61,8 +61,8 @@ export class DataplaneLifecycle implements ProxyCallbacks {
   readonly #options: DataplaneLifecycleOptions;
   readonly #sleep: Sleep;
   readonly #logger: Logger;
-  /** Live connections that got past registration, by stream id. */
-  readonly #connections = new Map<number, Connection>();
+  /** Live connections that got past registration, by proxy id, then stream id (a proxy may briefly have two). */
+  readonly #connections = new Map<string, Map<number, Connection>>();
   readonly #pending = new Map<string, PendingDeregistration & { timer: NodeJS.Timeout }>();
   /** Cuts post-create sleeps short on close, so that shutdown never waits for a long cache TTL. */
   readonly #shutdown = new AbortController();
@@ -119,8 +119,10 @@ export class DataplaneLifecycle implements ProxyCallbacks {
       leaving.set(proxyId, key);
     }
     this.#pending.clear();
-    for (const { proxy, deregisterOnClose } of this.#connections.values()) {
-      if (deregisterOnClose) leaving.set(proxy.proxyId, proxy.dataplaneKey);
+    for (const streams of this.#connections.values()) {
+      for (const { proxy, deregisterOnClose } of streams.values()) {
+        if (deregisterOnClose) leaving.set(proxy.proxyId, proxy.dataplaneKey);
+      }
     }
     await Promise.all([...leaving].map(([proxyId, key]) => this.#deregister(proxyId, key)));
   }
@@ -205,14 +207,18 @@ export class DataplaneLifecycle implements ProxyCallbacks {
   }
 
   #connected(connection: Connection): void {
-    this.#connections.set(connection.proxy.streamId, connection);
+    const { proxyId, streamId } = connection.proxy;
+    const streams = this.#connections.get(proxyId) ?? new Map<number, Connection>();
+    this.#connections.set(proxyId, streams.set(streamId, connection));
     this.#cancelDeregistration(connection.proxy.proxyId); // it came back in time
   }
 
   /** The proxy's stream is over (closed, or refused half-way): deregister its Dataplane after the delay. */
   #release(proxy: ConnectedProxy): void {
-    const connection = this.#connections.get(proxy.streamId);
-    this.#connections.delete(proxy.streamId);
+    const streams = this.#connections.get(proxy.proxyId);
+    const connection = streams?.get(proxy.streamId);
+    streams?.delete(proxy.streamId);
+    if (streams?.size === 0) this.#connections.delete(proxy.proxyId);
     this.#options.timeline.record(proxy.proxyId, { kind: 'stream-closed', at: now(), streamId: proxy.streamId });
     if (!connection?.deregisterOnClose || this.#shutdown.signal.aborted) return;
     if (this.#liveConnection(proxy, () => true)) return; // another stream of this proxy still uses it
@@ -228,7 +234,7 @@ export class DataplaneLifecycle implements ProxyCallbacks {
     for (const dataplane of await this.#options.manager.list('Dataplane')) {
       if (dataplane.meta.labels[ORIGIN_LABEL] !== PROXY_ORIGIN) continue;
       const proxyId = `${dataplane.meta.mesh}.${dataplane.meta.name}`;
-      if (this.#pending.has(proxyId) || [...this.#connections.values()].some((each) => each.proxy.proxyId === proxyId)) continue;
+      if (this.#pending.has(proxyId) || this.#connections.has(proxyId)) continue;
       this.#scheduleDeregistration(proxyId, { type: 'Dataplane', mesh: dataplane.meta.mesh, name: dataplane.meta.name });
     }
   }
@@ -264,8 +270,8 @@ export class DataplaneLifecycle implements ProxyCallbacks {
 
   /** Another live stream of the same proxy, matching `which`. */
   #liveConnection(proxy: ConnectedProxy, which: (other: Connection) => boolean): Connection | undefined {
-    for (const other of this.#connections.values()) {
-      if (other.proxy.proxyId === proxy.proxyId && other.proxy.streamId !== proxy.streamId && which(other)) return other;
+    for (const other of this.#connections.get(proxy.proxyId)?.values() ?? []) {
+      if (other.proxy.streamId !== proxy.streamId && which(other)) return other;
     }
     return undefined;
   }
