@@ -16,6 +16,7 @@ import { AdsServer } from './server/ads-server.js';
 import { SnapshotCache } from './server/snapshot-cache.js';
 import { ProxyTimeline } from './status/proxy-timeline.js';
 import { DataplaneSyncTracker } from './sync/dataplane-sync-tracker.js';
+import { warmUpEncoders } from './generate/warm-up.js';
 
 export interface XdsDependencies {
   host: string;
@@ -83,6 +84,7 @@ export async function startXds(deps: XdsDependencies): Promise<Xds> {
   });
   const server = new AdsServer({ snapshots, callbacks: chain.map((link) => link.callbacks) });
   await lifecycle.adoptLeftovers();
+  warmUpEncoders(); // before the first proxy can connect: see warm-up.ts
   const port = await server.start({ host: deps.host, port: deps.port });
 
   // Once a Dataplane is gone for good and its proxy is offline, its status, timeline and history go
