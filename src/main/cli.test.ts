@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { validateBootstrapConfig } from '@grpc/grpc-js-xds/build/src/xds-bootstrap.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { DATAPLANE_METADATA_KEY } from './xds/generate/bootstrap.js';
+import { DATAPLANE_METADATA_KEY, DATAPLANE_TOKEN_METADATA_KEY } from './xds/generate/bootstrap.js';
 import { encodeMessage } from './xds/protocol/encode.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -101,6 +101,22 @@ describe('meshdesk CLI', { timeout: PROCESS_TIMEOUT }, () => {
     expect(validated.xdsServers[0]!.server_uri).toBe('127.0.0.1:15678');
     expect(validated.node.id).toBe('default.backend-1');
     expect(JSON.parse(bootstrap.node.metadata[DATAPLANE_METADATA_KEY])).toMatchObject({ name: 'backend-1' });
+  });
+
+  it('puts the token of --token-file into the node metadata, and refuses a file that holds anything else', async () => {
+    const token = 'zvgL27M_jgYCQp-xmtVQjZ2mUV3a6xgMif0VDKP5veg';
+    const tokenFile = join(dir, 'token');
+    writeFileSync(tokenFile, `${token}\n`);
+
+    const envoy = await meshdesk(['bootstrap', '--token-file', tokenFile, dataplaneFile()]);
+    expect(envoy.code).toBe(0);
+    expect((parse(envoy.stdout) as Record<string, any>).node.metadata[DATAPLANE_TOKEN_METADATA_KEY]).toBe(token);
+
+    writeFileSync(tokenFile, 'token: nope\n');
+    const refused = await meshdesk(['bootstrap', '--grpc', '--token-file', tokenFile, dataplaneFile()]);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toContain(`${tokenFile} does not hold a token`);
   });
 
   it('writes the bootstrap to --out and says where', async () => {

@@ -8,13 +8,15 @@ import { bootstrapToYaml, generateEnvoyBootstrap, generateGrpcBootstrap } from '
 
 const DEFAULT_ADS_ADDRESS = '127.0.0.1:5678';
 
-const USAGE = `usage: npm run meshdesk -- bootstrap [--grpc] [--ads-address HOST:PORT] [--out FILE] DATAPLANE_FILE
+const USAGE = `usage: npm run meshdesk -- bootstrap [--grpc] [--ads-address HOST:PORT] [--token-file FILE] [--out FILE] DATAPLANE_FILE
 
 Prints the bootstrap that connects a proxy to meshdesk as the Dataplane in DATAPLANE_FILE
 (YAML or JSON, Kuma universal format); connecting registers that Dataplane.
   (default)               Envoy bootstrap, YAML: envoy -c bootstrap.yaml
   --grpc                  gRPC xDS bootstrap, JSON: GRPC_XDS_BOOTSTRAP=bootstrap.json
   --ads-address HOST:PORT where meshdesk's ADS server listens (default ${DEFAULT_ADS_ADDRESS})
+  --token-file FILE       the Dataplane's token (issued in Settings or with POST …/token),
+                          for when meshdesk requires tokens (xds.dataplaneTokens)
   --out FILE              write to FILE instead of standard output
   --help                  show this text`;
 
@@ -29,6 +31,7 @@ interface BootstrapCommand {
   file: string;
   grpc: boolean;
   ads: { host: string; port: number };
+  tokenFile?: string;
   out?: string;
 }
 
@@ -64,6 +67,7 @@ function parseCommandLine(argv: string[]): BootstrapCommand | 'help' {
   let grpc = false;
   let adsAddress = DEFAULT_ADS_ADDRESS;
   let out: string | undefined;
+  let tokenFile: string | undefined;
   for (let index = 0; index < args.length; index++) {
     const arg = args[index]!;
     const [flag, inline] = arg.startsWith('--') ? (arg.split('=', 2) as [string, string | undefined]) : [arg, undefined];
@@ -75,13 +79,20 @@ function parseCommandLine(argv: string[]): BootstrapCommand | 'help' {
     if (flag === '--grpc' && inline === undefined) grpc = true;
     else if (flag === '--ads-address') adsAddress = value();
     else if (flag === '--out') out = value();
+    else if (flag === '--token-file') tokenFile = value();
     else if (arg.startsWith('-')) throw new UsageError(`unknown option "${arg}"`);
     else files.push(arg);
   }
   if (files.length !== 1) {
     throw new UsageError(files.length === 0 ? 'bootstrap needs a Dataplane file' : `bootstrap takes one Dataplane file, got ${files.length}: ${files.join(', ')}`);
   }
-  return { file: files[0]!, grpc, ads: parseAdsAddress(adsAddress), ...(out !== undefined && { out }) };
+  return {
+    file: files[0]!,
+    grpc,
+    ads: parseAdsAddress(adsAddress),
+    ...(tokenFile !== undefined && { tokenFile }),
+    ...(out !== undefined && { out }),
+  };
 }
 
 /** `host:port` or `[ipv6]:port`. */
@@ -94,12 +105,13 @@ function parseAdsAddress(address: string): { host: string; port: number } {
   return { host: match[1] ?? match[2]!, port };
 }
 
-function bootstrap({ file, grpc, ads, out }: BootstrapCommand): void {
+function bootstrap({ file, grpc, ads, tokenFile, out }: BootstrapCommand): void {
   const dataplane = readDataplane(file);
+  const token = tokenFile === undefined ? undefined : readToken(tokenFile);
   const nodeId = `${dataplane.meta.mesh}.${dataplane.meta.name}`;
   const text = grpc
-    ? `${JSON.stringify(generateGrpcBootstrap({ nodeId, adsHost: ads.host, adsPort: ads.port, locality: {}, dataplane }), null, 2)}\n`
-    : bootstrapToYaml(generateEnvoyBootstrap({ dataplane, adsHost: ads.host, adsPort: ads.port }));
+    ? `${JSON.stringify(generateGrpcBootstrap({ nodeId, adsHost: ads.host, adsPort: ads.port, locality: {}, dataplane, token }), null, 2)}\n`
+    : bootstrapToYaml(generateEnvoyBootstrap({ dataplane, adsHost: ads.host, adsPort: ads.port, token }));
   if (out === undefined) {
     process.stdout.write(text);
     return;
@@ -110,6 +122,20 @@ function bootstrap({ file, grpc, ads, out }: BootstrapCommand): void {
     throw new InputError(`cannot write ${out}: ${(error as Error).message}`);
   }
   console.log(`wrote the ${grpc ? 'gRPC' : 'Envoy'} bootstrap of proxy "${nodeId}" (ADS ${ads.host}:${ads.port}) to ${out}`);
+}
+
+/** A token file holds the token alone, as issued; a trailing newline (an editor's, `echo`'s) is not part of it. */
+function readToken(file: string): string {
+  let token: string;
+  try {
+    token = readFileSync(file, 'utf8').trim();
+  } catch (error) {
+    throw new InputError(`cannot read the token file ${file}: ${(error as Error).message}`);
+  }
+  if (!/^[A-Za-z0-9_-]+$/.test(token)) {
+    throw new InputError(`${file} does not hold a token: expected the token alone (letters, digits, "-" and "_"), as meshdesk issued it`);
+  }
+  return token;
 }
 
 /** The file's Dataplane, validated as the API validates it: every violation is reported, by field. */

@@ -53,7 +53,8 @@ export async function handleApiRequest(router: Router, call: ApiCall): Promise<A
     return reply === undefined ? undefined : toResponse(reply);
   } catch (error) {
     const apiError = toApiError(error);
-    if (apiError.status >= 500) console.error(`${call.method} ${call.path} failed:`, error);
+    // A bootstrap's `?token=` is a credential: it stays out of the log.
+    if (apiError.status >= 500) console.error(`${call.method} ${call.path.replace(/([?&]token=)[^&]*/g, '$1…')} failed:`, error);
     return errorResponse(apiError);
   }
 }

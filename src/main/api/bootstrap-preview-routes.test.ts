@@ -13,6 +13,7 @@ import { encodeMessage } from '../xds/protocol/encode.js';
 import { startApiServer, type RunningApiServer } from './api-server.js';
 import { bootstrapPreviewRoutes } from './bootstrap-preview-routes.js';
 import { Router } from './router.js';
+import { DataplaneTokens } from '../security/dataplane-tokens.js';
 
 const ADS_PORT = 15678;
 
@@ -42,7 +43,7 @@ beforeEach(async () => {
   db = openDatabase(join(dir, 'meshdesk.db'));
   manager = new ResourceManager({ store: new ResourceStore(db), events: new EventBus() });
   await manager.ensureDefaultMesh();
-  const router = new Router(bootstrapPreviewRoutes({ manager, adsAddress: { host: '127.0.0.1', port: ADS_PORT } }));
+  const router = new Router(bootstrapPreviewRoutes({ manager, adsAddress: { host: '127.0.0.1', port: ADS_PORT }, dataplaneTokens: new DataplaneTokens(db) }));
   server = await startApiServer({ host: '127.0.0.1', port: 0, router });
 });
 

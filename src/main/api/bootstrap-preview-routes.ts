@@ -9,7 +9,7 @@ import type { Route } from './router.js';
 
 /**
  * `POST /bootstrap`: the bootstrap for a Dataplane posted in the body (YAML or JSON, Kuma's shape),
- * rendered without storing it; same `?proxyType=` and `?format=` as the stored Dataplane's bootstrap.
+ * rendered without storing it; same `?proxyType=`, `?format=` and `?token=` as the stored Dataplane's bootstrap.
  *
  * This is the universal flow's way in: the Dataplane rides in the bootstrap's node metadata and the
  * proxy registers it when it connects (and it is deregistered when the proxy goes away), so nothing
@@ -30,7 +30,7 @@ export function bootstrapPreviewRoutes(deps: BootstrapDependencies): Route[] {
           meta: { mesh: input.mesh, name: input.name, version: 0, creationTime: now, modificationTime: now, labels: input.labels },
           spec: input.spec,
         };
-        return bootstrapReply(dataplane, query, deps.adsAddress);
+        return bootstrapReply(dataplane, query, deps);
       },
     },
   ];

@@ -5,10 +5,11 @@ import { validateBootstrapConfig } from '@grpc/grpc-js-xds/build/src/xds-bootstr
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { EventBus } from '../events/event-bus.js';
+import { DataplaneTokens } from '../security/dataplane-tokens.js';
 import { ResourceManager } from '../manager/resource-manager.js';
 import { openDatabase, type Db } from '../store/database.js';
 import { ResourceStore } from '../store/resource-store.js';
-import { DATAPLANE_METADATA_KEY } from '../xds/generate/bootstrap.js';
+import { DATAPLANE_METADATA_KEY, DATAPLANE_TOKEN_METADATA_KEY } from '../xds/generate/bootstrap.js';
 import { encodeMessage } from '../xds/protocol/encode.js';
 import { startApiServer, type RunningApiServer } from './api-server.js';
 import { bootstrapRoutes } from './bootstrap-routes.js';
@@ -20,12 +21,14 @@ const ADS_PORT = 15678;
 let dir: string;
 let db: Db;
 let manager: ResourceManager;
+let tokens: DataplaneTokens;
 let servers: RunningApiServer[];
 
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'meshdesk-'));
   db = openDatabase(join(dir, 'meshdesk.db'));
   manager = new ResourceManager({ store: new ResourceStore(db), events: new EventBus() });
+  tokens = new DataplaneTokens(db);
   await manager.ensureDefaultMesh();
   await manager.create({
     type: 'Dataplane',
@@ -51,7 +54,7 @@ afterEach(async () => {
 
 /** The bootstrap routes alone, over HTTP, for an ADS server listening at `adsAddress`. */
 async function serve(adsAddress: AdsAddress = { host: '127.0.0.1', port: ADS_PORT }): Promise<string> {
-  const server = await startApiServer({ host: '127.0.0.1', port: 0, router: new Router(bootstrapRoutes({ manager, adsAddress })) });
+  const server = await startApiServer({ host: '127.0.0.1', port: 0, router: new Router(bootstrapRoutes({ manager, adsAddress, dataplaneTokens: tokens })) });
   servers.push(server);
   return `${server.url}/meshes/default/dataplanes/backend-1/bootstrap`;
 }
@@ -113,6 +116,24 @@ describe('bootstrap API', () => {
         expect(await response.json()).toMatchObject({ details });
       });
     }
+  });
+
+  it("puts the Dataplane's token into either bootstrap with ?token=, and refuses one that is not the token issued now", async () => {
+    const url = await serve();
+    const { token } = tokens.issue({ mesh: 'default', name: 'backend-1' });
+
+    const envoy = parse(await (await fetch(`${url}?token=${token}`)).text());
+    expect(envoy.node.metadata[DATAPLANE_TOKEN_METADATA_KEY]).toBe(token);
+    const grpc = (await (await fetch(`${url}?proxyType=grpc&token=${token}`)).json()) as { node: { metadata: Record<string, unknown> } };
+    expect(() => validateBootstrapConfig(grpc)).not.toThrow();
+    expect(grpc.node.metadata[DATAPLANE_TOKEN_METADATA_KEY]).toBe(token);
+
+    tokens.issue({ mesh: 'default', name: 'backend-1' }); // replaces it
+    const stale = await fetch(`${url}?token=${token}`);
+    expect(stale.status).toBe(400);
+    expect(((await stale.json()) as { causes: unknown }).causes).toEqual([
+      { field: 'token', message: 'the token is not the one issued for Dataplane "backend-1" in mesh "default" (revoked, replaced or mistyped)' },
+    ]);
   });
 
   it('answers 404 for a Dataplane that is not stored', async () => {

@@ -1,5 +1,6 @@
 import type { DataplaneResource } from '../../shared/resources.js';
 import type { ReadOnlyResourceManager } from '../manager/interfaces.js';
+import type { DataplaneTokens } from '../security/dataplane-tokens.js';
 import { bootstrapToYaml, generateEnvoyBootstrap, generateGrpcBootstrap } from '../xds/generate/bootstrap.js';
 import { ApiError } from './api-error.js';
 import type { AdsAddress } from './inspection-routes.js';
@@ -8,6 +9,7 @@ import type { Reply, Route } from './router.js';
 export interface BootstrapDependencies {
   manager: ReadOnlyResourceManager;
   adsAddress: AdsAddress;
+  dataplaneTokens: DataplaneTokens;
 }
 
 type ProxyType = 'envoy' | 'grpc';
@@ -18,7 +20,10 @@ type Format = 'yaml' | 'json';
  * running ADS server as this stored Dataplane (`envoy -c bootstrap.yaml` needs nothing else).
  * A stored Dataplane does not say which kind of proxy will run it, so the caller does:
  * - `?proxyType=envoy` (default): Envoy's bootstrap, YAML unless `?format=json`;
- * - `?proxyType=grpc`: the gRPC xDS bootstrap (the GRPC_XDS_BOOTSTRAP file), JSON only.
+ * - `?proxyType=grpc`: the gRPC xDS bootstrap (the GRPC_XDS_BOOTSTRAP file), JSON only;
+ * - `?token=…`: the Dataplane's token (`POST …/token`) goes into the node metadata, for when
+ *   `xds.dataplaneTokens` is on. It must be the token issued for this Dataplane now: a stale one
+ *   is refused here rather than by the ADS server once the proxy runs.
  */
 export function bootstrapRoutes(deps: BootstrapDependencies): Route[] {
   return [
@@ -27,23 +32,35 @@ export function bootstrapRoutes(deps: BootstrapDependencies): Route[] {
       path: '/meshes/:mesh/dataplanes/:name/bootstrap',
       handler: async ({ params, query }) => {
         const dataplane = await deps.manager.get('Dataplane', { mesh: params.mesh!, name: params.name! });
-        return bootstrapReply(dataplane, query, deps.adsAddress);
+        return bootstrapReply(dataplane, query, deps);
       },
     },
   ];
 }
 
 /** The bootstrap of `dataplane` in the kind and format the query asks for (see bootstrapRoutes). */
-export function bootstrapReply(dataplane: DataplaneResource, query: URLSearchParams, adsAddress: AdsAddress): Reply {
+export function bootstrapReply(dataplane: DataplaneResource, query: URLSearchParams, deps: BootstrapDependencies): Reply {
   const proxyType = choice<ProxyType>(query, 'proxyType', ['envoy', 'grpc']);
   const format = choice<Format>(query, 'format', proxyType === 'grpc' ? ['json'] : ['yaml', 'json']);
-  const { host, port } = dialable(adsAddress);
+  const token = issuedToken(dataplane, query, deps.dataplaneTokens);
+  const { host, port } = dialable(deps.adsAddress);
   if (proxyType === 'grpc') {
     const nodeId = `${dataplane.meta.mesh}.${dataplane.meta.name}`;
-    return { json: generateGrpcBootstrap({ nodeId, adsHost: host, adsPort: port, locality: {}, dataplane }) };
+    return { json: generateGrpcBootstrap({ nodeId, adsHost: host, adsPort: port, locality: {}, dataplane, token }) };
   }
-  const bootstrap = generateEnvoyBootstrap({ dataplane, adsHost: host, adsPort: port });
+  const bootstrap = generateEnvoyBootstrap({ dataplane, adsHost: host, adsPort: port, token });
   return format === 'json' ? { json: bootstrap } : { text: bootstrapToYaml(bootstrap), contentType: 'application/yaml' };
+}
+
+/** `?token=`, checked against the token issued for the Dataplane; undefined when absent. */
+function issuedToken(dataplane: DataplaneResource, query: URLSearchParams, tokens: BootstrapDependencies['dataplaneTokens']): string | undefined {
+  const token = query.get('token');
+  if (token === null) return undefined;
+  const check = tokens.check({ mesh: dataplane.meta.mesh, name: dataplane.meta.name }, token);
+  if (!check.valid) {
+    throw new ApiError(400, 'Bad request', 'the token cannot go into the bootstrap', [{ field: 'token', message: check.reason.replace(/^its token/, 'the token') }]);
+  }
+  return token;
 }
 
 /** A query parameter from a fixed list; absent means the first. */
