@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { request } from 'node:http';
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { startTestCore } from '../../../test/support/core.js';
@@ -78,3 +79,32 @@ describe('requests the HTTP parser refuses', () => {
     expect(oversized).toMatch(/^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
   });
 });
+
+describe('closing the API server', () => {
+  it('answers a write that is in flight, and takes no new connection', async () => {
+    const core = await startTestCore();
+    const answered = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const put = request(`${core.api.url}/meshes/default/dataplanes/backend-1`, { method: 'PUT', headers: { 'content-length': Buffer.byteLength(dataplane) } }, (response) => {
+        let body = '';
+        response.on('data', (chunk) => (body += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      });
+      put.on('error', reject);
+      put.write(dataplane.slice(0, 20));
+      // Its headers are in: the server is closed while the body is still on its way.
+      put.on('socket', (socket) =>
+        socket.once('connect', () =>
+          setImmediate(() => {
+            void core.api.close();
+            put.end(dataplane.slice(20));
+          }),
+        ),
+      );
+    });
+
+    expect((await answered).status).toBe(201);
+    expect((await core.manager.get('Dataplane', { mesh: 'default', name: 'backend-1' })).meta.version).toBe(1);
+    await expect(fetch(`${core.api.url}/meshes`)).rejects.toThrow();
+  });
+});
+

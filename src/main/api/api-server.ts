@@ -59,6 +59,9 @@ export async function handleApiRequest(router: Router, call: ApiCall): Promise<A
   }
 }
 
+/** How long in-flight requests may take to finish once the server is closing. */
+const SHUTDOWN_GRACE_MS = 2_000;
+
 export async function startApiServer(options: ApiServerOptions): Promise<RunningApiServer> {
   let boundPort = options.port;
   const server: Server = createServer((request, response) => {
@@ -73,8 +76,14 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     close: () =>
       new Promise<void>((resolve) => {
         options.onClose?.();
-        server.close(() => resolve());
-        server.closeAllConnections();
+        // Requests in flight get a moment to be answered (a write that committed is not cut off
+        // half-way); idle keep-alive connections go at once, and whatever is left after the grace.
+        const grace = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+        server.close(() => {
+          clearTimeout(grace);
+          resolve();
+        });
+        server.closeIdleConnections();
       }),
   };
 }
