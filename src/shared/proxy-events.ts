@@ -23,7 +23,10 @@ export type ProxyEvent =
       kind: 'tick';
       at: number;
       result: TickResult;
+      /** The tick's work: generation, encoding and reconcile when it generated, else the whole tick. */
       durationMs: number;
+      /** When it generated: how long it waited before, for the MeshContext and for its turn on the event loop. */
+      queuedMs?: number;
       /** Why a tick missed or failed (`dataplane not found`, a generator error). */
       detail?: string;
       /** On `changed`: the snapshot version set per type URL, so ACKs can be matched to it. */

@@ -86,7 +86,7 @@ function tickSummary(tick: EventOf<'tick'>, ms: (at: number) => number): TickSum
   return {
     result: tick.result,
     ...(tick.detail !== undefined && { detail: tick.detail }),
-    startMs: ms(tick.at - tick.durationMs),
+    startMs: ms(tick.at - tick.durationMs - (tick.queuedMs ?? 0)),
     endMs: ms(tick.at),
     durationMs: tick.durationMs,
   };

@@ -59,6 +59,20 @@ describe('DataplaneWatchdog', () => {
     expect(tick!.durationMs).toBeGreaterThanOrEqual(0);
   });
 
+  it('records how long a generating tick waited before it generated apart from the generation, and no wait for a skip', async () => {
+    await fixture.manager.create(sidecar('web-1', 'web', '127.0.0.1', ['backend']));
+    const dog = watchdog();
+
+    await dog.sync();
+    await dog.sync();
+
+    const [generated, skipped] = fixture.ticks(WEB.proxyId);
+    expect(generated).toMatchObject({ result: 'changed', queuedMs: expect.any(Number) });
+    expect(generated!.queuedMs).toBeGreaterThanOrEqual(0);
+    expect(skipped!.result).toBe('skip');
+    expect(skipped).not.toHaveProperty('queuedMs');
+  });
+
   it('skips while the context hash is unchanged, even after the caches expired', async () => {
     await fixture.manager.create(sidecar('web-1', 'web', '127.0.0.1', ['backend']));
     const dog = watchdog();

@@ -26,7 +26,7 @@ export interface DataplaneWatchdogOptions {
 }
 
 /** What a tick found, as the timeline records it. */
-type TickOutcome = Omit<Extract<ProxyEvent, { kind: 'tick' }>, 'kind' | 'at' | 'durationMs'>;
+type TickOutcome = Omit<Extract<ProxyEvent, { kind: 'tick' }>, 'kind' | 'at' | 'durationMs' | 'queuedMs'>;
 
 // The frequent outcomes are shared objects: a skip tick runs every interval for every proxy.
 const SKIP: TickOutcome = Object.freeze({ result: 'skip' });
@@ -37,7 +37,10 @@ const DATAPLANE_NOT_FOUND: TickOutcome = Object.freeze({ result: 'dataplane-not-
  * What one tick does for one proxy (Kuma's DataplaneWatchdog.Sync): get the MeshContext; skip when
  * its hash is the one last generated from; otherwise generate and reconcile, `changed` when a new
  * snapshot was published and `generated` when the proxy's configuration came out the same. Every
- * tick is recorded on the proxy's timeline and timed in `xds_generation{result}`.
+ * tick is recorded on the proxy's timeline and timed in `xds_generation{result}`: a tick that
+ * generates is timed from when it started generating, its wait before (for the MeshContext and
+ * its turn on the event loop) recorded apart, so that a storm's queueing does not read as slow
+ * generation.
  */
 export class DataplaneWatchdog {
   readonly #proxy: WatchedProxy;
@@ -65,16 +68,19 @@ export class DataplaneWatchdog {
    */
   async sync(signal?: AbortSignal): Promise<TickResult | undefined> {
     const startedAt = now();
-    const outcome = await this.#sync(signal);
+    const tick = { generatingSince: undefined as number | undefined };
+    const outcome = await this.#sync(signal, tick);
     if (outcome === undefined) return undefined;
     const at = now();
-    const durationMs = at - startedAt;
-    this.#timeline.record(this.#proxy.proxyId, { kind: 'tick', at, durationMs, ...outcome });
+    const workStartedAt = tick.generatingSince ?? startedAt;
+    const durationMs = at - workStartedAt;
+    const queued = tick.generatingSince === undefined ? {} : { queuedMs: workStartedAt - startedAt };
+    this.#timeline.record(this.#proxy.proxyId, { kind: 'tick', at, durationMs, ...queued, ...outcome });
     this.#metrics.xdsGeneration.observe({ result: outcome.result }, durationMs / 1_000);
     return outcome.result;
   }
 
-  async #sync(signal: AbortSignal | undefined): Promise<TickOutcome | undefined> {
+  async #sync(signal: AbortSignal | undefined, tick: { generatingSince: number | undefined }): Promise<TickOutcome | undefined> {
     const { proxyId, dataplaneKey, kind } = this.#proxy;
     let context: MeshContext;
     try {
@@ -94,6 +100,7 @@ export class DataplaneWatchdog {
     // That was the tick's last wait: from here on everything runs at once, so a proxy that
     // disconnected meanwhile cannot have a snapshot published after its disconnect cleared it.
     if (signal?.aborted) return undefined;
+    tick.generatingSince = now();
     try {
       const resources = this.#generate(context, { id: proxyId, dataplane, kind });
       const { versions, changedTypes } = this.#reconciler.reconcile(proxyId, resources);
