@@ -3,7 +3,8 @@ import { validateBootstrapConfig } from '@grpc/grpc-js-xds/build/src/xds-bootstr
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { DATAPLANE_METADATA_KEY } from '../../src/main/xds/generate/bootstrap.js';
+import type { Core } from '../../src/main/core.js';
+import { DATAPLANE_METADATA_KEY, DATAPLANE_TOKEN_METADATA_KEY } from '../../src/main/xds/generate/bootstrap.js';
 import { encodeMessage } from '../../src/main/xds/protocol/encode.js';
 import { applyDataplane, backendDataplane } from '../support/dataplanes.js';
 import { echoClient, startEchoServer } from '../support/echo-server.js';
@@ -15,6 +16,36 @@ const ui = useUi();
 
 // Chromium, a core and real xDS clients on a shared 2-core machine: a bound for hung tests, not a timing assertion.
 const ROOM = 90_000;
+
+/** The proxyless client of the echo service that the gRPC tests fill in. */
+async function fillEchoClient(page: Page, name: string): Promise<void> {
+  await page.getByRole('radio', { name: 'Proxyless gRPC' }).click();
+  await page.getByLabel('Name').fill(name);
+  await page.getByLabel('Service', { exact: true }).fill('');
+  await page.getByLabel('Outbound 1 service').fill('echo');
+}
+
+/** The echo backend `echo-1`, stored as a Dataplane of service `echo`, for as long as `run` runs. */
+async function withEchoBackend(core: Core, run: () => Promise<void>): Promise<void> {
+  const backend = await startEchoServer('echo-1');
+  try {
+    await applyDataplane(core, backendDataplane('echo-1', backend.port));
+    await run();
+  } finally {
+    await backend.stop();
+  }
+}
+
+/** A proxyless client started with `bootstrap` calls echo through xDS, then `run` looks further; it is closed after. */
+async function echoThrough(bootstrap: unknown, run: () => Promise<void>): Promise<void> {
+  const proxy = echoClient('xds:///echo', { 'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config': JSON.stringify(bootstrap) });
+  try {
+    expect(await proxy.echo('hello', 15_000)).toBe('echo-1: hello');
+    await run();
+  } finally {
+    proxy.close();
+  }
+}
 
 /** The text of a file panel's (read-only) editor, once it shows one. */
 async function fileText(page: Page, filename: string): Promise<string> {
@@ -42,6 +73,9 @@ describe('Connect a proxy view', () => {
       return parsed;
     });
     expect(() => encodeMessage('envoy.config.bootstrap.v3.Bootstrap', bootstrap)).not.toThrow();
+    // Tokens are not required (the default): no token, nothing said about one.
+    expect(bootstrap.node.metadata[DATAPLANE_TOKEN_METADATA_KEY]).toBeUndefined();
+    expect(await page.getByTestId('token').count()).toBe(0);
     expect(parse(await fileText(page, 'dataplane-shop-1.yaml'))).toMatchObject({ type: 'Dataplane', name: 'shop-1' });
     expect(await page.getByTestId('connection').innerText()).toContain('Waiting for connection');
     expect((await fetch(`${core.api.url}/meshes/default/dataplanes/shop-1`)).status).toBe(404);
@@ -89,14 +123,9 @@ describe('Connect a proxy view', () => {
 
   it('gives a gRPC bootstrap that grpc-js-xds accepts, and the proxy started with it shows up live', async () => {
     const core = await ui.core();
-    const backend = await startEchoServer('echo-1');
-    try {
-      await applyDataplane(core, backendDataplane('echo-1', backend.port));
+    await withEchoBackend(core, async () => {
       const { page } = await ui.open(core, '#/connect');
-      await page.getByRole('radio', { name: 'Proxyless gRPC' }).click();
-      await page.getByLabel('Name').fill('shop-1');
-      await page.getByLabel('Service', { exact: true }).fill('');
-      await page.getByLabel('Outbound 1 service').fill('echo');
+      await fillEchoClient(page, 'shop-1');
 
       expect(await page.getByTestId('command').innerText()).toBe('GRPC_XDS_BOOTSTRAP=bootstrap-shop-1.json your-app');
       const bootstrap = await eventually(async () => {
@@ -111,9 +140,7 @@ describe('Connect a proxy view', () => {
       expect(validateBootstrapConfig(bootstrap).node.id).toBe('default.shop-1');
       await page.getByTestId('connection').getByText('Waiting for connection…').waitFor();
 
-      const proxy = echoClient('xds:///echo', { 'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config': JSON.stringify(bootstrap) });
-      try {
-        expect(await proxy.echo('hello', 15_000)).toBe('echo-1: hello');
+      await echoThrough(bootstrap, async () => {
         const indicator = page.locator('[data-testid=connection][data-phase=acked]');
         await indicator.waitFor();
         expect(await indicator.innerText()).toMatch(/config ACKed \((lds|rds|cds|eds)/);
@@ -121,11 +148,95 @@ describe('Connect a proxy view', () => {
         // The proxy registered the Dataplane it was given, through its metadata.
         const stored = (await (await fetch(`${core.api.url}/meshes/default/dataplanes/shop-1`)).json()) as { networking: unknown };
         expect(stored.networking).toEqual({ address: '127.0.0.1', outbound: [{ port: 10001, tags: { 'kuma.io/service': 'echo' } }] });
-      } finally {
-        proxy.close();
-      }
-    } finally {
-      await backend.stop();
-    }
+      });
+    });
+  }, ROOM);
+
+  it('with tokens required, issues one into the bootstrap, and the proxy started with it gets its config', async () => {
+    const core = await ui.core();
+    core.settings.update({ 'xds.dataplaneTokens': 'enabled' });
+    await withEchoBackend(core, async () => {
+      const { page } = await ui.open(core, '#/connect');
+      await fillEchoClient(page, 'shop-1');
+
+      const notice = page.getByTestId('token');
+      await notice.getByText('meshdesk requires a token from every proxy.').waitFor();
+      // Until one is issued, the bootstrap has none (the preview of the last edit, the outbound).
+      await eventually(async () => {
+        const parsed = JSON.parse(await fileText(page, 'bootstrap-shop-1.json'));
+        expect(JSON.parse(parsed.node.metadata[DATAPLANE_METADATA_KEY]).networking.outbound).toEqual([{ port: 10001, tags: { 'kuma.io/service': 'echo' } }]);
+        expect(parsed.node.metadata[DATAPLANE_TOKEN_METADATA_KEY]).toBeUndefined();
+      });
+      const issue = page.getByRole('button', { name: 'Issue a token' });
+      const description = await issue.getAttribute('aria-describedby');
+      expect(await page.locator(`#${description}`).innerText()).toBe("Issuing replaces the Dataplane's previous token and disconnects a proxy using it.");
+      // From the keyboard.
+      await issue.focus();
+      await page.keyboard.press('Enter');
+
+      const bootstrap = await eventually(async () => {
+        const parsed = JSON.parse(await fileText(page, 'bootstrap-shop-1.json'));
+        expect(parsed.node.metadata[DATAPLANE_TOKEN_METADATA_KEY]).toMatch(/^[\w-]{43}$/);
+        return parsed;
+      });
+      expect(validateBootstrapConfig(bootstrap).node.id).toBe('default.shop-1');
+      expect(await notice.getByTestId('token-state').innerText()).toMatch(/^This bootstrap carries the token of default\/shop-1 \(issued .+\) in node metadata meshdesk\.token\./);
+      await page.getByRole('button', { name: 'Issue a new token' }).waitFor();
+
+      // The token is the one issued now: the ADS server lets the proxy in (a wrong one is refused) and it gets its config.
+      await echoThrough(bootstrap, async () => {
+        await page.locator('[data-testid=connection][data-phase=acked]').waitFor();
+        const { items } = (await (await fetch(`${core.api.url}/proxies`)).json()) as { items: { proxyId: string; online: boolean }[] };
+        expect(items).toContainEqual(expect.objectContaining({ proxyId: 'default.shop-1', online: true }));
+      });
+    });
+  }, ROOM);
+
+  it('shows a refused token at the token notice, and drops the token when the form names another Dataplane', async () => {
+    const core = await ui.core();
+    core.settings.update({ 'xds.dataplaneTokens': 'enabled' });
+    const { page, errors } = await ui.open(core, '#/connect');
+    await page.getByLabel('Name').fill('shop-1');
+    await page.getByRole('button', { name: 'Issue a token' }).click();
+    const tokenIn = async (file: string) => parse(await fileText(page, file)).node.metadata[DATAPLANE_TOKEN_METADATA_KEY] as string | undefined;
+    const first = await eventually(async () => {
+      const token = await tokenIn('bootstrap-shop-1.yaml');
+      expect(token).toEqual(expect.any(String));
+      return token;
+    });
+
+    // Replaced from elsewhere (the API, another window): the next preview is refused, at the token.
+    expect((await fetch(`${core.api.url}/meshes/default/dataplanes/shop-1/token`, { method: 'POST' })).status).toBe(201);
+    await page.getByRole('radio', { name: 'Proxyless gRPC' }).click();
+    const refusal = page.locator('#token-error');
+    await refusal.waitFor();
+    expect(await refusal.innerText()).toMatch(/^the token is not the one issued for /);
+    await page.getByText('The API refused the token: issue a new one.').waitFor();
+    // The notice no longer says the bootstrap carries a token.
+    expect(await page.getByTestId('token-state').innerText()).toMatch(/^Without one the proxy is refused/);
+    expect(await page.getByRole('button', { name: 'Issue a new token' }).getAttribute('aria-describedby')).toBe('token-warning token-error');
+    expect(errors).toEqual([expect.stringContaining('status of 400 (Bad Request)')]);
+    errors.splice(0);
+
+    // A new one from the view: the bootstrap is back, carrying it.
+    await page.getByRole('button', { name: 'Issue a new token' }).click();
+    const second = await eventually(async () => {
+      const token = await tokenIn('bootstrap-shop-1.json');
+      expect(token).toEqual(expect.any(String));
+      return token;
+    });
+    expect(second).not.toBe(first);
+    expect(await refusal.count()).toBe(0);
+
+    // Another name: the token is not its token. Back to the first name, it stays dropped.
+    await page.getByLabel('Name').fill('shop-2');
+    await page.getByRole('button', { name: 'Issue a token' }).waitFor();
+    await page.getByLabel('Name').fill('shop-1');
+    await page.getByRole('button', { name: 'Issue a token' }).waitFor();
+    await eventually(async () => {
+      const parsed = JSON.parse(await fileText(page, 'bootstrap-shop-1.json'));
+      expect(parsed.node.id).toBe('default.shop-1');
+      expect(parsed.node.metadata[DATAPLANE_TOKEN_METADATA_KEY]).toBeUndefined();
+    });
   }, ROOM);
 });

@@ -23,7 +23,7 @@ export interface ConnectFormValues {
   outbounds: OutboundRow[];
 }
 
-/** Messages by form field: `name`, `port`, `outbound.<id>.service`, … and `form` for the whole. */
+/** Messages by form field: `name`, `port`, `outbound.<id>.service`, …, `form` for the whole and `token` for the bootstrap's token. */
 export type FieldErrors = Record<string, string>;
 
 const NAME = /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/;
@@ -81,7 +81,7 @@ export function toDataplane(values: ConnectFormValues): Record<string, unknown> 
 /** The form field an API violation is about (`networking.outbound[1].tags` → that row's service). */
 export function formFieldOf(path: string, values: ConnectFormValues): string {
   const [first, second, index, field] = parseFieldPath(path);
-  if (first === 'name' || first === 'mesh') return first;
+  if (first === 'name' || first === 'mesh' || first === 'token') return first;
   if (first !== 'networking') return 'form';
   if (second === 'inbound') {
     if (field === 'tags') return parseFieldPath(path)[4] === PROTOCOL_TAG ? 'protocol' : 'service';
