@@ -49,7 +49,9 @@ export function markOf(event: ProxyEvent): Mark {
         lane: 'generation',
         at: event.at,
         style: `tick-${event.result}`,
-        label: `generation: ${event.result} in ${formatDuration(event.durationMs)}${event.detail ? ` — ${event.detail}` : ''}`,
+        label: `generation: ${event.result} in ${formatDuration(event.durationMs)}${
+          event.queuedMs ? ` (after waiting ${formatDuration(event.queuedMs)} for the mesh view and a turn)` : ''
+        }${event.detail ? ` — ${event.detail}` : ''}`,
       };
     case 'response':
       return typeLane(event.typeUrl, event.at, 'response', `response ${shortVersion(event.version)} (${event.resources} resources, nonce ${event.nonce})`);
