@@ -2,6 +2,7 @@ import { createSubscriber, SvelteMap } from 'svelte/reactivity';
 import type { DataplaneOverview, FirstConfigBreakdown, TypeStatus } from '../../../../shared/api-types.js';
 import type { CoreEvent } from '../../../../shared/events.js';
 import { client } from '../api/index.js';
+import { compareCodeUnits } from '../compare.js';
 
 /** Label the lifecycle puts on a Dataplane its proxy registered through metadata. */
 export const ORIGIN_LABEL = 'meshdesk.io/origin';
@@ -49,6 +50,9 @@ export function toProxyRow(overview: DataplaneOverview): ProxyRow {
   };
 }
 
+/** The mesh that exists from the start (SPEC §3): the first load asks for its proxies at once. */
+const DEFAULT_MESH = 'default';
+
 /** Events after which a proxy's row may look different; ticks alone change nothing it shows. */
 const STATUS_EVENTS = new Set(['stream-opened', 'registered', 'response', 'ack', 'nack', 'response-dropped', 'stream-closed', 'deregistered']);
 
@@ -65,25 +69,41 @@ export class ProxiesState {
   #loaded = $state(false);
   #error = $state<string>();
   readonly #stale = new Set<string>();
-  readonly #generation = new Map<string, number>();
+  /** Per mesh, the newest request made and the request whose answer is shown. */
+  readonly #requested = new Map<string, number>();
+  readonly #shown = new Map<string, number>();
   #timer: ReturnType<typeof setTimeout> | undefined;
   #allStale = false;
 
   readonly #subscribe = createSubscriber(() => {
     const stopEvents = client.subscribe((event) => this.#onEvent(event));
-    const stopLive = client.onLive(() => void this.#loadAll());
+    // At once, not once the stream is open: the list is what the view waits for.
+    const firstLoad = this.#loadAll();
+    // The stream carries only what happens once it is open: changes made between the first answer
+    // and its opening, or while the core was unreachable, never arrive. So each opening reloads the
+    // list, as a burst of events does, after the first answer (drawing it comes first).
+    let listening = true;
+    const stopStatus = client.onStatus((status) => {
+      if (status !== 'live') return;
+      void firstLoad.then(() => {
+        if (listening) this.#markStale();
+      });
+    });
     return () => {
+      listening = false;
       stopEvents();
-      stopLive();
+      stopStatus();
       clearTimeout(this.#timer);
       this.#timer = undefined;
     };
   });
 
+  readonly #rows = $derived([...this.#byMesh.values()].flat());
+
   /** Every row, sorted by mesh then name. */
   get rows(): ProxyRow[] {
     this.#subscribe();
-    return [...this.#byMesh.values()].flat();
+    return this.#rows;
   }
 
   get loaded(): boolean {
@@ -123,12 +143,20 @@ export class ProxiesState {
   }
 
   async #loadAll(): Promise<void> {
+    // The meshes expected (those shown, or at first `default`, which exists from the start) are
+    // asked for alongside the list of meshes rather than after it: one round trip, not two.
+    const expected = this.#byMesh.size > 0 ? [...this.#byMesh.keys()] : [DEFAULT_MESH];
+    const loads = expected.map((mesh) => this.#loadMesh(mesh));
     try {
       const meshes = (await client.meshes()).items.map((mesh) => mesh.name);
       const known = new Set(meshes);
-      const kept = new Map([...this.#byMesh].filter(([mesh]) => known.has(mesh)));
-      this.#byMesh = kept;
-      await Promise.all(meshes.map((mesh) => this.#loadMesh(mesh)));
+      for (const mesh of expected) {
+        // Gone: its answer, if still on its way, must not bring it back.
+        if (!known.has(mesh)) this.#shown.set(mesh, this.#requested.get(mesh) ?? 0);
+      }
+      this.#byMesh = new Map([...this.#byMesh].filter(([mesh]) => known.has(mesh)));
+      loads.push(...meshes.filter((mesh) => !expected.includes(mesh)).map((mesh) => this.#loadMesh(mesh)));
+      await Promise.all(loads);
       this.#loaded = true;
     } catch (error) {
       this.#error = describe(error);
@@ -136,20 +164,22 @@ export class ProxiesState {
   }
 
   async #loadMesh(mesh: string): Promise<void> {
-    // Only the newest request for a mesh may write: answers can arrive out of order.
-    const generation = (this.#generation.get(mesh) ?? 0) + 1;
-    this.#generation.set(mesh, generation);
+    const request = (this.#requested.get(mesh) ?? 0) + 1;
+    this.#requested.set(mesh, request);
     try {
       const { items } = await client.dataplanesWithInsights(mesh);
-      if (this.#generation.get(mesh) !== generation) return;
-      const rows = items.map(toProxyRow).sort((a, b) => a.name.localeCompare(b.name));
+      // Answers can arrive out of order: one older than the shown one is dropped, but any newer one
+      // shows, even while a still newer request is on its way; otherwise a mesh whose events keep
+      // coming faster than its answers would never update.
+      if (request <= (this.#shown.get(mesh) ?? 0)) return;
+      this.#shown.set(mesh, request);
+      const rows = items.map(toProxyRow).sort((a, b) => compareCodeUnits(a.name, b.name));
       const next = new Map(this.#byMesh);
       next.set(mesh, rows);
-      this.#byMesh = new Map([...next].sort(([a], [b]) => a.localeCompare(b)));
-      this.#error = undefined;
+      this.#byMesh = new Map([...next].sort(([a], [b]) => compareCodeUnits(a, b)));
+      if (request === this.#requested.get(mesh)) this.#error = undefined;
     } catch (error) {
-      if (this.#generation.get(mesh) !== generation) return;
-      this.#error = describe(error);
+      if (request === this.#requested.get(mesh)) this.#error = describe(error);
     }
   }
 }

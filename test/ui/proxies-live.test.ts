@@ -1,0 +1,58 @@
+import { describe, it, onTestFinished } from 'vitest';
+import { startCore } from '../../src/main/core.js';
+import { applyDataplane, backendDataplane } from '../support/dataplanes.js';
+import { tempDir } from '../support/temp-dir.js';
+import { useUi } from './support/ui-fixture.js';
+
+const ui = useUi();
+
+describe('Proxies view, kept live', () => {
+  it('shows the list before the event stream opens, then catches up on what changed before it did', async () => {
+    const core = await ui.core();
+    await applyDataplane(core, backendDataplane('before-1', 18000));
+    const { page, errors } = await ui.open(core);
+    await page.locator('[role=row]', { hasText: 'before-1' }).waitFor();
+
+    // Hold the event stream of the next page load: changes made meanwhile reach no listener.
+    let openStream!: () => void;
+    const streamHeld = new Promise<void>((resolve) => (openStream = resolve));
+    await page.route('**/events', async (route) => {
+      await streamHeld;
+      await route.continue();
+    });
+    await page.reload();
+    await page.locator('[role=row]', { hasText: 'before-1' }).waitFor();
+    await page.locator('[data-testid=connection-status][data-status=connecting]').waitFor();
+
+    await applyDataplane(core, backendDataplane('unannounced-1', 18001));
+    openStream();
+
+    await page.locator('[data-testid=connection-status][data-status=live]').waitFor();
+    await page.locator('[role=row]', { hasText: 'unannounced-1' }).waitFor();
+    // The reload cuts whatever the page before it still had on the way; the browser, not the page, ended those.
+    errors.splice(0, errors.length, ...errors.filter((error) => !error.includes('net::ERR_ABORTED')));
+  });
+
+  it('catches up on what changed while the core was unreachable', async () => {
+    const dataDir = tempDir();
+    const first = await startCore({ dataDir, host: '127.0.0.1', apiPort: 0, adsPort: 0 });
+    let firstRunning = true;
+    onTestFinished(() => (firstRunning ? first.close() : undefined));
+    const { page, errors } = await ui.open(first);
+    await page.locator('[data-testid=connection-status][data-status=live]').waitFor();
+    await page.getByText('No Dataplanes yet.').waitFor();
+
+    await first.close();
+    firstRunning = false;
+    await page.locator('[data-testid=connection-status][data-status=offline]').waitFor();
+    // Written by a core the page never reaches: no event of it can arrive.
+    const writer = await startCore({ dataDir, host: '127.0.0.1', apiPort: 0, adsPort: 0 });
+    await applyDataplane(writer, backendDataplane('written-offline-1', 18000)).finally(() => writer.close());
+    const again = await startCore({ dataDir, host: '127.0.0.1', apiPort: first.api.port, adsPort: 0 });
+    onTestFinished(() => again.close());
+
+    await page.locator('[role=row]', { hasText: 'written-offline-1' }).waitFor();
+    // Requests failed while no core listened (the event stream's retries among them); that outage was the point.
+    errors.splice(0, errors.length, ...errors.filter((error) => !error.includes('net::ERR_')));
+  });
+});
