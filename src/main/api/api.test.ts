@@ -170,6 +170,22 @@ networking:
     controller.abort();
   });
 
+  it('ends the event streams on close and writes no event to them after', async () => {
+    const core = await startTestCore();
+    const events = await fetch(`${core.api.url}/events`);
+    const reader = events.body!.getReader();
+    await reader.read(); // the stream's opening comment: it is subscribed
+
+    const closed = core.api.close();
+    // A shutdown publishes events (streams closing, Dataplanes deregistered) right after the API closed.
+    core.events.publish({ topic: 'resource.changed', change: 'created', key: { type: 'Dataplane', mesh: 'default', name: 'after-close' }, version: 1 });
+    let text = '';
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += new TextDecoder().decode(chunk.value);
+    await closed;
+
+    expect(text).not.toContain('after-close');
+  });
+
   describe('localhost protection', () => {
     it('refuses a request addressed to a foreign Host (DNS rebinding)', async () => {
       const core = await startTestCore();

@@ -10,7 +10,8 @@ const HEARTBEAT_MS = 15_000;
  * shutdown can end them instead of waiting for the browser to go away.
  */
 export class EventStream {
-  readonly #open = new Set<ServerResponse>();
+  /** Open streams, each with what stops feeding it. */
+  readonly #open = new Map<ServerResponse, () => void>();
 
   constructor(private readonly events: EventBus) {}
 
@@ -29,18 +30,23 @@ export class EventStream {
           response.write(`event: ${event.topic}\ndata: ${JSON.stringify(event)}\n\n`);
         });
         const heartbeat = setInterval(() => response.write(': heartbeat\n\n'), HEARTBEAT_MS);
-        this.#open.add(response);
-        request.on('close', () => {
+        const stop = () => {
           clearInterval(heartbeat);
           unsubscribe();
           this.#open.delete(response);
-        });
+        };
+        this.#open.set(response, stop);
+        request.on('close', stop);
         return undefined;
       },
     };
   }
 
+  /** Ends every stream; events published after this (a shutdown publishes many) are not written to them. */
   closeAll(): void {
-    for (const response of this.#open) response.end();
+    for (const [response, stop] of this.#open) {
+      stop();
+      response.end();
+    }
   }
 }
