@@ -170,6 +170,13 @@ networking:
     controller.abort();
   });
 
+  it('answers a HEAD of the event stream with its headers, and ends it', async () => {
+    const core = await startTestCore();
+    const response = await rawRequest(`${core.api.url}/events`, { method: 'HEAD' });
+    expect(response.status).toBe(200);
+    expect(response.headers['content-type']).toBe('text/event-stream');
+  });
+
   it('ends the event streams on close and writes no event to them after', async () => {
     const core = await startTestCore();
     const events = await fetch(`${core.api.url}/events`);

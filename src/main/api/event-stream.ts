@@ -25,6 +25,12 @@ export class EventStream {
           'cache-control': 'no-store',
           connection: 'keep-alive',
         });
+        // A HEAD gets the stream's headers and nothing else: Node sends no headers for a body-less
+        // response until it ends, so a HEAD left open would wait forever.
+        if (request.method === 'HEAD') {
+          response.end();
+          return undefined;
+        }
         response.write(': meshdesk events\n\n');
         const unsubscribe = this.events.subscribe((event) => {
           response.write(`event: ${event.topic}\ndata: ${JSON.stringify(event)}\n\n`);
