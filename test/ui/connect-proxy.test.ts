@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { register } from '@grpc/grpc-js-xds';
 import { validateBootstrapConfig } from '@grpc/grpc-js-xds/build/src/xds-bootstrap.js';
 import type { Page } from 'playwright-core';
@@ -63,17 +64,22 @@ describe('Connect a proxy view', () => {
     await page.getByLabel('Service', { exact: true }).fill('shop');
 
     expect(await page.getByTestId('command').innerText()).toBe('envoy -c bootstrap-shop-1.yaml');
-    // The preview follows the form: wait for the one of the last edit (the service), not of the
-    // name, and for the editor to have drawn all of it (it draws a long text in steps).
-    const bootstrap = await eventually(async () => {
+    // The preview follows the form: wait for the one of the last edit (the service), not of the name.
+    await eventually(async () => {
       const parsed = parse(await fileText(page, 'bootstrap-shop-1.yaml'));
       expect(parsed.node.id).toBe('default.shop-1');
       expect(JSON.parse(parsed.node.metadata[DATAPLANE_METADATA_KEY])).toMatchObject({
         networking: { inbound: [{ port: 18080, servicePort: 8080, tags: { 'kuma.io/service': 'shop', 'kuma.io/protocol': 'http' } }] },
       });
-      expect(() => encodeMessage('envoy.config.bootstrap.v3.Bootstrap', parsed)).not.toThrow();
-      return parsed;
     });
+    // The file Save gives is the whole bootstrap (the editor draws only the lines in view).
+    const saving = page.waitForEvent('download');
+    await page.locator('[data-file="bootstrap-shop-1.yaml"]').getByRole('button', { name: 'Save' }).click();
+    const download = await saving;
+    expect(download.suggestedFilename()).toBe('bootstrap-shop-1.yaml');
+    const bootstrap = parse(readFileSync(await download.path(), 'utf8'));
+    expect(bootstrap.node.id).toBe('default.shop-1');
+    expect(() => encodeMessage('envoy.config.bootstrap.v3.Bootstrap', bootstrap)).not.toThrow();
     // Tokens are not required (the default): no token, nothing said about one.
     expect(bootstrap.node.metadata[DATAPLANE_TOKEN_METADATA_KEY]).toBeUndefined();
     expect(await page.getByTestId('token').count()).toBe(0);
