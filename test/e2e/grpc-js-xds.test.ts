@@ -1,14 +1,14 @@
 import { status } from '@grpc/grpc-js';
-import { register } from '@grpc/grpc-js-xds';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { generateGrpcBootstrap } from '../../src/main/xds/generate/bootstrap.js';
 import { startTestCore } from '../support/core.js';
 import { applyDataplane, backendDataplane, clientDataplane, deleteDataplane } from '../support/dataplanes.js';
 import { echoClient, startEchoServer, type EchoClient } from '../support/echo-server.js';
 import { eventually } from '../support/eventually.js';
+import { registerGrpcXds } from '../support/grpc-xds.js';
 
 // gRPC's own Node xDS client, in process: it resolves xds:/// targets through meshdesk's ADS server.
-register();
+await registerGrpcXds();
 
 /** Answers from `count` calls in a row, so a round-robin over several backends shows all of them. */
 async function answers(client: EchoClient, count: number): Promise<Set<string>> {

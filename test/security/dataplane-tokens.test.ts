@@ -1,5 +1,4 @@
 import { status } from '@grpc/grpc-js';
-import { register } from '@grpc/grpc-js-xds';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { Core } from '../../src/main/core.js';
 import { DATAPLANE_TOKEN_METADATA_KEY, generateGrpcBootstrap } from '../../src/main/xds/generate/bootstrap.js';
@@ -9,8 +8,9 @@ import { RawAdsClient } from '../../src/main/xds/server/testing/raw-ads-client.j
 import { startTestCore } from '../support/core.js';
 import { applyDataplane, backendDataplane, clientDataplane } from '../support/dataplanes.js';
 import { echoClient, startEchoServer } from '../support/echo-server.js';
+import { registerGrpcXds } from '../support/grpc-xds.js';
 
-register();
+await registerGrpcXds();
 
 async function issueToken(core: Core, name: string, mesh = 'default'): Promise<string> {
   const response = await fetch(`${core.api.url}/meshes/${mesh}/dataplanes/${name}/token`, { method: 'POST' });

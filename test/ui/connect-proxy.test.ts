@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { register } from '@grpc/grpc-js-xds';
 import { validateBootstrapConfig } from '@grpc/grpc-js-xds/build/src/xds-bootstrap.js';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
@@ -11,8 +10,9 @@ import { applyDataplane, backendDataplane } from '../support/dataplanes.js';
 import { echoClient, startEchoServer } from '../support/echo-server.js';
 import { eventually } from '../support/eventually.js';
 import { useUi } from './support/ui-fixture.js';
+import { registerGrpcXds } from '../support/grpc-xds.js';
 
-register();
+await registerGrpcXds();
 const ui = useUi();
 
 // Chromium, a core and real xDS clients on a shared 2-core machine: a bound for hung tests, not a timing assertion.

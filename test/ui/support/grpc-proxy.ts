@@ -1,10 +1,10 @@
-import { register } from '@grpc/grpc-js-xds';
 import type { DataplaneResource, DataplaneSpec } from '../../../src/shared/resources.js';
 import { generateGrpcBootstrap } from '../../../src/main/xds/generate/bootstrap.js';
 import { echoClient, type EchoClient } from '../../support/echo-server.js';
+import { registerGrpcXds } from '../../support/grpc-xds.js';
 
 // gRPC's own Node xDS client, in process, resolves xds:/// targets through meshdesk's ADS server.
-register();
+await registerGrpcXds();
 
 export interface GrpcProxyOptions {
   adsPort: number;

@@ -1,4 +1,3 @@
-import { register } from '@grpc/grpc-js-xds';
 import { expect, onTestFinished, test } from 'vitest';
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL } from '../protocol/type-urls.js';
 import { AdsServer } from './ads-server.js';
@@ -6,13 +5,14 @@ import { SnapshotCache } from './snapshot-cache.js';
 import { echoSnapshot } from './testing/fixtures.js';
 import { RecordingCallbacks } from './testing/recording-callbacks.js';
 import { echoClient, startEchoServer } from '../../../../test/support/echo-server.js';
+import { registerGrpcXds } from '../../../../test/support/grpc-xds.js';
 
 /**
  * Smoke test with a client we did not write: gRPC's own xDS client (@grpc/grpc-js-xds) resolves
  * `xds:///echo` through our ADS server to a real gRPC echo server on loopback.
  */
 
-register();
+await registerGrpcXds();
 
 test('a unary call through @grpc/grpc-js-xds reaches the echo server with configuration from our ADS server', async () => {
   const echo = await startEchoServer();
