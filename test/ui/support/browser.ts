@@ -41,8 +41,10 @@ export async function openUi(
   });
   page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
   page.on('requestfailed', (request) => {
-    // The event stream is cut when the page or core closes; that is not the page's fault.
-    if (!request.url().endsWith('/events')) errors.push(`request failed: ${request.url()} ${request.failure()?.errorText ?? ''}`);
+    // The event stream is cut when the page or core closes, and a reload cancels what is in flight
+    // (net::ERR_ABORTED): neither is the page's fault.
+    const reason = request.failure()?.errorText ?? '';
+    if (!request.url().endsWith('/events') && reason !== 'net::ERR_ABORTED') errors.push(`request failed: ${request.url()} ${reason}`);
   });
   await page.goto(`${apiUrl}/gui/${hash}`);
   return { page, context, errors };
