@@ -251,4 +251,19 @@ describe('CachedManager', () => {
     expect(changed[1]!.spec.networking.inbound![0]!.port).toBe(19090);
     expect(Object.isFrozen(changed[1]!.spec)).toBe(true);
   });
+
+  it('hands out a resource deleted and created again within one millisecond anew', async () => {
+    const store = new ResourceStore(db, { now: () => new Date(Date.UTC(2026, 0, 1)) });
+    const writer = new ResourceManager({ store, events });
+    const cache = cachedManager({ delegate: writer });
+    await writer.create(dataplane('default', 'backend-2', 18081));
+    const first = await cache.list('Dataplane', { mesh: 'default' });
+
+    await writer.delete({ type: 'Dataplane', mesh: 'default', name: 'backend-2' });
+    await writer.create(dataplane('default', 'backend-2', 19090));
+    time = 1_000;
+    const recreated = await cache.list('Dataplane', { mesh: 'default' });
+    expect(recreated[0]).toBe(first[0]);
+    expect(recreated[1]!.spec.networking.inbound![0]!.port).toBe(19090);
+  });
 });

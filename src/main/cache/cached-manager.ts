@@ -115,8 +115,9 @@ export class CachedManager implements ReadOnlyResourceManager {
    * Structural sharing between consecutive loads of a list: a resource whose identity and write
    * stamps (version, creation and modification time) did not change since the last load is handed
    * out as the very object handed out before, and an entirely unchanged list as the same array.
-   * The store bumps the version on every update and a re-created resource has a new creation
-   * time, so equal stamps mean equal content. Consumers can then recognise unchanged inputs by
+   * The store bumps the version on every update and stamps every write with a later time than
+   * the one before, so a re-created resource has a new creation time and equal stamps mean equal
+   * content. Consumers can then recognise unchanged inputs by
    * identity (the MeshContext cache does, once per refresh, for every Dataplane of a mesh),
    * and the freeze walk is only paid for what changed.
    */

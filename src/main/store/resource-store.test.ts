@@ -181,6 +181,17 @@ describe('ResourceStore', () => {
     expect(() => store.delete(key)).toThrow(ResourceNotFoundError);
   });
 
+  it('stamps a resource deleted and created again within one millisecond later than the one it replaced', () => {
+    const store = new ResourceStore(open(), { now: () => new Date(Date.UTC(2026, 0, 1)) });
+    const key = keyOf(dataplane('default', 'backend-1'));
+    const replaced = store.create(dataplane('default', 'backend-1'));
+    store.delete(key);
+
+    const created = store.create(dataplane('default', 'backend-1', 19000));
+    expect(created.meta.version).toBe(replaced.meta.version);
+    expect(created.meta.creationTime > replaced.meta.modificationTime).toBe(true);
+  });
+
   it('refuses a delete with a stale version and keeps the resource', () => {
     const store = new ResourceStore(open());
     store.create(dataplane('default', 'backend-1'));

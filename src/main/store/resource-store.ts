@@ -58,6 +58,8 @@ export class ResourceStore {
   readonly #delete: Statement<[ExpectedVersionParams], ResourceRow>;
   /** One reusable transaction wrapper; `immediate` takes the write lock up front (see `transaction`). */
   readonly #runInTransaction: { immediate(fn: () => unknown): unknown };
+  /** The time of this store's latest write, in ms since the epoch (see `#timestamp`). */
+  #lastWriteMs = -Infinity;
 
   constructor(db: Db, options: ResourceStoreOptions = {}) {
     this.#now = options.now ?? (() => new Date());
@@ -175,8 +177,15 @@ export class ResourceStore {
     return { spec: JSON.stringify(input.spec), labels: JSON.stringify(input.labels) };
   }
 
+  /**
+   * Each write gets a later time than the one before, even within one millisecond, so a
+   * resource deleted and created again never carries the stamps (version 1, creation and
+   * modification time) of the one it replaced: the cached manager takes equal stamps to mean
+   * equal content.
+   */
   #timestamp(): string {
-    return this.#now().toISOString();
+    this.#lastWriteMs = Math.max(this.#now().getTime(), this.#lastWriteMs + 1);
+    return new Date(this.#lastWriteMs).toISOString();
   }
 }
 
