@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CompositeGenerator } from '../generate/generator.js';
 import { generateProxyResources } from '../generate/profile.js';
 import type { GeneratedResources } from '../generate/resources.js';
+import { now } from '../status/proxy-timeline.js';
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL } from '../protocol/type-urls.js';
 import { DataplaneWatchdog, type DataplaneWatchdogOptions } from './dataplane-watchdog.js';
 import { SnapshotReconciler } from './reconcile.js';
@@ -71,6 +72,21 @@ describe('DataplaneWatchdog', () => {
     expect(generated!.queuedMs).toBeGreaterThanOrEqual(0);
     expect(skipped!.result).toBe('skip');
     expect(skipped).not.toHaveProperty('queuedMs');
+  });
+
+  it('ends a tick where its generation ended, not after the generations of other proxies queued behind it', async () => {
+    await fixture.manager.create(sidecar('web-1', 'web', '127.0.0.1', ['backend']));
+    await fixture.manager.create(sidecar('api-1', 'api', '127.0.0.3', ['backend']));
+    const generationStarts = new Map<string, number>();
+    const generate: DataplaneWatchdogOptions['generate'] = (context, proxy) => {
+      generationStarts.set(proxy.id, now());
+      return generateProxyResources(context, proxy);
+    };
+
+    await Promise.all([watchdog({ generate }).sync(), watchdog({ proxy: connectedProxy('api-1'), generate }).sync()]);
+
+    const [[firstProxyId], [, secondStartedAt]] = [...generationStarts];
+    expect(fixture.ticks(firstProxyId)[0]!.at).toBeLessThanOrEqual(secondStartedAt);
   });
 
   it('skips while the context hash is unchanged, even after the caches expired', async () => {

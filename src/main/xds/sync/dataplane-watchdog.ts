@@ -33,6 +33,12 @@ const SKIP: TickOutcome = Object.freeze({ result: 'skip' });
 /** The 'none' post-create strategy's visible miss: the cached context predates the Dataplane. */
 const DATAPLANE_NOT_FOUND: TickOutcome = Object.freeze({ result: 'dataplane-not-found', detail: 'dataplane not found' });
 
+/** When a tick started generating (unset if it did not) and when it had its outcome. */
+interface TickTiming {
+  generatingSince?: number;
+  finishedAt?: number;
+}
+
 /**
  * What one tick does for one proxy (Kuma's DataplaneWatchdog.Sync): get the MeshContext; skip when
  * its hash is the one last generated from; otherwise generate and reconcile, `changed` when a new
@@ -68,10 +74,10 @@ export class DataplaneWatchdog {
    */
   async sync(signal?: AbortSignal): Promise<TickResult | undefined> {
     const startedAt = now();
-    const tick = { generatingSince: undefined as number | undefined };
+    const tick: TickTiming = {};
     const outcome = await this.#sync(signal, tick);
     if (outcome === undefined) return undefined;
-    const at = now();
+    const at = tick.finishedAt!;
     const workStartedAt = tick.generatingSince ?? startedAt;
     const durationMs = at - workStartedAt;
     const queued = tick.generatingSince === undefined ? {} : { queuedMs: workStartedAt - startedAt };
@@ -80,21 +86,29 @@ export class DataplaneWatchdog {
     return outcome.result;
   }
 
-  async #sync(signal: AbortSignal | undefined, tick: { generatingSince: number | undefined }): Promise<TickOutcome | undefined> {
+  /**
+   * Stamps `tick.finishedAt` as it returns an outcome: the caller's continuation runs only after
+   * the microtasks queued before it, which in a storm are other proxies' generations.
+   */
+  async #sync(signal: AbortSignal | undefined, tick: TickTiming): Promise<TickOutcome | undefined> {
+    const finished = (outcome: TickOutcome) => {
+      tick.finishedAt = now();
+      return outcome;
+    };
     const { proxyId, dataplaneKey, kind } = this.#proxy;
     let context: MeshContext;
     try {
       context = await this.#meshContexts.get(dataplaneKey.mesh);
     } catch (error) {
       if (signal?.aborted) return undefined;
-      return { result: 'error', detail: `cannot read mesh "${dataplaneKey.mesh}" for proxy "${proxyId}": ${message(error)}` };
+      return finished({ result: 'error', detail: `cannot read mesh "${dataplaneKey.mesh}" for proxy "${proxyId}": ${message(error)}` });
     }
     if (signal?.aborted) return undefined;
     const dataplane = context.dataplanesByName.get(dataplaneKey.name);
-    if (!dataplane) return DATAPLANE_NOT_FOUND;
+    if (!dataplane) return finished(DATAPLANE_NOT_FOUND);
     // The hash covers every input of the configuration; the proxy's id and kind are fixed for this
     // watchdog's life (a reconnecting proxy gets a new one), so an equal hash means equal config.
-    if (context.hash === this.#lastHash) return SKIP;
+    if (context.hash === this.#lastHash) return finished(SKIP);
     // Many proxies generate at once after a change: take turns with the event loop.
     await EVENT_LOOP_SLICE.yieldWhenBusy();
     // That was the tick's last wait: from here on everything runs at once, so a proxy that
@@ -105,9 +119,9 @@ export class DataplaneWatchdog {
       const resources = this.#generate(context, { id: proxyId, dataplane, kind });
       const { versions, changedTypes } = this.#reconciler.reconcile(proxyId, resources);
       this.#lastHash = context.hash;
-      return changedTypes.length > 0 ? { result: 'changed', versions } : { result: 'generated' };
+      return finished(changedTypes.length > 0 ? { result: 'changed', versions } : { result: 'generated' });
     } catch (error) {
-      return { result: 'error', detail: message(error) };
+      return finished({ result: 'error', detail: message(error) });
     }
   }
 }
