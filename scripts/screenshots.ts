@@ -71,8 +71,8 @@ async function showCacheExpirationChange(page: Page): Promise<void> {
   const control = page.getByTestId('cache-expiration');
   await control.waitFor();
   await page.waitForTimeout(5000);
-  const preset = (await control.getByRole('button', { name: '500ms', pressed: true }).count()) > 0 ? '1s' : '500ms';
-  await control.getByRole('button', { name: preset }).click();
+  const preset = (await control.getByRole('radio', { name: '500ms', checked: true }).count()) > 0 ? '1s' : '500ms';
+  await control.getByRole('radio', { name: preset }).click();
   await page.waitForTimeout(5000);
 }
 

@@ -66,10 +66,10 @@ describe('Cache view', { timeout: 60_000 }, () => {
     await page.locator('.tile', { hasText: 'Entries' }).getByText('TTL 250ms').waitFor();
     await page.getByTestId('ttl-changes').getByText(/TTL\s+100ms\s+→\s+250ms/).waitFor();
 
-    await control.getByRole('button', { name: '1s' }).click();
+    await control.getByRole('radio', { name: '1s' }).click();
     await eventually(async () => expect(await settingInForce(core)).toBe('1s'));
     // The setting is in force before the answer (or its event) reaches the view: wait for the view.
-    await control.locator('button[aria-pressed=true]', { hasText: '1s' }).waitFor();
+    await control.getByRole('radio', { name: '1s', checked: true }).waitFor();
     await page.getByTestId('ttl-changes').getByText(/TTL\s+250ms\s+→\s+1s/).waitFor();
   });
 
