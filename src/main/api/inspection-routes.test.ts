@@ -2,21 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CachedManager } from '../cache/cached-manager.js';
-import { Settings } from '../config/settings.js';
-import { EventBus } from '../events/event-bus.js';
-import { ResourceManager } from '../manager/resource-manager.js';
-import { createMetrics } from '../metrics/metrics.js';
-import { openDatabase } from '../store/database.js';
-import { ResourceStore } from '../store/resource-store.js';
-import { startXds, type Xds } from '../xds/components.js';
+import { startCore, type Core } from '../core.js';
 import { DATAPLANE_METADATA_KEY } from '../xds/generate/bootstrap.js';
 import { CLUSTER_TYPE_URL, LISTENER_TYPE_URL } from '../xds/protocol/type-urls.js';
 import { RawAdsClient } from '../xds/server/testing/raw-ads-client.js';
 import type { ProxyEvent } from '../xds/status/proxy-timeline.js';
-import { startApiServer, type RunningApiServer } from './api-server.js';
-import { EventStream } from './event-stream.js';
-import { createApiRouter } from './routes.js';
 
 const PROXY = 'default.web-1';
 const WEB_1 = {
@@ -26,56 +16,28 @@ const WEB_1 = {
   networking: { address: '127.0.0.1', inbound: [{ port: 18080, servicePort: 8080, tags: { 'kuma.io/service': 'web' } }] },
 };
 
-/**
- * The real xDS side (store, caches, the callbacks chain, the ADS server on an ephemeral port)
- * and a Router over it with every API dependency, served over HTTP.
- */
+/** The real core (store, caches, the callbacks chain, ADS and the HTTP API on ephemeral ports). */
 class XdsApiFixture {
   readonly dir = mkdtempSync(join(tmpdir(), 'meshdesk-'));
-  readonly db = openDatabase(join(this.dir, 'meshdesk.db'));
-  readonly events = new EventBus();
-  readonly metrics = createMetrics();
-  readonly settings = new Settings({ db: this.db, events: this.events });
-  readonly manager = new ResourceManager({ store: new ResourceStore(this.db), events: this.events });
-  readonly cachedManager = new CachedManager({
-    delegate: this.manager,
-    ttl: () => this.settings.get('store.cache.expirationTime'),
-    metrics: this.metrics,
-  });
   readonly clients: RawAdsClient[] = [];
-  xds!: Xds;
-  api!: RunningApiServer;
+  core!: Core;
 
   async start(): Promise<void> {
-    const { db, events, metrics, settings, manager, cachedManager } = this;
-    settings.update({ 'xds.postCreateStrategy': 'invalidate' }); // no sleep: tests wait on events, not on time
-    await manager.ensureDefaultMesh();
-    const xds = (this.xds = await startXds({ host: '127.0.0.1', port: 0, db, manager, cachedManager, settings, metrics, events }));
-    const eventStream = new EventStream(events);
-    const router = createApiRouter({
-      manager,
-      cachedManager,
-      settings,
-      metrics,
-      eventStream,
-      timeline: xds.timeline,
-      statusTracker: xds.statusTracker,
-      snapshots: xds.snapshots,
-      snapshotHistory: xds.history,
-      adsServer: xds.server,
-      xdsChain: xds.chain,
-      dataplaneTokens: xds.dataplaneTokens,
-      adsAddress: { host: '127.0.0.1', port: xds.port },
-    });
-    this.api = await startApiServer({ host: '127.0.0.1', port: 0, router, onClose: () => eventStream.closeAll() });
+    this.core = await startCore({ dataDir: this.dir, host: '127.0.0.1', apiPort: 0, adsPort: 0 });
+    this.core.settings.update({ 'xds.postCreateStrategy': 'invalidate' }); // no sleep: tests wait on events, not on time
+  }
+
+  get manager(): Core['manager'] {
+    return this.core.manager;
+  }
+
+  get xds(): Core['xds'] {
+    return this.core.xds;
   }
 
   async close(): Promise<void> {
-    await this.api.close();
     for (const client of this.clients) client.close();
-    await this.xds.close();
-    this.cachedManager.close();
-    this.db.close();
+    await this.core.close();
     rmSync(this.dir, { recursive: true, force: true });
   }
 
@@ -91,7 +53,7 @@ class XdsApiFixture {
     const { timeline } = this.xds;
     return new Promise((resolve) => {
       if (done(timeline.events(proxyId))) return resolve();
-      const unsubscribe = this.events.subscribe((event) => {
+      const unsubscribe = this.core.events.subscribe((event) => {
         if (event.topic !== 'proxy.event' || event.proxyId !== proxyId || !done(timeline.events(proxyId))) return;
         unsubscribe();
         resolve();
@@ -100,7 +62,7 @@ class XdsApiFixture {
   }
 
   async get(path: string): Promise<{ status: number; body: any }> {
-    const response = await fetch(`${this.api.url}${path}`);
+    const response = await fetch(`${this.core.api.url}${path}`);
     return { status: response.status, body: await response.json() };
   }
 }
