@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { SettingDescription as SettingDescriptionBody, SettingSource } from '../../shared/api-types.js';
 import type { Violation } from '../../shared/resources.js';
 import type { EventBus } from '../events/event-bus.js';
 import { ValidationError } from '../resources/validation-error.js';
@@ -22,27 +23,15 @@ export interface SettingsOptions {
   overrides?: Partial<SettingValues>;
 }
 
-/** Where the value in force comes from. */
-export type SettingSource = 'default' | 'stored' | 'command line';
-
-/** One setting as the API and the UI show it; values in user form. */
-export interface SettingDescription {
+/**
+ * One setting as the API and the UI show it (`GET /settings/schema`, typed for both in
+ * src/shared), narrowed to this schema: a kind or value type the shared one lacks fails to compile.
+ */
+export interface SettingDescription extends SettingDescriptionBody {
   name: SettingName;
-  description: string;
   kind: SettingKind;
   default: SettingUserValue;
-  /** The value in force. */
   value: SettingUserValue;
-  source: SettingSource;
-  /** false: "restart needed" after a change. */
-  appliesLive: boolean;
-  /** The saved value the next start will use, when it differs from the one in force (settings that need a restart). */
-  pendingValue?: SettingUserValue;
-  /** The allowed values of an enum. */
-  options?: readonly string[];
-  /** Inclusive bounds of a duration. */
-  min?: SettingUserValue;
-  max?: SettingUserValue;
 }
 
 /** What an update changed, by setting name, in user form. Also the payload of the `settings.changed` event. */
