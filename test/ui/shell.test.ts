@@ -59,7 +59,9 @@ describe('app shell', () => {
     await page.locator('[data-testid=connection-status][data-status=live]').waitFor();
     await core.api.close();
     await page.locator('[data-testid=connection-status][data-status=offline]').waitFor();
-    // The browser reports the lost event stream's retries; losing it is the point of this test.
+    // The page keeps retrying the lost core (event stream, lists) until it closes, and the browser
+    // reports each refused request: losing the core is the point of this test.
+    await page.close();
     errors.splice(0);
   });
 });
