@@ -67,6 +67,7 @@ describe('ProxyCallbacksAdapter', () => {
         dataplaneKey: { type: 'Dataplane', mesh: 'default', name: 'backend.v1' },
         kind: 'grpc',
         node: expect.objectContaining(node),
+        closed: expect.any(AbortSignal),
       },
     ]);
   });

@@ -36,9 +36,9 @@ export class ProxyCallbacksAdapter implements Callbacks {
     this.#openedAt.set(streamId, now());
   }
 
-  async onStreamRequest({ streamId, node }: StreamRequestEvent): Promise<void> {
+  async onStreamRequest({ streamId, node, signal }: StreamRequestEvent): Promise<void> {
     if (this.#proxies.has(streamId)) return;
-    const proxy = connectedProxy(streamId, this.#openedAt.get(streamId) ?? now(), node);
+    const proxy = connectedProxy(streamId, this.#openedAt.get(streamId) ?? now(), node, signal);
     await this.#callbacks.onProxyConnected(proxy);
     this.#openedAt.delete(streamId);
     this.#proxies.set(streamId, proxy);
@@ -59,7 +59,7 @@ export function adaptProxyCallbacks(callbacks: ProxyCallbacks): Callbacks {
 }
 
 /** Refuses, with INVALID_ARGUMENT naming the node id and the problem, a node that names no proxy. */
-function connectedProxy(streamId: number, streamOpenedAt: number, node: Node): ConnectedProxy {
+function connectedProxy(streamId: number, streamOpenedAt: number, node: Node, closed: AbortSignal): ConnectedProxy {
   try {
     return {
       streamId,
@@ -68,6 +68,7 @@ function connectedProxy(streamId: number, streamOpenedAt: number, node: Node): C
       dataplaneKey: { type: 'Dataplane', ...parseProxyId(node.id) },
       kind: proxyKindFromNode(node),
       node,
+      closed,
     };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);

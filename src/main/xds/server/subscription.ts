@@ -1,4 +1,5 @@
 import type { DiscoveryRequest, DiscoveryResponse } from '../protocol/ads-service.js';
+import { CLIENT_TEXT_LIMITS, clipClientText } from '../protocol/client-text.js';
 import { holdsEveryResource } from '../protocol/type-urls.js';
 import type { RequestClassification } from './callbacks.js';
 import type { SnapshotResource, TypeSnapshot } from './snapshot.js';
@@ -58,8 +59,12 @@ export class TypeSubscription {
     return { kind, typeUrl: this.typeUrl, subscriptionChanged };
   }
 
-  /** Applies a request that is not stale: records its ACK or NACK and takes its resource names. */
-  apply(request: DiscoveryRequest, { kind }: RequestClassification): void {
+  /**
+   * Applies a request that is not stale: records its ACK or NACK and takes its resource names.
+   * A NACK's message is kept clipped (see client-text.ts).
+   */
+  apply(received: DiscoveryRequest, { kind }: RequestClassification): void {
+    const request = withClippedErrorDetail(received);
     if (kind === 'ack') this.lastAcked = { version: request.version_info, nonce: request.response_nonce };
     if (kind === 'nack') {
       this.lastNack = {
@@ -134,6 +139,13 @@ export class TypeSubscription {
       names: new Set(requested.filter((name) => name !== '*')),
     };
   }
+}
+
+function withClippedErrorDetail(request: DiscoveryRequest): DiscoveryRequest {
+  const detail = request.error_detail;
+  if (!detail) return request;
+  // Its `details` (Anys) are not read here; only the code and message are shown.
+  return { ...request, error_detail: { code: detail.code, message: clipClientText(detail.message ?? '', CLIENT_TEXT_LIMITS.message) } };
 }
 
 function sameNames(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {

@@ -2,13 +2,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL } from '../protocol/type-urls.js';
 import { firstConfigBreakdown, type FirstConfigBreakdown } from './first-config.js';
-import { ProxyTimeline, type PostCreateStrategy, type ProxyEvent, type TickResult } from './proxy-timeline.js';
+import { ProxyTimeline, type PostCreateStrategy, type ProxyEventBody as ProxyEvent, type TickResult } from './proxy-timeline.js';
 
 /** Every event of a list is written with its time in ms since the stream opened. */
 const T0 = 1_700_000_000_000;
 
-const opened = (ms: number, streamId = 1): ProxyEvent => ({ kind: 'stream-opened', at: T0 + ms, streamId });
-const closed = (ms: number, streamId = 1): ProxyEvent => ({ kind: 'stream-closed', at: T0 + ms, streamId });
+const opened = (ms: number, streamId = 1): ProxyEvent => ({ kind: 'stream-opened', at: T0 + ms, streamId, cacheExpirationMs: 1000 });
+const closed = (ms: number, streamId = 1): ProxyEvent => ({ kind: 'stream-closed', at: T0 + ms, streamId, ending: { by: 'proxy' } });
 const registered = (ms: number, origin: 'metadata' | 'api' = 'metadata'): ProxyEvent => ({
   kind: 'registered',
   at: T0 + ms,
