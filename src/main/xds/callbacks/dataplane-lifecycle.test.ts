@@ -252,6 +252,26 @@ describe('post-create wait', () => {
   });
 });
 
+describe('a stream closing during its post-create wait', () => {
+  test('ends the wait at once and releases its node id: the proxy reconnecting is not refused as already connected', async () => {
+    controlPlane.settings.update({ 'xds.postCreateStrategy': 'sleep', 'store.cache.expirationTime': LONG_TTL });
+    const port = await serve(controlPlane.lifecycle()); // the real sleep, an hour long
+    const leaving = controlPlane.proxy(port, nodeWithDataplane(PROXY_ID, universalDataplane('default', 'backend-1')));
+    void leaving.barrier().catch(() => {});
+    await controlPlane.event(PROXY_ID, 'registered'); // the wait follows at once
+
+    leaving.close();
+    await controlPlane.closed(PROXY_ID);
+    controlPlane.settings.update({ 'xds.postCreateStrategy': 'invalidate' }); // the comeback itself need not sleep an hour
+    const back = await connect(port);
+
+    expect(await back.barrier()).toEqual([]);
+    const [cutShort] = eventsOf(PROXY_ID, 'post-create-wait');
+    expect(cutShort!.cause).toMatch(/^cut short by the stream closing after .* of 3600\.00 s \(strategy: sleep\)$/);
+    expect(eventsOf(PROXY_ID, 'tick')).toHaveLength(1); // the closed stream ran no further hooks: only the comeback generated
+  });
+});
+
 describe('Dataplane created via the API', () => {
   test.each<PostCreateStrategy>(['sleep', 'invalidate', 'none'])('records registered with origin api and never waits (strategy: %s)', async (strategy) => {
     controlPlane.settings.update({ 'xds.postCreateStrategy': strategy, 'store.cache.expirationTime': LONG_TTL });

@@ -1,5 +1,6 @@
 import { status } from '@grpc/grpc-js';
 import { proxyKindFromNode } from '../generate/proxy.js';
+import { clipClientText } from '../protocol/client-text.js';
 import type { Node } from '../protocol/ads-service.js';
 import {
   StreamError,
@@ -72,6 +73,6 @@ function connectedProxy(streamId: number, streamOpenedAt: number, node: Node, cl
     };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new StreamError(status.INVALID_ARGUMENT, `proxy "${node.id}" cannot connect: ${reason}`, { cause: error });
+    throw new StreamError(status.INVALID_ARGUMENT, `proxy "${clipClientText(node.id, 64)}" cannot connect: ${reason}`, { cause: error });
   }
 }

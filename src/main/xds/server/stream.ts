@@ -39,6 +39,8 @@ export interface StreamInfo {
   nodeId: string | undefined;
   openedAt: Date;
   subscriptions: SubscriptionInfo[];
+  /** Type URLs with a request received and not yet handled (held back by a hook such as the NACK backoff). */
+  waitingRequests: string[];
 }
 
 export interface SubscriptionInfo {
@@ -132,6 +134,7 @@ export class AdsStream {
         lastNack: subscription.lastNack,
         lastDropped: subscription.lastDropped,
       })),
+      waitingRequests: [...this.#waiting.keys()],
     };
   }
 
