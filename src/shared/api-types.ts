@@ -202,7 +202,10 @@ export type SnapshotResourcesJson = { readonly [typeUrl: string]: readonly { nam
 
 /** `GET …/dataplanes/{name}/_history` items, newest first: one snapshot without its resources. */
 export interface SnapshotSummary {
+  /** Unique across proxies: the key of `…/_history/{id}`. */
   id: number;
+  /** 1 for the proxy's first snapshot, then 2, 3…: what the UI shows ("#1"). */
+  number: number;
   proxyId: string;
   createdAt: number;
   versions: Record<string, string>;
