@@ -139,6 +139,8 @@ export interface FirstConfigBreakdown {
   registration?: { origin: 'metadata' | 'api'; created: boolean; atMs: number };
   /** Only when the proxy brought its Dataplane in its metadata: API-created Dataplanes never wait. */
   postCreateWait?: { strategy: PostCreateStrategy; waitedMs: number; cause: string; startMs: number; endMs: number };
+  /** meshdesk's post-create wait has started and not ended yet: it is due to end at `endMs`. */
+  postCreateWaitRunning?: { strategy: PostCreateStrategy; startMs: number; endMs: number };
   /** The sync tracker's first tick, whatever it found. */
   firstTick?: TickSummary;
   /**

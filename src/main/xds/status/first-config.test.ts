@@ -83,6 +83,13 @@ describe('first-config breakdown', () => {
     });
   });
 
+  it("names meshdesk's post-create wait while it runs, until it ends", () => {
+    const running: ProxyEvent[] = [opened(0), registered(5), { kind: 'post-create-wait-started', at: T0 + 6, strategy: 'sleep', endsAt: T0 + 1006 }];
+
+    expect(firstConfigBreakdown(running)?.postCreateWaitRunning).toEqual({ strategy: 'sleep', startMs: 6, endMs: 1006 });
+    expect(firstConfigBreakdown([...running, waited(6, 1000, 'sleep', 'waited')])?.postCreateWaitRunning).toBeUndefined();
+  });
+
   it('gives the first response and first ACK of every type, in order of the first response', () => {
     const breakdown = firstConfigBreakdown([opened(0), registered(1), tick(5, 'changed'), ...envoyDelivery(5)]);
 

@@ -31,6 +31,7 @@ export function firstConfigBreakdown(events: readonly ProxyEvent[]): FirstConfig
 
   const registered = find(during, 'registered');
   const wait = find(during, 'post-create-wait');
+  const waitStarted = find(during, 'post-create-wait-started');
   const ticks = during.filter((event): event is EventOf<'tick'> => event.kind === 'tick');
   const firstTick = ticks[0];
   const configTickIndex = ticks.findIndex((tick) => tick.result === 'generated' || tick.result === 'changed');
@@ -64,6 +65,8 @@ export function firstConfigBreakdown(events: readonly ProxyEvent[]): FirstConfig
         endMs: ms(wait.startedAt + wait.waitedMs),
       },
     }),
+    ...(waitStarted &&
+      !wait && { postCreateWaitRunning: { strategy: waitStarted.strategy, startMs: ms(waitStarted.at), endMs: ms(waitStarted.endsAt) } }),
     ...(firstTick && { firstTick: tickSummary(firstTick, ms) }),
     ...(configTick && { firstConfigTick: { ...tickSummary(configTick, ms), ticksBefore: configTickIndex } }),
     types,
