@@ -89,4 +89,24 @@ describe('proxies as they really are', () => {
     await page.getByTestId('own-dataplane').waitFor();
     expect(await page.getByTestId('existing').count()).toBe(0);
   });
+
+  it('Sync timing compares connections by strategy and by the cache expiration in force when they connected, and says which', async () => {
+    const core = await ui.core();
+    core.settings.update({ 'xds.postCreateStrategy': 'invalidate', 'store.cache.expirationTime': '1s' });
+    const first = proxy(core, 'default.web-1', dataplane('web-1'));
+    first.ack(await first.next());
+    core.settings.update({ 'store.cache.expirationTime': '2s' });
+    const second = proxy(core, 'default.web-2', dataplane('web-2', 18081));
+    second.ack(await second.next());
+    await eventually(() => expect(core.xds.statusTracker.proxies().every((status) => status.types[0]?.lastAcked)).toBe(true));
+
+    const { page } = await ui.open(core, '#/sync');
+
+    const cards = page.locator('[data-strategy="invalidate"]');
+    await expect.poll(() => cards.count()).toBe(2);
+    expect(await cards.evaluateAll((each) => each.map((card) => card.getAttribute('data-expiration')))).toEqual(['1000', '2000']);
+    expect(await cards.nth(0).getByTestId('expiration').innerText()).toMatch(/^1\.00\s?s expiration$/);
+    expect(await cards.nth(1).innerText()).toContain('in force');
+    expect(await cards.nth(0).innerText()).not.toContain('in force');
+  });
 });
