@@ -6,6 +6,8 @@ async function main(): Promise<void> {
   const options = parseCoreOptions(process.argv.slice(2));
   const core = await startCore(options);
   console.log(`meshdesk data directory: ${core.dataDir}`);
+  const stale = core.instance.takenOver;
+  if (stale) console.log(`meshdesk took the data directory over from meshdesk pid ${stale.pid} (started ${stale.startedAt}), which is gone`);
   console.log(`meshdesk API listening on ${core.api.url}`);
   console.log(`meshdesk ADS (xDS) listening on ${options.host}:${core.xds.port}`);
   console.log(`meshdesk UI: ${core.api.url}/gui/`);
