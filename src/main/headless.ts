@@ -1,9 +1,15 @@
 // `npm run headless`: the control plane without Electron, for remote dev boxes, WSL and CI.
-import { startCore } from './core.js';
-import { parseCoreOptions } from './core-options.js';
+import { HEADLESS_USAGE, parseCoreOptions, wantsHelp } from './core-options.js';
 
 async function main(): Promise<void> {
-  const options = parseCoreOptions(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  if (wantsHelp(argv)) {
+    console.log(HEADLESS_USAGE);
+    return;
+  }
+  const options = parseCoreOptions(argv);
+  // Loaded after the command line is checked: help and usage errors answer without loading the core.
+  const { startCore } = await import('./core.js');
   const core = await startCore(options);
   console.log(`meshdesk data directory: ${core.dataDir}`);
   const stale = core.instance.takenOver;
