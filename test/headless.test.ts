@@ -43,6 +43,9 @@ describe('headless mode', () => {
     try {
       expect(proc.output()).toContain(`data directory: ${dataDir}`);
       expect((await fetch(`${proc.apiUrl}/meshes/default`)).status).toBe(200);
+      const described = (await (await fetch(`${proc.apiUrl}/settings/schema`)).json()) as { name: string; source: string; sourceName?: string; pendingValue?: unknown }[];
+      expect(described.find((setting) => setting.name === 'apiServer.port')).toMatchObject({ source: 'environment', sourceName: 'MESHDESK_API_PORT' });
+      expect(described.find((setting) => setting.name === 'apiServer.port')).not.toHaveProperty('pendingValue');
     } finally {
       await proc.stop();
     }
@@ -59,6 +62,21 @@ describe('headless mode', () => {
     } finally {
       blocker.close();
     }
+  });
+
+  it('says a flag wins over an environment variable, and refuses one port for both listeners, naming both settings', async () => {
+    const dataDir = tempDir();
+    const proc = await startHeadless(['--data-dir', dataDir, '--api-port', '0'], { MESHDESK_API_PORT: '1', MESHDESK_ADS_PORT: '0' });
+    try {
+      const described = (await (await fetch(`${proc.apiUrl}/settings/schema`)).json()) as { name: string; source: string; sourceName?: string }[];
+      expect(described.find((setting) => setting.name === 'apiServer.port')).toMatchObject({ source: 'command line', sourceName: '--api-port' });
+      expect(described.find((setting) => setting.name === 'xds.port')).toMatchObject({ source: 'environment', sourceName: 'MESHDESK_ADS_PORT' });
+    } finally {
+      await proc.stop();
+    }
+    const { code, output } = await runHeadlessExpectingFailure(['--data-dir', dataDir, '--api-port', '7000', '--ads-port', '7000']);
+    expect(code).toBe(1);
+    expect(output).toContain('xds.port (--ads-port) and apiServer.port (--api-port) are both 7000');
   });
 
   it('refuses to start when the data directory cannot be created, naming it', async () => {

@@ -3,7 +3,7 @@ import { startApiServer, type RunningApiServer } from './api/api-server.js';
 import { createApiRouter } from './api/routes.js';
 import { EventStream } from './api/event-stream.js';
 import { CachedManager } from './cache/cached-manager.js';
-import { Settings } from './config/settings.js';
+import { Settings, type SettingOverrides } from './config/settings.js';
 import type { CoreOptions } from './core-options.js';
 import { EventBus } from './events/event-bus.js';
 import { ResourceManager } from './manager/resource-manager.js';
@@ -160,9 +160,10 @@ function openDataDirectory(dataDir: string, nativeBinding: string | undefined): 
   }
 }
 
-function portOverrides(options: CoreOptions) {
+function portOverrides(options: CoreOptions): SettingOverrides {
+  const origin = (flag: 'apiPort' | 'adsPort', sourceName: string) => options.portOrigins?.[flag] ?? { source: 'command line' as const, sourceName };
   return {
-    ...(options.apiPort !== undefined && { 'apiServer.port': options.apiPort }),
-    ...(options.adsPort !== undefined && { 'xds.port': options.adsPort }),
+    ...(options.apiPort !== undefined && { 'apiServer.port': { value: options.apiPort, ...origin('apiPort', '--api-port') } }),
+    ...(options.adsPort !== undefined && { 'xds.port': { value: options.adsPort, ...origin('adsPort', '--ads-port') } }),
   };
 }
