@@ -62,7 +62,8 @@ export function generateEnvoyBootstrap(options: EnvoyBootstrapOptions): ProtoJso
 
 /** What the admin port rule reads of a stored (or about to be registered) Dataplane. */
 export function knownDataplane({ meta, spec }: DataplaneResource): KnownDataplane {
-  return { mesh: meta.mesh, name: meta.name, creationTime: meta.creationTime, networking: spec.networking };
+  // A Dataplane read from a file has no creation time yet: it counts as the newest.
+  return { mesh: meta.mesh, name: meta.name, ...(meta.creationTime !== '' && { creationTime: meta.creationTime }), networking: spec.networking };
 }
 
 function withAdminPort(dataplane: DataplaneResource, port: number): DataplaneResource {
