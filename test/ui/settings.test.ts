@@ -77,10 +77,10 @@ describe('Settings view', () => {
     const core = await ui.core();
     const { page } = await ui.open(core, '#/settings');
     const apiPort = page.locator('[data-setting="apiServer.port"]');
-    await apiPort.getByTestId('setting-source').getByText('value from the command line (--api-port)').waitFor();
+    await apiPort.getByTestId('setting-source').getByText('source: command line (--api-port)').waitFor();
     await apiPort.getByText(/comes from the command line \(--api-port\) for this run; started without it, meshdesk uses the default 5681/).waitFor();
     expect(await apiPort.getByText(/stays in force until meshdesk restarts/).count()).toBe(0);
-    await page.locator('[data-setting="store.cache.expirationTime"]').getByTestId('setting-source').getByText('saved value').waitFor();
-    await page.locator('[data-setting="xds.nackBackoff"]').getByTestId('setting-source').getByText('default value').waitFor();
+    await page.locator('[data-setting="store.cache.expirationTime"]').getByTestId('setting-source').getByText('source: saved').waitFor();
+    await page.locator('[data-setting="xds.nackBackoff"]').getByTestId('setting-source').getByText('source: default').waitFor();
   });
 });
