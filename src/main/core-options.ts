@@ -60,25 +60,28 @@ export function parseCoreOptions(argv: string[], env: NodeJS.ProcessEnv = proces
     flags.set(flag, value);
   }
   const pick = (flag: string, variable: string) => flags.get(flag) ?? env[variable] ?? undefined;
+  const portOrigins: NonNullable<CoreOptions['portOrigins']> = {};
   const options: CoreOptions = {
     dataDir: pick('--data-dir', 'MESHDESK_DATA_DIR') ?? defaultDataDir(env),
     host: pick('--host', 'MESHDESK_HOST') ?? '127.0.0.1',
-    portOrigins: {},
+    portOrigins,
   };
+  /** The port and where it came from, so that Settings can say "--api-port" or "MESHDESK_API_PORT". */
   const port = (flag: string, variable: string): [number, PortOrigin] | undefined => {
-    const origin: PortOrigin = flags.has(flag) ? { source: 'command line', sourceName: flag } : { source: 'environment', sourceName: variable };
     const text = pick(flag, variable);
-    return text === undefined ? undefined : [parsePort(text, origin.sourceName), origin];
+    if (text === undefined) return undefined;
+    const origin: PortOrigin = flags.has(flag) ? { source: 'command line', sourceName: flag } : { source: 'environment', sourceName: variable };
+    return [parsePort(text, origin.sourceName), origin];
   };
   const api = port('--api-port', 'MESHDESK_API_PORT');
   const ads = port('--ads-port', 'MESHDESK_ADS_PORT');
-  if (api) [options.apiPort, options.portOrigins!.apiPort] = api;
-  if (ads) [options.adsPort, options.portOrigins!.adsPort] = ads;
+  if (api) [options.apiPort, portOrigins.apiPort] = api;
+  if (ads) [options.adsPort, portOrigins.adsPort] = ads;
   return options;
 }
 
-function parsePort(text: string, flag: string): number {
+function parsePort(text: string, from: string): number {
   const port = Number(text);
-  if (!/^\d+$/.test(text) || port > 65535) throw new UsageError(`${flag} must be a port number from 0 to 65535, got "${text}"`);
+  if (!/^\d+$/.test(text) || port > 65535) throw new UsageError(`${from} must be a port number from 0 to 65535, got "${text}"`);
   return port;
 }
