@@ -145,6 +145,15 @@ describe('one data directory belongs to one running meshdesk', () => {
     await eventually(async () => expect(await next.manager.list('Dataplane')).toEqual([]));
   });
 
+  it('refuses a lock file it cannot read rather than guess whether its owner runs, naming the file to delete', async () => {
+    const dataDir = tempDir();
+    writeFileSync(join(dataDir, LOCK_FILE), 'not a lock');
+    await expect(startCore({ dataDir, host: '127.0.0.1', apiPort: 0, adsPort: 0 })).rejects.toThrow(
+      `${join(dataDir, LOCK_FILE)} is not a meshdesk lock file; if no meshdesk runs on this data directory, delete it`,
+    );
+    expect(existsSync(join(dataDir, DATABASE_FILE))).toBe(false);
+  });
+
   it('a start that fails (port taken) writes nothing: no adopted leftover deleted, no default mesh created, no lock left', async () => {
     const dataDir = tempDir();
     const before = await startTestCore(dataDir);

@@ -1,7 +1,8 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { LOCK_FILE } from '../src/main/instance/instance-lock.js';
 import { listen } from '../src/main/net/listen.js';
 import { runHeadlessExpectingFailure, startHeadless } from './support/headless-process.js';
 import { tempDir } from './support/temp-dir.js';
@@ -25,16 +26,21 @@ describe('headless mode', () => {
     const updated = await fetch(url, { method: 'PUT', body: JSON.stringify({ ...backend, labels: { team: 'a' } }) });
     const written = (await updated.json()) as { version: number };
     expect(written.version).toBe(2);
+    expect(existsSync(join(dataDir, LOCK_FILE))).toBe(true);
     expect(await first.stop('SIGTERM')).toBe(0);
+    // Stopped by a signal, it freed its data directory: the next start takes it over from nobody.
+    expect(existsSync(join(dataDir, LOCK_FILE))).toBe(false);
 
     const second = await startHeadless(['--data-dir', dataDir, '--api-port', '0', '--ads-port', '0']);
     try {
       const read = await fetch(`${second.apiUrl}/meshes/default/dataplanes/backend-1`);
       expect(read.status).toBe(200);
       expect(await read.json()).toMatchObject({ ...backend, labels: { team: 'a' }, version: 2 });
+      expect(second.output()).not.toContain('took the data directory over');
     } finally {
       expect(await second.stop('SIGINT')).toBe(0);
     }
+    expect(existsSync(join(dataDir, LOCK_FILE))).toBe(false);
   });
 
   it('takes its data directory and ports from environment variables', async () => {
