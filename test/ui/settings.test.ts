@@ -80,6 +80,8 @@ describe('Settings view', () => {
     await apiPort.getByTestId('setting-source').getByText('source: command line (--api-port)').waitFor();
     await apiPort.getByText(/comes from the command line \(--api-port\) for this run; started without it, meshdesk uses the default 5681/).waitFor();
     expect(await apiPort.getByText(/stays in force until meshdesk restarts/).count()).toBe(0);
+    // Nothing is saved for it: there is nothing to reset.
+    expect(await apiPort.getByRole('button', { name: 'Reset' }).count()).toBe(0);
     await page.locator('[data-setting="store.cache.expirationTime"]').getByTestId('setting-source').getByText('source: saved').waitFor();
     await page.locator('[data-setting="xds.nackBackoff"]').getByTestId('setting-source').getByText('source: default').waitFor();
   });
