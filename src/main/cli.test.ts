@@ -7,6 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { validateBootstrapConfig } from '@grpc/grpc-js-xds/build/src/xds-bootstrap.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { startCore } from './core.js';
+import { adminPortOf } from './xds/generate/admin-port.js';
 import { DATAPLANE_METADATA_KEY, DATAPLANE_TOKEN_METADATA_KEY } from './xds/generate/bootstrap.js';
 import { encodeMessage } from './xds/protocol/encode.js';
 
@@ -81,12 +83,14 @@ describe('meshdesk CLI', { timeout: PROCESS_TIMEOUT }, () => {
     expect(bootstrap.admin.address.socket_address.port_value).toBe(9902);
   });
 
-  it('uses the default ADS address 127.0.0.1:5678 and accepts a JSON Dataplane', async () => {
+  it('without a running meshdesk, uses the default ADS address 127.0.0.1:5678 and warns, naming it; accepts a JSON Dataplane', async () => {
     const json = JSON.stringify(parse(BACKEND_YAML));
+    const dataDir = join(dir, 'nobody-runs-here');
 
-    const { code, stdout } = await meshdesk(['bootstrap', dataplaneFile(json)]);
+    const { code, stdout, stderr } = await meshdesk(['bootstrap', '--data-dir', dataDir, dataplaneFile(json)]);
 
     expect(code).toBe(0);
+    expect(stderr).toContain(`warning: no meshdesk is running on data directory ${dataDir}; the bootstrap uses the default ADS address 127.0.0.1:5678`);
     const socketAddress = (parse(stdout) as Record<string, any>).static_resources.clusters[0].load_assignment.endpoints[0].lb_endpoints[0]
       .endpoint.address.socket_address;
     expect(socketAddress).toEqual({ address: '127.0.0.1', port_value: 5678 });
@@ -183,10 +187,37 @@ networking:
     }
   });
 
+  it('uses the ADS address of the meshdesk running on the data directory, and an admin port none of its Dataplanes uses', async () => {
+    const core = await startCore({ dataDir: join(dir, 'data'), host: '127.0.0.1', apiPort: 0, adsPort: 0 });
+    try {
+      const file = dataplaneFile(BACKEND_YAML.replace('  admin:\n    port: 9902\n', ''));
+      // A stored Dataplane that serves on the port the file's Dataplane would take on its own.
+      const slot = adminPortOf({ mesh: 'default', name: 'backend-1', networking: { address: '127.0.0.1' } }, []);
+      await core.manager.create({ type: 'Dataplane', mesh: 'default', name: 'other-1', labels: {}, spec: { networking: { address: '127.0.0.1', inbound: [{ port: slot, tags: { 'kuma.io/service': 'other' } }] } } });
+
+      const { code, stdout, stderr } = await meshdesk(['bootstrap', '--data-dir', join(dir, 'data'), file]);
+
+      expect(stderr).toBe('');
+      expect(code).toBe(0);
+      const bootstrap = parse(stdout) as Record<string, any>;
+      expect(bootstrap.static_resources.clusters[0].load_assignment.endpoints[0].lb_endpoints[0].endpoint.address.socket_address).toEqual({
+        address: '127.0.0.1',
+        port_value: core.xds.port,
+      });
+      expect(bootstrap.admin.address.socket_address.port_value).not.toBe(slot);
+      expect(bootstrap.admin.address.socket_address.port_value).not.toBe(9901);
+    } finally {
+      await core.close();
+    }
+  });
+
   it('prints its usage on --help and exits 0', async () => {
     const { code, stdout } = await meshdesk(['--help']);
     expect(code).toBe(0);
     expect(stdout).toContain('usage: npm run meshdesk -- bootstrap');
+    // Tokens are issued in Connect a proxy (or through the API), not in Settings.
+    expect(stdout).toContain('issued in Connect a proxy');
+    expect(stdout).not.toContain('issued in Settings');
     expect(stdout).toContain('--grpc');
     expect((await meshdesk(['bootstrap', '--help'])).code).toBe(0);
   });

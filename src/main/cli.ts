@@ -1,6 +1,11 @@
-// `npm run meshdesk -- <command>`: what can be done without a running control plane.
+// `npm run meshdesk -- <command>`: what can be done without a running control plane (and, when one
+// runs on the data directory, with what it knows: its ADS address, its Dataplanes).
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { DataplaneResource } from '../shared/resources.js';
+import { defaultDataDir } from './core-options.js';
+import { InstanceLock, UnreadableLockError, type InstanceInfo } from './instance/instance-lock.js';
+import { dialableAddress } from './net/dialable-address.js';
+import type { KnownDataplane } from './xds/generate/admin-port.js';
 import { parseResourceText } from './resources/parse.js';
 import { validateResource } from './resources/validate.js';
 import { ValidationError } from './resources/validation-error.js';
@@ -8,15 +13,21 @@ import { bootstrapToYaml, generateEnvoyBootstrap, generateGrpcBootstrap } from '
 
 const DEFAULT_ADS_ADDRESS = '127.0.0.1:5678';
 
-const USAGE = `usage: npm run meshdesk -- bootstrap [--grpc] [--ads-address HOST:PORT] [--token-file FILE] [--out FILE] DATAPLANE_FILE
+const USAGE = `usage: npm run meshdesk -- bootstrap [--grpc] [--data-dir DIR] [--ads-address HOST:PORT] [--token-file FILE] [--out FILE] DATAPLANE_FILE
 
 Prints the bootstrap that connects a proxy to meshdesk as the Dataplane in DATAPLANE_FILE
 (YAML or JSON, Kuma universal format); connecting registers that Dataplane.
   (default)               Envoy bootstrap, YAML: envoy -c bootstrap.yaml
   --grpc                  gRPC xDS bootstrap, JSON: GRPC_XDS_BOOTSTRAP=bootstrap.json
-  --ads-address HOST:PORT where meshdesk's ADS server listens (default ${DEFAULT_ADS_ADDRESS})
-  --token-file FILE       the Dataplane's token (issued in Settings or with POST …/token),
-                          for when meshdesk requires tokens (xds.dataplaneTokens)
+  --data-dir DIR          the data directory of the meshdesk to connect to (default: MESHDESK_DATA_DIR,
+                          else the one the desktop app and headless mode use); the bootstrap uses the
+                          ADS address that meshdesk serves on, and an Envoy admin port none of its
+                          Dataplanes uses
+  --ads-address HOST:PORT where meshdesk's ADS server listens (default: the running meshdesk's,
+                          else ${DEFAULT_ADS_ADDRESS}, with a warning)
+  --token-file FILE       the Dataplane's token (issued in Connect a proxy with "Issue a token", or
+                          with POST /meshes/{mesh}/dataplanes/{name}/token), for when meshdesk
+                          requires tokens (xds.dataplaneTokens)
   --out FILE              write to FILE instead of standard output
   --help                  show this text`;
 
@@ -30,19 +41,21 @@ class InputError extends Error {}
 interface BootstrapCommand {
   file: string;
   grpc: boolean;
-  ads: { host: string; port: number };
+  dataDir: string;
+  /** Given with --ads-address; otherwise the running meshdesk's. */
+  ads?: { host: string; port: number };
   tokenFile?: string;
   out?: string;
 }
 
-function main(argv: string[]): number {
+async function main(argv: string[]): Promise<number> {
   try {
     const command = parseCommandLine(argv);
     if (command === 'help') {
       console.log(USAGE);
       return 0;
     }
-    bootstrap(command);
+    await bootstrap(command);
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {
@@ -65,7 +78,8 @@ function parseCommandLine(argv: string[]): BootstrapCommand | 'help' {
 
   const files: string[] = [];
   let grpc = false;
-  let adsAddress = DEFAULT_ADS_ADDRESS;
+  let adsAddress: string | undefined;
+  let dataDir = process.env.MESHDESK_DATA_DIR ?? defaultDataDir();
   let out: string | undefined;
   let tokenFile: string | undefined;
   for (let index = 0; index < args.length; index++) {
@@ -78,6 +92,7 @@ function parseCommandLine(argv: string[]): BootstrapCommand | 'help' {
     };
     if (flag === '--grpc' && inline === undefined) grpc = true;
     else if (flag === '--ads-address') adsAddress = value();
+    else if (flag === '--data-dir') dataDir = value();
     else if (flag === '--out') out = value();
     else if (flag === '--token-file') tokenFile = value();
     else if (arg.startsWith('-')) throw new UsageError(`unknown option "${arg}"`);
@@ -89,7 +104,8 @@ function parseCommandLine(argv: string[]): BootstrapCommand | 'help' {
   return {
     file: files[0]!,
     grpc,
-    ads: parseAdsAddress(adsAddress),
+    dataDir,
+    ...(adsAddress !== undefined && { ads: parseAdsAddress(adsAddress) }),
     ...(tokenFile !== undefined && { tokenFile }),
     ...(out !== undefined && { out }),
   };
@@ -105,13 +121,54 @@ function parseAdsAddress(address: string): { host: string; port: number } {
   return { host: match[1] ?? match[2]!, port };
 }
 
-function bootstrap({ file, grpc, ads, tokenFile, out }: BootstrapCommand): void {
+/** The meshdesk running on the data directory, if any; a lock file nobody can read is warned about and ignored. */
+function runningInstance(dataDir: string): InstanceInfo | undefined {
+  try {
+    return InstanceLock.owner(dataDir);
+  } catch (error) {
+    if (!(error instanceof UnreadableLockError)) throw error;
+    console.error(`meshdesk: warning: ${error.message}`);
+    return undefined;
+  }
+}
+
+/** --ads-address, else the running meshdesk's ADS address, else the default with a warning naming it. */
+function adsAddressFor(command: BootstrapCommand, instance: InstanceInfo | undefined): { host: string; port: number } {
+  if (command.ads) return command.ads;
+  if (instance?.adsAddress) return dialableAddress(parseAdsAddress(instance.adsAddress));
+  const why = instance
+    ? `the meshdesk on data directory ${command.dataDir} (pid ${instance.pid}) has not bound its ADS server yet`
+    : `no meshdesk is running on data directory ${command.dataDir}`;
+  console.error(`meshdesk: warning: ${why}; the bootstrap uses the default ADS address ${DEFAULT_ADS_ADDRESS}. Start meshdesk first, or give --ads-address HOST:PORT (or --data-dir DIR)`);
+  return parseAdsAddress(DEFAULT_ADS_ADDRESS);
+}
+
+/** The running meshdesk's Dataplanes, so that the admin port is one none of them uses; none when it cannot say. */
+async function knownDataplanes(instance: InstanceInfo | undefined): Promise<KnownDataplane[]> {
+  if (!instance?.apiAddress) return [];
+  const api = dialableAddress(parseAdsAddress(instance.apiAddress));
+  const url = `http://${api.host.includes(':') ? `[${api.host}]` : api.host}:${api.port}/dataplanes`;
+  try {
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(`answered ${response.status}`);
+    const { items } = (await response.json()) as { items: KnownDataplane[] };
+    return items.map(({ mesh, name, creationTime, networking }) => ({ mesh, name, creationTime, networking }));
+  } catch (error) {
+    console.error(`meshdesk: warning: cannot list the running meshdesk's Dataplanes (${url}: ${(error as Error).message}); the admin port may be one of theirs`);
+    return [];
+  }
+}
+
+async function bootstrap(command: BootstrapCommand): Promise<void> {
+  const { file, grpc, tokenFile, out } = command;
   const dataplane = readDataplane(file);
   const token = tokenFile === undefined ? undefined : readToken(tokenFile);
   const nodeId = `${dataplane.meta.mesh}.${dataplane.meta.name}`;
+  const instance = runningInstance(command.dataDir);
+  const ads = adsAddressFor(command, instance);
   const text = grpc
     ? `${JSON.stringify(generateGrpcBootstrap({ nodeId, adsHost: ads.host, adsPort: ads.port, locality: {}, dataplane, token }), null, 2)}\n`
-    : bootstrapToYaml(generateEnvoyBootstrap({ dataplane, adsHost: ads.host, adsPort: ads.port, token }));
+    : bootstrapToYaml(generateEnvoyBootstrap({ dataplane, adsHost: ads.host, adsPort: ads.port, token, knownDataplanes: await knownDataplanes(instance) }));
   if (out === undefined) {
     process.stdout.write(text);
     return;
@@ -161,4 +218,4 @@ function readDataplane(file: string): DataplaneResource {
   }
 }
 
-process.exitCode = main(process.argv.slice(2));
+process.exitCode = await main(process.argv.slice(2));

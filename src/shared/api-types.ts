@@ -190,7 +190,8 @@ export interface XdsChainInfo {
 // ---- Settings ----------------------------------------------------------------------------------
 
 export type SettingKind = 'duration' | 'enum' | 'port';
-export type SettingSource = 'default' | 'stored' | 'command line';
+/** Where the value in force comes from; flags win over environment variables, which win over saved values. */
+export type SettingSource = 'command line' | 'environment' | 'saved' | 'default';
 /** As users write them: durations as strings ("1s"), ports as numbers, enums as their option. */
 export type SettingUserValue = string | number;
 
@@ -202,9 +203,13 @@ export interface SettingDescription {
   default: SettingUserValue;
   value: SettingUserValue;
   source: SettingSource;
+  /** The flag or environment variable that set the value in force (`--api-port`, `MESHDESK_API_PORT`). */
+  sourceName?: string;
+  /** The value saved in the data directory, if any: what a start without the flag or variable uses. */
+  savedValue?: SettingUserValue;
   /** false: "restart needed" after a change. */
   appliesLive: boolean;
-  /** The saved value the next start will use, when it differs from the one in force. */
+  /** The saved value the next start will use, when it differs from the one in force and no flag or variable overrides it. */
   pendingValue?: SettingUserValue;
   options?: readonly string[];
   min?: SettingUserValue;

@@ -67,8 +67,22 @@ describe('Settings view', () => {
     const input = field.getByRole('textbox');
     await input.fill('15678');
     await field.getByRole('button', { name: 'Apply' }).click();
-    await field.getByText(/Saved 15678/).waitFor();
+    // The test core's ports come from its start options, as from --ads-port: the saved value is for starts without it.
+    await field.getByText(/started without it, meshdesk uses the saved 15678/).waitFor();
     expect(core.settings.get('xds.port')).toBe(inForce);
     expect((await settingsInForce(core.api.url))['xds.port']).toBe(inForce);
+  });
+
+  it('says where each value comes from, and never calls a port given by flag a pending save', async () => {
+    const core = await ui.core();
+    const { page } = await ui.open(core, '#/settings');
+    const apiPort = page.locator('[data-setting="apiServer.port"]');
+    await apiPort.getByTestId('setting-source').getByText('source: command line (--api-port)').waitFor();
+    await apiPort.getByText(/comes from the command line \(--api-port\) for this run; started without it, meshdesk uses the default 5681/).waitFor();
+    expect(await apiPort.getByText(/stays in force until meshdesk restarts/).count()).toBe(0);
+    // Nothing is saved for it: there is nothing to reset.
+    expect(await apiPort.getByRole('button', { name: 'Reset' }).count()).toBe(0);
+    await page.locator('[data-setting="store.cache.expirationTime"]').getByTestId('setting-source').getByText('source: saved').waitFor();
+    await page.locator('[data-setting="xds.nackBackoff"]').getByTestId('setting-source').getByText('source: default').waitFor();
   });
 });

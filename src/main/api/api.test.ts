@@ -149,6 +149,16 @@ networking:
     expect(core.settings.get('store.cache.expirationTime')).toBe(2000);
   });
 
+  it('refuses an ADS port equal to the API port, naming both settings, and saves nothing', async () => {
+    const core = await startTestCore();
+    const rejected = await put(`${core.api.url}/settings`, { 'xds.port': 5681 });
+    expect(rejected.status).toBe(400);
+    expect(rejected.body.causes).toEqual([
+      { field: 'xds.port', message: 'xds.port (given here) and apiServer.port (default) are both 5681: the ADS server and the HTTP API need a port each' },
+    ]);
+    expect((await getJson(`${core.api.url}/settings`))['xds.port']).toBe(0);
+  });
+
   it('exposes store_cache counters on /metrics in Prometheus text format', async () => {
     const core = await startTestCore();
     await core.cachedManager.get('Mesh', { mesh: '', name: 'default' });

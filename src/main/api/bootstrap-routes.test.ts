@@ -77,6 +77,23 @@ describe('bootstrap API', () => {
     expect(bootstrap.admin.address.socket_address.port_value).toBe(9902);
   });
 
+  it('gives each Dataplane without an admin port its own, never 9901, and writes it into the Dataplane the bootstrap carries', async () => {
+    for (const name of ['web-1', 'web-2', 'web-3']) {
+      await manager.create({ type: 'Dataplane', mesh: 'default', name, labels: {}, spec: { networking: { address: '127.0.0.1', outbound: [{ port: 10001, tags: { 'kuma.io/service': 'backend' } }] } } });
+    }
+    const url = await serve();
+    const ports: number[] = [];
+    for (const name of ['web-1', 'web-2', 'web-3']) {
+      const bootstrap = parse(await (await fetch(url.replace('backend-1', name))).text());
+      const port = bootstrap.admin.address.socket_address.port_value as number;
+      expect(JSON.parse(bootstrap.node.metadata[DATAPLANE_METADATA_KEY]).networking.admin).toEqual({ port });
+      // Asked again, the same port.
+      expect(parse(await (await fetch(url.replace('backend-1', name))).text()).admin.address.socket_address.port_value).toBe(port);
+      ports.push(port);
+    }
+    expect(new Set([...ports, 9901, 9902]).size).toBe(5);
+  });
+
   it('serves the same bootstrap as JSON with ?format=json', async () => {
     const url = await serve();
 

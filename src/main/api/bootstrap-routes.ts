@@ -1,7 +1,8 @@
 import type { DataplaneResource } from '../../shared/resources.js';
 import type { ReadOnlyResourceManager } from '../manager/interfaces.js';
 import type { DataplaneTokens } from '../security/dataplane-tokens.js';
-import { bootstrapToYaml, generateEnvoyBootstrap, generateGrpcBootstrap } from '../xds/generate/bootstrap.js';
+import { dialableAddress } from '../net/dialable-address.js';
+import { bootstrapToYaml, generateEnvoyBootstrap, generateGrpcBootstrap, knownDataplane } from '../xds/generate/bootstrap.js';
 import { ApiError } from './api-error.js';
 import type { AdsAddress } from './inspection-routes.js';
 import type { Reply, Route } from './router.js';
@@ -38,17 +39,21 @@ export function bootstrapRoutes(deps: BootstrapDependencies): Route[] {
   ];
 }
 
-/** The bootstrap of `dataplane` in the kind and format the query asks for (see bootstrapRoutes). */
-export function bootstrapReply(dataplane: DataplaneResource, query: URLSearchParams, deps: BootstrapDependencies): Reply {
+/**
+ * The bootstrap of `dataplane` in the kind and format the query asks for (see bootstrapRoutes).
+ * Envoy's admin port is the Dataplane's `networking.admin.port`, or else one no known Dataplane uses.
+ */
+export async function bootstrapReply(dataplane: DataplaneResource, query: URLSearchParams, deps: BootstrapDependencies): Promise<Reply> {
   const proxyType = choice<ProxyType>(query, 'proxyType', ['envoy', 'grpc']);
   const format = choice<Format>(query, 'format', proxyType === 'grpc' ? ['json'] : ['yaml', 'json']);
   const token = issuedToken(dataplane, query, deps.dataplaneTokens);
-  const { host, port } = dialable(deps.adsAddress);
+  const { host, port } = dialableAddress(deps.adsAddress);
   if (proxyType === 'grpc') {
     const nodeId = `${dataplane.meta.mesh}.${dataplane.meta.name}`;
     return { json: generateGrpcBootstrap({ nodeId, adsHost: host, adsPort: port, locality: {}, dataplane, token }) };
   }
-  const bootstrap = generateEnvoyBootstrap({ dataplane, adsHost: host, adsPort: port, token });
+  const knownDataplanes = (await deps.manager.list('Dataplane')).map(knownDataplane);
+  const bootstrap = generateEnvoyBootstrap({ dataplane, adsHost: host, adsPort: port, token, knownDataplanes });
   return format === 'json' ? { json: bootstrap } : { text: bootstrapToYaml(bootstrap), contentType: 'application/yaml' };
 }
 
@@ -70,11 +75,4 @@ function choice<T extends string>(query: URLSearchParams, name: string, allowed:
   if ((allowed as readonly string[]).includes(value)) return value as T;
   const context = name === 'format' && allowed.length === 1 ? ' (the gRPC bootstrap is a JSON file)' : '';
   throw new ApiError(400, 'Bad request', `${name} must be ${allowed.map((each) => `"${each}"`).join(' or ')}${context}, got "${value}"`);
-}
-
-/** A server bound to every interface is reached on loopback: a bootstrap needs an address to dial. */
-function dialable({ host, port }: AdsAddress): AdsAddress {
-  if (host === '0.0.0.0' || host === '') return { host: '127.0.0.1', port };
-  if (host === '::' || host === '[::]') return { host: '::1', port };
-  return { host, port };
 }

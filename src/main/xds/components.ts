@@ -83,7 +83,7 @@ export async function startXds(deps: XdsDependencies): Promise<Xds> {
     nackBackoff,
   });
   const server = new AdsServer({ snapshots, callbacks: chain.map((link) => link.callbacks) });
-  await lifecycle.adoptLeftovers();
+  // Leftovers are adopted by the core once the API is bound too: a start that fails writes nothing.
   warmUpEncoders(); // before the first proxy can connect: see warm-up.ts
   const port = await server.start({ host: deps.host, port: deps.port });
 

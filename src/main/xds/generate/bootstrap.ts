@@ -2,12 +2,11 @@ import { stringify } from 'yaml';
 import { SERVICE_TAG, type DataplaneResource } from '../../../shared/resources.js';
 import { toKumaObject } from '../../resources/kuma-json.js';
 import type { ProtoJson } from '../protocol/proto-json.js';
+import { adminPortOf, type KnownDataplane } from './admin-port.js';
 import { adsConfigSource } from './config-source.js';
 import { http2UpstreamOptions, singleEndpointCluster } from './clusters.js';
 import { socketAddress } from './endpoints.js';
 
-/** Envoy's conventional admin port, used when the Dataplane sets none. */
-export const DEFAULT_ADMIN_PORT = 9901;
 const ADS_CLUSTER = 'ads_cluster';
 /** Node metadata key carrying the Dataplane, as kuma-dp sends it (the universal flow). */
 export const DATAPLANE_METADATA_KEY = 'dataplane.resource';
@@ -20,6 +19,8 @@ export interface EnvoyBootstrapOptions {
   adsPort: number;
   /** Overrides the Dataplane's `networking.admin.port`. */
   adminPort?: number;
+  /** The Dataplanes meshdesk knows, so that a Dataplane without an admin port gets one none of them uses (admin-port.ts). */
+  knownDataplanes?: readonly KnownDataplane[];
   /** The Dataplane's token (POST …/token), sent in node metadata; needed when `xds.dataplaneTokens` is enabled. */
   token?: string;
 }
@@ -30,9 +31,10 @@ export interface EnvoyBootstrapOptions {
  * then come over ADS from the one static cluster, which speaks HTTP/2 as gRPC requires.
  */
 export function generateEnvoyBootstrap(options: EnvoyBootstrapOptions): ProtoJson {
-  const { dataplane } = options;
+  const adminPort = options.adminPort ?? adminPortOf(knownDataplane(options.dataplane), options.knownDataplanes ?? []);
+  // The Dataplane registers with the admin port it runs with: the port stays its own from then on.
+  const dataplane = withAdminPort(options.dataplane, adminPort);
   const firstService = dataplane.spec.networking.inbound?.[0]?.tags[SERVICE_TAG];
-  const adminPort = options.adminPort ?? dataplane.spec.networking.admin?.port ?? DEFAULT_ADMIN_PORT;
   return {
     node: {
       id: nodeId(dataplane),
@@ -56,6 +58,17 @@ export function generateEnvoyBootstrap(options: EnvoyBootstrapOptions): ProtoJso
     },
     admin: { address: socketAddress('127.0.0.1', adminPort) },
   };
+}
+
+/** What the admin port rule reads of a stored (or about to be registered) Dataplane. */
+export function knownDataplane({ meta, spec }: DataplaneResource): KnownDataplane {
+  // A Dataplane read from a file has no creation time yet: it counts as the newest.
+  return { mesh: meta.mesh, name: meta.name, ...(meta.creationTime !== '' && { creationTime: meta.creationTime }), networking: spec.networking };
+}
+
+function withAdminPort(dataplane: DataplaneResource, port: number): DataplaneResource {
+  if (dataplane.spec.networking.admin?.port === port) return dataplane;
+  return { ...dataplane, spec: { ...dataplane.spec, networking: { ...dataplane.spec.networking, admin: { port } } } };
 }
 
 export function bootstrapToYaml(bootstrap: ProtoJson): string {
