@@ -31,7 +31,7 @@ export interface EnvoyBootstrapOptions {
  */
 export function generateEnvoyBootstrap(options: EnvoyBootstrapOptions): ProtoJson {
   const { dataplane } = options;
-  const firstService = dataplane.spec.networking.inbound?.[0]?.tags[SERVICE_TAG];
+  const firstService = dataplane.spec.networking.inbound?.[0]?.tags?.[SERVICE_TAG];
   const adminPort = options.adminPort ?? dataplane.spec.networking.admin?.port ?? DEFAULT_ADMIN_PORT;
   return {
     node: {
