@@ -63,13 +63,14 @@ export function readMessage(
   );
   const entries: [string, unknown][] = [];
   for (const [key, fieldValue] of Object.entries(value)) {
-    const jsonName = key in fields ? key : byProtoName.get(key);
+    // Own properties only: `constructor` or `__proto__` in the input must not find Object's.
+    const jsonName = Object.hasOwn(fields, key) ? key : byProtoName.get(key);
     if (jsonName === undefined) {
       if (!options.ignoreUnknownFields) violations.add(fieldPath(path, key), 'unknown field');
       continue;
     }
     // jsonpb reads the JSON name after the proto name: when both are given, the JSON name wins.
-    if (jsonName !== key && jsonName in value) continue;
+    if (jsonName !== key && Object.hasOwn(value, jsonName)) continue;
     if (fieldValue === null || fieldValue === undefined) continue;
     const read = readValue(fields[jsonName]!.type, fieldValue, fieldPath(path, jsonName), violations, options);
     if (read !== undefined) entries.push([jsonName, read]);

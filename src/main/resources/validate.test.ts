@@ -183,6 +183,8 @@ describe('validateResource: the spec, read as Kuma reads protobuf JSON', () => {
     ]);
     expectViolation(withNetworking((networking) => (networking.inbound[0].servicePrt = 1)), 'networking.inbound[0].servicePrt', 'unknown field');
     expectViolation({ type: 'Mesh', name: 'm', mtls: { enabled: 'ca-1' } }, 'mtls.enabled', 'unknown field');
+    // Only the message's own fields: an input's `constructor` is not Object's.
+    expectViolation({ type: 'Mesh', name: 'm', constructor: { prototype: {} } }, 'constructor', 'unknown field');
   });
 
   it('drops unknown fields inside a backend conf, as Kuma does, but still checks the ones it knows', () => {
