@@ -62,4 +62,11 @@ export const KNOWN_DIFFERENCES: KnownDifference[] = [
       'Kuma answers 400 Bad Request with the label in its detail; meshdesk refuses it as a violation at ' +
       'labels["kuma.io/workload"]. Refused alike.',
   },
+  {
+    area: 'api',
+    case: 'GET of a Mesh or Dataplane written with proto zero values (state: Ready, skipValidation: false, port: 0)',
+    reason:
+      'Kuma stores the proto and prints it without zero values; meshdesk stores the spec as read (JSON names, ' +
+      'numbers as numbers, enums by name) and gives back every field that was written.',
+  },
 ];
