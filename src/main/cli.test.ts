@@ -141,7 +141,8 @@ networking:
   address: 127.0.0.1
   inbound:
     - port: 70000
-      tags: {}
+      tags:
+        version: v1
 `;
 
     const { code, stdout, stderr } = await meshdesk(['bootstrap', dataplaneFile(invalid), '--out', out]);
@@ -149,9 +150,8 @@ networking:
     expect(code).toBe(1);
     expect(stdout).toBe('');
     expect(stderr).toContain('is not a valid Dataplane');
-    expect(stderr).toMatch(/^ {2}mesh: /m);
     expect(stderr).toMatch(/^ {2}networking\.inbound\[0\]\.port: /m);
-    expect(stderr).toMatch(/^ {2}networking\.inbound\[0\]\.tags: .*kuma\.io\/service/m);
+    expect(stderr).toMatch(/^ {2}networking\.inbound\[0\]\.tags\["kuma\.io\/service"\]: tag has to exist/m);
     expect(() => readFileSync(out)).toThrow();
   });
 

@@ -19,6 +19,12 @@ export interface ApiErrorBody {
   causes: Violation[];
 }
 
+/** `GET /meshes/{mesh}/_not-applied`, `GET /meshes/{mesh}/dataplanes/{name}/_not-applied` */
+export interface NotAppliedBody {
+  /** Field paths stored as given but not acted on, e.g. `mtls`, `networking.inbound[0].serviceProbe`. */
+  notApplied: string[];
+}
+
 /** `GET /` */
 export interface ApiIndex {
   tagline: string;

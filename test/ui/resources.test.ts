@@ -100,8 +100,8 @@ describe('Resources view', () => {
     expect(await page.locator('.cm-line', { hasText: 'address:' }).locator('.cm-lintRange-error').count()).toBe(0);
     // …and listed under it, with the line.
     const violations = page.getByTestId('violations');
-    expect(await violations.locator('[data-line="7"]').innerText()).toMatch(/networking\.inbound\[0\]\.port\s+must be in the range \[1, 65535\]/);
-    expect(await violations.locator('[data-line="8"]').innerText()).toMatch(/networking\.inbound\[0\]\.tags\s+"kuma\.io\/service" is required/);
+    expect(await violations.locator('[data-line="7"]').innerText()).toMatch(/networking\.inbound\[0\]\.port\s+port must be in the range \[1, 65535\]/);
+    expect(await violations.locator('[data-line="8"]').innerText()).toMatch(/networking\.inbound\[0\]\.tags\["kuma\.io\/service"\]\s+tag has to exist/);
     expect((await fetch(`${core.api.url}/meshes/default/dataplanes/web-9`)).status).toBe(404);
 
     // Clicking an error moves the cursor to its line.

@@ -28,10 +28,11 @@ function dataplane(meshName: string, name: string, port = 18080): ResourceInput<
 }
 
 /** SPEC §3: an inbound must carry `kuma.io/service`. */
+/** Tags that do not name the service: invalid (tags-less inbounds are valid since Kuma 2.14). */
 function dataplaneWithoutService(meshName: string, name: string): ResourceInput<'Dataplane'> {
   return {
     ...dataplane(meshName, name),
-    spec: { networking: { address: '127.0.0.1', inbound: [{ port: 18080, tags: {} }] } },
+    spec: { networking: { address: '127.0.0.1', inbound: [{ port: 18080, tags: { version: 'v1' } }] } },
   };
 }
 

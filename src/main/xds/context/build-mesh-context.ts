@@ -72,15 +72,16 @@ function endpointsByService(dataplanes: readonly DataplaneResource[]): Map<strin
   for (const dataplane of dataplanes) {
     const { networking } = dataplane.spec;
     for (const inbound of networking.inbound ?? []) {
-      const service = inbound.tags[SERVICE_TAG];
-      if (service === undefined) continue; // validation requires it; such an inbound serves nothing
+      const tags = inbound.tags ?? {};
+      const service = tags[SERVICE_TAG];
+      if (service === undefined) continue; // a tags-less inbound (Kuma 2.14) names no service to reach
       const endpoints = byService.get(service) ?? [];
       endpoints.push({
         dataplane: dataplane.meta.name,
         address: inbound.address ?? networking.advertisedAddress ?? networking.address,
         port: inbound.port,
-        tags: inbound.tags,
-        protocol: protocolFromTags(inbound.tags),
+        tags,
+        protocol: protocolFromTags(tags),
         weight: 1,
       });
       byService.set(service, endpoints);

@@ -34,7 +34,7 @@ export function generateEnvoyBootstrap(options: EnvoyBootstrapOptions): ProtoJso
   const adminPort = options.adminPort ?? adminPortOf(knownDataplane(options.dataplane), options.knownDataplanes ?? []);
   // The Dataplane registers with the admin port it runs with: the port stays its own from then on.
   const dataplane = withAdminPort(options.dataplane, adminPort);
-  const firstService = dataplane.spec.networking.inbound?.[0]?.tags[SERVICE_TAG];
+  const firstService = dataplane.spec.networking.inbound?.[0]?.tags?.[SERVICE_TAG];
   return {
     node: {
       id: nodeId(dataplane),

@@ -20,10 +20,13 @@ export const inboundProxyGenerator: ResourceGenerator = {
     const resources = new ResourceSet();
     const { networking } = proxy.dataplane.spec;
     for (const inbound of networking.inbound ?? []) {
+      const tags = inbound.tags ?? {};
+      const service = tags[SERVICE_TAG];
+      // A tags-less inbound (Kuma 2.14) is stored and validated; this generator serves tagged ones only.
+      if (service === undefined) continue;
       const address = inbound.address ?? networking.address;
       const servicePort = inbound.servicePort ?? inbound.port;
-      const protocol = protocolFromTags(inbound.tags);
-      const service = inbound.tags[SERVICE_TAG]!; // validation requires it
+      const protocol = protocolFromTags(tags);
       const cluster = localClusterName(servicePort);
       const listener = inboundListenerName(address, inbound.port);
       resources.add(CLUSTER_TYPE_URL, cluster, {

@@ -21,7 +21,9 @@ export const outboundProxyGenerator: ResourceGenerator = {
     const resources = new ResourceSet();
     for (const outbound of proxy.dataplane.spec.networking.outbound ?? []) {
       const address = outbound.address ?? DEFAULT_OUTBOUND_ADDRESS;
-      const service = outbound.tags[SERVICE_TAG]!; // validation requires it
+      const service = outbound.tags?.[SERVICE_TAG];
+      // An outbound to a `backendRef` (MeshService…) is stored and validated; only tagged ones are generated.
+      if (service === undefined) continue;
       const listener = outboundListenerName(address, outbound.port);
       // The same for every proxy with this outbound: built once per context, shared by all of them.
       const shared = memoizedForContext(context, `outbound\n${listener}\n${service}`, () =>

@@ -30,7 +30,7 @@ export interface ProxyRow {
 export function toProxyRow(overview: DataplaneOverview): ProxyRow {
   const { mesh, name, labels, dataplane, dataplaneInsight: insight } = overview;
   const services = [
-    ...new Set((dataplane.networking.inbound ?? []).map((inbound) => inbound.tags['kuma.io/service']).filter((s) => s !== undefined)),
+    ...new Set((dataplane.networking.inbound ?? []).map((inbound) => inbound.tags?.['kuma.io/service']).filter((s) => s !== undefined)),
   ];
   const origin = labels[ORIGIN_LABEL] === 'proxy' ? 'proxy' : 'api';
   const state = insight === null ? 'never' : insight.online ? 'online' : 'offline';
