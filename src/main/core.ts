@@ -9,6 +9,7 @@ import { EventBus } from './events/event-bus.js';
 import { ResourceManager } from './manager/resource-manager.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { openDatabase, type Db } from './store/database.js';
+import { StorageFaultError } from './store/errors.js';
 import { ResourceStore } from './store/resource-store.js';
 import { startXds, type Xds } from './xds/components.js';
 
@@ -110,6 +111,8 @@ function openDataDirectory(dataDir: string, nativeBinding: string | undefined): 
   try {
     return openDatabase(join(dataDir, DATABASE_FILE), { nativeBinding });
   } catch (error) {
+    // A damaged database says which file and what to do; another folder is not the answer.
+    if (error instanceof StorageFaultError) throw error;
     const reason = error instanceof Error ? error.message : String(error);
     throw new DataDirError(
       `cannot use data directory ${dataDir}: ${reason}. Choose a writable folder with --data-dir or MESHDESK_DATA_DIR`,

@@ -271,7 +271,11 @@ describe('ResourceStore', () => {
   it('loses no update when several processes read-modify-write the same resource', async () => {
     const processes = 3;
     const rounds = 30;
-    const store = new ResourceStore(open());
+    // Synchronous writers from several processes with nothing else to serve: they may wait in
+    // SQLite's busy handler (the core waits asynchronously instead, in GroupCommit).
+    const db = open();
+    db.pragma(`busy_timeout = ${SCRIPT_BUSY_TIMEOUT_MS}`);
+    const store = new ResourceStore(db);
     const counter = mesh('counter', { count: '0' });
     store.create(counter);
 
@@ -295,6 +299,9 @@ describe('ResourceStore', () => {
   });
 });
 
+/** How long the counter test's synchronous writers wait for each other's locks. */
+const SCRIPT_BUSY_TIMEOUT_MS = 5_000;
+
 const projectRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
 /**
@@ -312,7 +319,9 @@ async function runCounterProcess(options: {
     const { openDatabase } = await import(${JSON.stringify(moduleUrl('database.ts'))});
     const { ResourceStore } = await import(${JSON.stringify(moduleUrl('resource-store.ts'))});
     const options = ${JSON.stringify(options)};
-    const store = new ResourceStore(openDatabase(options.file));
+    const db = openDatabase(options.file);
+    db.pragma('busy_timeout = ${SCRIPT_BUSY_TIMEOUT_MS}');
+    const store = new ResourceStore(db);
     store.create({ type: 'Mesh', mesh: '', name: 'ready-' + options.index, labels: {}, spec: {} });
     const pause = new Int32Array(new SharedArrayBuffer(4));
     while (!store.find({ type: 'Mesh', mesh: '', name: 'go' })) Atomics.wait(pause, 0, 0, 5);
