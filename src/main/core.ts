@@ -43,6 +43,7 @@ export async function startCore(options: CoreOptions): Promise<Core> {
     const settings = new Settings({ db, events, overrides: portOverrides(options) });
     const manager = new ResourceManager({ store: new ResourceStore(db), events });
     await manager.ensureDefaultMesh();
+    await manager.checkStoredResources(); // logs each broken row by its key; start-up goes on
     const cachedManager = new CachedManager({
       delegate: manager,
       ttl: () => settings.get('store.cache.expirationTime'),
@@ -74,6 +75,7 @@ export async function startCore(options: CoreOptions): Promise<Core> {
           statusTracker: xds.statusTracker,
           snapshots: xds.snapshots,
           snapshotHistory: xds.history,
+          historyWrites: xds.history,
           adsServer: xds.server,
           xdsChain: xds.chain,
           dataplaneTokens: xds.dataplaneTokens,

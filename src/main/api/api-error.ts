@@ -2,6 +2,7 @@ import type { Violation } from '../../shared/resources.js';
 import { ValidationError } from '../resources/validation-error.js';
 import {
   asStorageFault,
+  BrokenRowError,
   ResourceAlreadyExistsError,
   ResourceConflictError,
   ResourceNotFoundError,
@@ -58,6 +59,7 @@ export function toApiError(error: unknown): ApiError {
     ]);
   }
   if (error instanceof ResourcePreconditionError) return new ApiError(409, 'Could not process a resource', error.message);
+  if (error instanceof BrokenRowError) return new ApiError(500, 'Stored resource is unusable', error.message);
   const fault = asStorageFault(error);
   if (fault instanceof StorageFaultError) {
     const { status, title } = STORAGE_FAULT_ANSWERS[fault.kind];

@@ -100,3 +100,17 @@ export function asStorageFault(error: unknown): unknown {
   const sqlite = error as InstanceType<typeof SqliteError>;
   return new StorageFaultError(kind, `${FAULT_EXPLANATIONS[kind]} (${sqlite.code}: ${sqlite.message})`, { cause: error });
 }
+
+/** A stored row that cannot be used as a resource: its JSON does not parse, or its spec breaks today's rules. */
+export class BrokenRowError extends Error {
+  override readonly name = 'BrokenRowError';
+  constructor(
+    readonly key: ResourceKey,
+    readonly reason: string,
+  ) {
+    super(
+      `the stored ${describe(key)} is unusable (${reason}); it is left out of listings and proxy config: ` +
+        'apply a valid resource under the same name to replace it, or delete it',
+    );
+  }
+}

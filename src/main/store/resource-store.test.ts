@@ -171,12 +171,12 @@ describe('ResourceStore', () => {
     expect(store.find(key)).toBeUndefined();
   });
 
-  it('deletes a resource and returns it as it was', () => {
+  it('deletes a resource and returns its key and the version it had', () => {
     const store = new ResourceStore(open());
     const created = store.create(dataplane('default', 'backend-1'));
     const key = keyOf(dataplane('default', 'backend-1'));
 
-    expect(store.delete(key)).toEqual(created);
+    expect(store.delete(key)).toEqual({ key, version: created.meta.version });
     expect(store.find(key)).toBeUndefined();
     expect(() => store.delete(key)).toThrow(ResourceNotFoundError);
   });
