@@ -9,6 +9,7 @@ import { RawAdsClient } from '../../src/main/xds/server/testing/raw-ads-client.j
 import { startTestCore } from '../support/core.js';
 import { applyDataplane, backendDataplane, clientDataplane, deleteDataplane } from '../support/dataplanes.js';
 import { eventually } from '../support/eventually.js';
+import { startHeadless } from '../support/headless-process.js';
 import { tempDir } from '../support/temp-dir.js';
 
 /** A second connection to the core's database, as a sqlite3 shell or a backup tool would open. */
@@ -152,5 +153,42 @@ describe('a broken stored row', () => {
       expect.arrayContaining([expect.stringMatching(/stored row resources \(Dataplane, mesh "default", name "torn-1"\)/)]),
     );
     expect((await storageStatus(core)).brokenRows.map((row) => row.key.name)).toEqual(['torn-1', 'stale-1']);
+  });
+});
+
+describe('the headless process while another process holds the database', () => {
+  it('keeps running and serving config when a connecting proxy cannot have its history written', async () => {
+    const dataDir = tempDir();
+    const headless = await startHeadless(['--data-dir', dataDir, '--api-port', '0', '--ads-port', '0']);
+    onTestFinished(async () => {
+      if (headless.child.exitCode === null) await headless.stop();
+    });
+    const adsPort = await eventually(() => Number(/ADS \(xDS\) listening on [^\s]+:(\d+)/.exec(headless.output())![1]));
+    const put = await fetch(`${headless.apiUrl}/meshes/default/dataplanes/web-1`, { method: 'PUT', body: JSON.stringify(clientDataplane('web-1')) });
+    expect(put.status).toBe(201);
+    const other = otherProcess(dataDir);
+    other.exec('BEGIN IMMEDIATE');
+
+    const proxy = new RawAdsClient(adsPort, { id: 'default.web-1' });
+    onTestFinished(() => proxy.close());
+    proxy.send(CLUSTER_TYPE_URL);
+    proxy.ack(await proxy.next());
+
+    // Its snapshot was published and its history write refused: it waits, and the process lives on.
+    const status = await eventually(async () => {
+      const answer = (await (await fetch(`${headless.apiUrl}/storage`)).json()) as StorageStatus;
+      expect(answer.history).toMatchObject({ failing: true, lastFailure: { kind: 'locked' } });
+      return answer;
+    });
+    expect(status.history.pendingSnapshots).toBeGreaterThanOrEqual(1);
+    expect(headless.child.exitCode).toBeNull();
+
+    other.exec('COMMIT');
+    await eventually(async () => {
+      const answer = (await (await fetch(`${headless.apiUrl}/storage`)).json()) as StorageStatus;
+      expect(answer.history).toMatchObject({ failing: false, pendingSnapshots: 0, lostSnapshots: 0 });
+    });
+    const history = (await (await fetch(`${headless.apiUrl}/meshes/default/dataplanes/web-1/_history`)).json()) as { items: unknown[] };
+    expect(history.items).toHaveLength(1);
   });
 });
