@@ -250,7 +250,7 @@ export class SnapshotHistory {
   #giveUp(writes: HistoryWrite[], kind: StorageFailure['kind']): void {
     const lost = writes.filter((write) => 'snapshot' in write).length;
     const forgotten = writes.length - lost;
-    if (forgotten > 0) console.warn(`snapshot history: ${forgotten} deleted proxies keep their history until their next deletion`);
+    if (forgotten > 0) console.warn(`snapshot history: the history of ${forgotten} deleted proxies stays in the database`);
     if (lost === 0) return;
     this.#lost += lost;
     this.#onLost(lost, kind);

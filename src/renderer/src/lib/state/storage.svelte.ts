@@ -23,8 +23,13 @@ export function historyProblem(status: StorageStatus | undefined): string | unde
   if (!status) return undefined;
   const { failing, lostSnapshots, pendingSnapshots, lastFailure } = status.history;
   if (!failing && lostSnapshots === 0) return undefined;
-  const lost = `${lostSnapshots} ${lostSnapshots === 1 ? 'snapshot' : 'snapshots'} not recorded since start`;
+  const lost = lostSnapshots > 0 ? `${count(lostSnapshots, 'snapshot')} not recorded since start` : undefined;
   if (!failing) return `${lost}; recording works again.`;
-  const waiting = pendingSnapshots > 0 ? `, ${pendingSnapshots} waiting` : '';
-  return `Config history cannot be written: ${lastFailure?.message ?? 'unknown error'}. ${lost}${waiting}; proxies still get their config.`;
+  const waiting = pendingSnapshots > 0 ? `${count(pendingSnapshots, 'snapshot')} waiting to be written` : undefined;
+  const counts = [lost, waiting].filter(Boolean).join(', ');
+  return `Config history cannot be written: ${lastFailure?.message ?? 'unknown error'}. ${counts ? `${counts}; ` : ''}proxies still get their config.`;
+}
+
+function count(value: number, noun: string): string {
+  return `${value} ${noun}${value === 1 ? '' : 's'}`;
 }
