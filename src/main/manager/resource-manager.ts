@@ -149,12 +149,13 @@ export class ResourceManager implements ResourceManagerContract {
   }
 
   #publish(change: 'created' | 'updated', resource: Resource): void {
+    this.#check.written(resource); // validated before it was written
     this.#announce(change, { type: resource.type, mesh: resource.meta.mesh, name: resource.meta.name }, resource.meta.version);
   }
 
   /** Called only once the write's transaction has committed, so listeners can read what they are told about. */
   #announce(change: 'created' | 'updated' | 'deleted', key: ResourceKey, version: number): void {
-    this.#check.forget(key);
+    if (change === 'deleted') this.#check.forget(key);
     this.#events.publish({ topic: 'resource.changed', change, key, version });
   }
 }
