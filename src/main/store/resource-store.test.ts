@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DataplaneSpec, Resource, ResourceInput, ResourceKey } from '../../shared/resources.js';
 import { RESOURCE_TYPES } from '../../shared/resources.js';
 import { openDatabase, type Db } from './database.js';
-import { ResourceAlreadyExistsError, ResourceConflictError, ResourceNotFoundError } from './errors.js';
+import { BrokenRowError, ResourceAlreadyExistsError, ResourceConflictError, ResourceNotFoundError } from './errors.js';
 import { ResourceStore } from './resource-store.js';
 
 function dataplaneSpec(port: number): DataplaneSpec {
@@ -301,6 +301,26 @@ describe('ResourceStore', () => {
 
 /** How long the counter test's synchronous writers wait for each other's locks. */
 const SCRIPT_BUSY_TIMEOUT_MS = 5_000;
+
+describe('ResourceStore with a row whose JSON does not parse', () => {
+  it('leaves it out of listings and reports it, names it on a get, and still knows its version and deletes it', () => {
+    const store = new ResourceStore(open());
+    store.create(dataplane('default', 'backend-1'));
+    store.create(dataplane('default', 'torn-1'));
+    // Written by another connection, as a stray write or a hand edit would.
+    open().prepare("UPDATE resources SET labels = '{\"a\":' WHERE name = 'torn-1'").run();
+    const torn = keyOf(dataplane('default', 'torn-1'));
+
+    expect(store.list('Dataplane', 'default').map((each) => each.meta.name)).toEqual(['backend-1']);
+    expect(store.brokenRows.list()).toEqual([{ table: 'resources', key: torn, reason: expect.stringMatching(/^stored JSON does not parse/) }]);
+    expect(() => store.get(torn)).toThrow(BrokenRowError);
+    expect(() => store.get(torn)).toThrow('the stored Dataplane "torn-1" in mesh "default" is unusable (stored JSON does not parse');
+    expect(store.version(torn)).toBe(1);
+
+    expect(store.delete(torn)).toEqual({ key: torn, version: 1 });
+    expect(store.brokenRows.list()).toEqual([]);
+  });
+});
 
 const projectRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
