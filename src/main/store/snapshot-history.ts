@@ -181,10 +181,14 @@ export class SnapshotHistory {
     };
   }
 
-  /** Stops retrying; whatever is still queued is left to a last `flush`. */
+  /** Stops retrying, after a last `flush`: whatever still cannot be written is counted as lost. */
   close(): void {
     clearTimeout(this.#retry);
     this.#retry = undefined;
+    this.flush();
+    clearTimeout(this.#retry);
+    this.#retry = undefined;
+    this.#giveUp(this.#queued.splice(0), this.#lastFailure?.kind ?? 'other');
   }
 
   /** A read shows what is published, unless writes are pausing after a failure: it then shows what is stored. */
