@@ -100,7 +100,7 @@ describe('a broken stored row', () => {
     const other = otherProcess(dataDir);
     const setSpec = other.prepare("UPDATE resources SET spec = ? WHERE type = 'Dataplane' AND mesh = 'default' AND name = ?");
     setSpec.run('{"networking": {"address": "127.0.0.1", "inbound": [{"port": 18080', 'torn-1');
-    setSpec.run(JSON.stringify({ networking: { address: '127.0.0.1', inbound: [{ port: 18080 }] } }), 'stale-1');
+    setSpec.run(JSON.stringify({ networking: { address: '127.0.0.1', inbound: [{ port: 70000, tags: { 'kuma.io/service': 'backend' } }] } }), 'stale-1');
   }
 
   async function storageStatus(core: Core): Promise<StorageStatus> {
@@ -125,7 +125,7 @@ describe('a broken stored row', () => {
     const { brokenRows } = await storageStatus(core);
     expect(brokenRows).toEqual([
       { table: 'resources', key: { type: 'Dataplane', mesh: 'default', name: 'torn-1' }, reason: expect.stringMatching(/stored JSON does not parse/) },
-      { table: 'resources', key: { type: 'Dataplane', mesh: 'default', name: 'stale-1' }, reason: expect.stringMatching(/fails validation: .*inbound\[0\]\.tags/) },
+      { table: 'resources', key: { type: 'Dataplane', mesh: 'default', name: 'stale-1' }, reason: expect.stringMatching(/fails validation: .*inbound\[0\]\.port/) },
     ]);
     const read = await fetch(`${core.api.url}/meshes/default/dataplanes/stale-1`);
     expect(read.status).toBe(500);
