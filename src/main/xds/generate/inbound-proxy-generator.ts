@@ -1,5 +1,6 @@
-import { SERVICE_TAG } from '../../../shared/resources.js';
+import { SERVICE_TAG, type Inbound } from '../../../shared/resources.js';
 import { protocolFromTags } from '../context/build-mesh-context.js';
+import type { ProtoJson } from '../protocol/proto-json.js';
 import { CLUSTER_TYPE_URL, LISTENER_TYPE_URL } from '../protocol/type-urls.js';
 import { singleEndpointCluster, upstreamProtocolOptions } from './clusters.js';
 import type { ResourceGenerator } from './generator.js';
@@ -7,17 +8,16 @@ import { proxyListener } from './listeners.js';
 import { inboundListenerName, inboundRouteName, localClusterName } from './names.js';
 import { ResourceSet } from './resources.js';
 
-/** Where the application behind an inbound listens when the inbound names no `serviceAddress`. */
-const DEFAULT_SERVICE_ADDRESS = '127.0.0.1';
-
 /**
  * Envoy's side of each inbound: listener `inbound:<address>:<port>` in front of the application,
- * reached through the static cluster `localhost:<servicePort>`.
+ * reached through the static cluster `localhost:<servicePort>` at the workload's address.
  */
 export const inboundProxyGenerator: ResourceGenerator = {
   name: 'inbound-proxy',
   generate(_context, proxy) {
     const resources = new ResourceSet();
+    // Inbounds sharing a service port share the cluster's name; as in Kuma, the last one's cluster wins.
+    const localClusters = new Map<string, ProtoJson>();
     const { networking } = proxy.dataplane.spec;
     for (const inbound of networking.inbound ?? []) {
       const address = inbound.address ?? networking.address;
@@ -26,8 +26,8 @@ export const inboundProxyGenerator: ResourceGenerator = {
       const service = inbound.tags[SERVICE_TAG]!; // validation requires it
       const cluster = localClusterName(servicePort);
       const listener = inboundListenerName(address, inbound.port);
-      resources.add(CLUSTER_TYPE_URL, cluster, {
-        ...singleEndpointCluster(cluster, inbound.serviceAddress ?? DEFAULT_SERVICE_ADDRESS, servicePort),
+      localClusters.set(cluster, {
+        ...singleEndpointCluster(cluster, workloadAddress(inbound, networking.address), servicePort),
         ...upstreamProtocolOptions(protocol),
       });
       resources.add(
@@ -45,6 +45,15 @@ export const inboundProxyGenerator: ResourceGenerator = {
         }),
       );
     }
+    for (const [name, cluster] of localClusters) resources.add(CLUSTER_TYPE_URL, name, cluster);
     return resources.toResources();
   },
 };
+
+/**
+ * Where the application behind an inbound listens (Kuma's WorkloadIP): its `serviceAddress`, else
+ * the address Envoy listens on for it, so that an application bound to its real address is reached.
+ */
+export function workloadAddress(inbound: Inbound, dataplaneAddress: string): string {
+  return inbound.serviceAddress ?? inbound.address ?? dataplaneAddress;
+}
