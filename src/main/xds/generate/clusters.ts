@@ -4,6 +4,7 @@ import type { ProtoJson } from '../protocol/proto-json.js';
 import { adsConfigSource } from './config-source.js';
 import { socketAddress } from './endpoints.js';
 import { HTTP_PROTOCOL_OPTIONS, HTTP_PROTOCOL_OPTIONS_TYPE_URL } from './extension-types.js';
+import { sanitizeMetric } from './names.js';
 
 /** Kuma's default connect timeout. */
 export const CONNECT_TIMEOUT = '5s';
@@ -15,6 +16,7 @@ export const CONNECT_TIMEOUT = '5s';
 export function edsCluster(name: string): ProtoJson {
   return {
     name,
+    ...altStatName(name),
     type: 'EDS',
     eds_cluster_config: { eds_config: adsConfigSource() },
     lb_policy: 'ROUND_ROBIN',
@@ -30,6 +32,7 @@ export function singleEndpointCluster(name: string, address: string, port: numbe
   const discovery = isIP(address) === 0 ? { type: 'STRICT_DNS', dns_lookup_family: 'V4_PREFERRED' } : { type: 'STATIC' };
   return {
     name,
+    ...altStatName(name),
     ...discovery,
     connect_timeout: CONNECT_TIMEOUT,
     load_assignment: {
@@ -54,4 +57,14 @@ export function http2UpstreamOptions(): ProtoJson {
 /** Extra cluster fields for a service speaking `protocol`: none, unless it needs HTTP/2. */
 export function upstreamProtocolOptions(protocol: Protocol): ProtoJson {
   return protocol === 'http2' || protocol === 'grpc' ? http2UpstreamOptions() : {};
+}
+
+/**
+ * Kuma names a cluster's stats after its sanitized name when sanitizing changes it
+ * (`localhost:8080` → `localhost_8080`), so Kuma's dashboards find them; otherwise Envoy's
+ * default, the name itself, already is that.
+ */
+function altStatName(name: string): ProtoJson {
+  const sanitized = sanitizeMetric(name);
+  return sanitized === name ? {} : { alt_stat_name: sanitized };
 }

@@ -2,7 +2,7 @@ import type { Protocol } from '../../../shared/resources.js';
 import type { ProtoJson } from '../protocol/proto-json.js';
 import { socketAddress } from './endpoints.js';
 import { httpConnectionManager, httpConnectionManagerFilter, tcpProxyFilter } from './filters.js';
-import { statPrefix } from './names.js';
+import { sanitizeMetric } from './names.js';
 import { routeToCluster } from './routes.js';
 
 export interface ProxyListenerOptions {
@@ -23,7 +23,7 @@ export interface ProxyListenerOptions {
  * through an HttpConnectionManager with one route for http, http2 and grpc.
  */
 export function proxyListener(options: ProxyListenerOptions): ProtoJson {
-  const prefix = statPrefix(options.cluster);
+  const prefix = sanitizeMetric(options.cluster);
   const filter =
     options.protocol === 'tcp'
       ? tcpProxyFilter(prefix, options.cluster)

@@ -21,7 +21,10 @@ export function outboundRouteName(service: string): string {
   return `outbound:${service}`;
 }
 
-/** Envoy splits stat names on '.', and ':' reads badly in Prometheus names: both become '_'. */
-export function statPrefix(name: string): string {
+/**
+ * A name fit for Envoy's stats (Kuma's SanitizeMetric), for stat prefixes and `alt_stat_name`:
+ * Envoy splits stat names on '.', and ':' reads badly in Prometheus names, so both become '_'.
+ */
+export function sanitizeMetric(name: string): string {
   return name.replace(/[^A-Za-z0-9_-]/g, '_');
 }
