@@ -9,10 +9,11 @@ import {
   TCP_PROXY_TYPE_URL,
 } from './extension-types.js';
 
-export function tcpProxyFilter(statPrefix: string, cluster: string): ProtoJson {
+/** A tcp_proxy filter to `cluster`; `fields` adds TcpProxy fields (timeouts). */
+export function tcpProxyFilter(statPrefix: string, cluster: string, fields: ProtoJson = {}): ProtoJson {
   return {
     name: TCP_PROXY_FILTER,
-    typed_config: { '@type': TCP_PROXY_TYPE_URL, stat_prefix: statPrefix, cluster },
+    typed_config: { '@type': TCP_PROXY_TYPE_URL, stat_prefix: statPrefix, cluster, ...fields },
   };
 }
 
@@ -25,9 +26,9 @@ export type RouteSource = { routeConfig: ProtoJson } | { rdsRouteName: string };
 
 /**
  * An HttpConnectionManager (as an Any) whose only HTTP filter is the router. Envoy and gRPC
- * both require the router to be the last filter.
+ * both require the router to be the last filter. `fields` adds HttpConnectionManager fields.
  */
-export function httpConnectionManager(statPrefix: string, routes: RouteSource): ProtoJson {
+export function httpConnectionManager(statPrefix: string, routes: RouteSource, fields: ProtoJson = {}): ProtoJson {
   const routeSpecifier =
     'routeConfig' in routes
       ? { route_config: routes.routeConfig }
@@ -38,5 +39,6 @@ export function httpConnectionManager(statPrefix: string, routes: RouteSource): 
     codec_type: 'AUTO',
     ...routeSpecifier,
     http_filters: [{ name: ROUTER_FILTER, typed_config: { '@type': ROUTER_TYPE_URL } }],
+    ...fields,
   };
 }

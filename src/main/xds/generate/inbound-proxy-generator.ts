@@ -1,8 +1,16 @@
-import { SERVICE_TAG, type Inbound } from '../../../shared/resources.js';
+import { SERVICE_TAG, type Inbound, type Protocol } from '../../../shared/resources.js';
 import { protocolFromTags } from '../context/build-mesh-context.js';
 import type { ProtoJson } from '../protocol/proto-json.js';
 import { CLUSTER_TYPE_URL, LISTENER_TYPE_URL } from '../protocol/type-urls.js';
-import { singleEndpointCluster, upstreamProtocolOptions } from './clusters.js';
+import { singleEndpointCluster, upstreamHttpProtocolOptions, upstreamHttpVersion } from './clusters.js';
+import { INBOUND_GRPC_CLUSTER_IDLE_TIMEOUT, INBOUND_STREAM_IDLE_TIMEOUT } from './defaults/inbound-timeout-defaults.js';
+import {
+  MESH_TIMEOUT_DEFAULTS,
+  meshTimeoutClusterFields,
+  meshTimeoutHttpConnectionManagerFields,
+  meshTimeoutRouteActionFields,
+  meshTimeoutTcpProxyFields,
+} from './defaults/mesh-timeout-defaults.js';
 import type { ResourceGenerator } from './generator.js';
 import { proxyListener } from './listeners.js';
 import { inboundListenerName, inboundRouteName, localClusterName } from './names.js';
@@ -26,10 +34,7 @@ export const inboundProxyGenerator: ResourceGenerator = {
       const service = inbound.tags[SERVICE_TAG]!; // validation requires it
       const cluster = localClusterName(servicePort);
       const listener = inboundListenerName(address, inbound.port);
-      localClusters.set(cluster, {
-        ...singleEndpointCluster(cluster, workloadAddress(inbound, networking.address), servicePort),
-        ...upstreamProtocolOptions(protocol),
-      });
+      localClusters.set(cluster, localCluster(cluster, workloadAddress(inbound, networking.address), servicePort, protocol));
       resources.add(
         LISTENER_TYPE_URL,
         listener,
@@ -42,6 +47,12 @@ export const inboundProxyGenerator: ResourceGenerator = {
           cluster,
           routeName: inboundRouteName(service),
           virtualHostName: service,
+          tcpProxyFields: meshTimeoutTcpProxyFields(MESH_TIMEOUT_DEFAULTS),
+          httpConnectionManagerFields: {
+            ...meshTimeoutHttpConnectionManagerFields(MESH_TIMEOUT_DEFAULTS),
+            stream_idle_timeout: INBOUND_STREAM_IDLE_TIMEOUT,
+          },
+          routeActionFields: meshTimeoutRouteActionFields(MESH_TIMEOUT_DEFAULTS),
         }),
       );
     }
@@ -49,6 +60,17 @@ export const inboundProxyGenerator: ResourceGenerator = {
     return resources.toResources();
   },
 };
+
+/** The static cluster of the application behind an inbound, with the timeouts a running kuma-cp gives it. */
+function localCluster(name: string, address: string, port: number, protocol: Protocol): ProtoJson {
+  const { common_http_protocol_options: common, ...timeouts } = meshTimeoutClusterFields(MESH_TIMEOUT_DEFAULTS, protocol);
+  const grpcCommon = protocol === 'grpc' ? { idle_timeout: INBOUND_GRPC_CLUSTER_IDLE_TIMEOUT } : undefined;
+  return {
+    ...singleEndpointCluster(name, address, port),
+    ...timeouts,
+    ...upstreamHttpProtocolOptions(upstreamHttpVersion(protocol), common ?? grpcCommon),
+  };
+}
 
 /**
  * Where the application behind an inbound listens (Kuma's WorkloadIP): its `serviceAddress`, else

@@ -16,6 +16,10 @@ export interface ProxyListenerOptions {
   /** Names the inline route and its virtual host when the protocol is HTTP-based. */
   routeName: string;
   virtualHostName: string;
+  /** Fields policies (or their defaults) add to the TcpProxy, the HttpConnectionManager and each route's action. */
+  tcpProxyFields?: ProtoJson;
+  httpConnectionManagerFields?: ProtoJson;
+  routeActionFields?: ProtoJson;
 }
 
 /**
@@ -26,11 +30,17 @@ export function proxyListener(options: ProxyListenerOptions): ProtoJson {
   const prefix = sanitizeMetric(options.cluster);
   const filter =
     options.protocol === 'tcp'
-      ? tcpProxyFilter(prefix, options.cluster)
+      ? tcpProxyFilter(prefix, options.cluster, options.tcpProxyFields)
       : httpConnectionManagerFilter(
-          httpConnectionManager(prefix, {
-            routeConfig: routeToCluster(options.routeName, options.virtualHostName, options.cluster),
-          }),
+          httpConnectionManager(
+            prefix,
+            {
+              routeConfig: routeToCluster(options.routeName, options.virtualHostName, options.cluster, {
+                action: options.routeActionFields,
+              }),
+            },
+            options.httpConnectionManagerFields,
+          ),
         );
   return {
     name: options.name,

@@ -1,7 +1,15 @@
 import { SERVICE_TAG, type Protocol } from '../../../shared/resources.js';
 import type { Endpoint, MeshContext } from '../context/mesh-context.js';
+import type { ProtoJson } from '../protocol/proto-json.js';
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL } from '../protocol/type-urls.js';
-import { CONNECT_TIMEOUT, edsCluster, upstreamProtocolOptions } from './clusters.js';
+import { edsCluster, upstreamHttpProtocolOptions, upstreamHttpVersion } from './clusters.js';
+import {
+  MESH_TIMEOUT_DEFAULTS,
+  meshTimeoutClusterFields,
+  meshTimeoutHttpConnectionManagerFields,
+  meshTimeoutRouteActionFields,
+  meshTimeoutTcpProxyFields,
+} from './defaults/mesh-timeout-defaults.js';
 import { memoizedForContext } from './context-memo.js';
 import { serviceEndpoints } from './endpoints.js';
 import type { ResourceGenerator } from './generator.js';
@@ -42,11 +50,7 @@ function outboundResources(context: MeshContext, service: string, address: strin
   const protocol = serviceProtocol(endpoints);
   const listener = outboundListenerName(address, port);
   return {
-    cluster: memoizedForContext(context, `cluster\n${service}`, () => ({
-      ...edsCluster(service),
-      connect_timeout: CONNECT_TIMEOUT,
-      ...upstreamProtocolOptions(protocol),
-    })),
+    cluster: memoizedForContext(context, `cluster\n${service}`, () => outboundCluster(service, protocol)),
     endpoints: serviceEndpoints(context, service),
     listener: proxyListener({
       name: listener,
@@ -57,8 +61,17 @@ function outboundResources(context: MeshContext, service: string, address: strin
       cluster: service,
       routeName: outboundRouteName(service),
       virtualHostName: service,
+      tcpProxyFields: meshTimeoutTcpProxyFields(MESH_TIMEOUT_DEFAULTS),
+      httpConnectionManagerFields: meshTimeoutHttpConnectionManagerFields(MESH_TIMEOUT_DEFAULTS),
+      routeActionFields: meshTimeoutRouteActionFields(MESH_TIMEOUT_DEFAULTS),
     }),
   };
+}
+
+/** The EDS cluster of a service, with the timeouts a running kuma-cp gives it. */
+function outboundCluster(service: string, protocol: Protocol): ProtoJson {
+  const { common_http_protocol_options: common, ...timeouts } = meshTimeoutClusterFields(MESH_TIMEOUT_DEFAULTS, protocol);
+  return { ...edsCluster(service), ...timeouts, ...upstreamHttpProtocolOptions(upstreamHttpVersion(protocol), common) };
 }
 
 /**
