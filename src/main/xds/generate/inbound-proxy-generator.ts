@@ -4,6 +4,7 @@ import type { ProtoJson } from '../protocol/proto-json.js';
 import { CLUSTER_TYPE_URL, LISTENER_TYPE_URL } from '../protocol/type-urls.js';
 import { singleEndpointCluster, upstreamHttpProtocolOptions, upstreamHttpVersion } from './clusters.js';
 import { INBOUND_GRPC_CLUSTER_IDLE_TIMEOUT, INBOUND_STREAM_IDLE_TIMEOUT } from './defaults/inbound-timeout-defaults.js';
+import { meshCircuitBreakerDefaultFields } from './defaults/mesh-circuit-breaker-defaults.js';
 import {
   MESH_TIMEOUT_DEFAULTS,
   meshTimeoutClusterFields,
@@ -61,13 +62,14 @@ export const inboundProxyGenerator: ResourceGenerator = {
   },
 };
 
-/** The static cluster of the application behind an inbound, with the timeouts a running kuma-cp gives it. */
+/** The static cluster of the application behind an inbound, with the policy defaults a running kuma-cp gives it. */
 function localCluster(name: string, address: string, port: number, protocol: Protocol): ProtoJson {
   const { common_http_protocol_options: common, ...timeouts } = meshTimeoutClusterFields(MESH_TIMEOUT_DEFAULTS, protocol);
   const grpcCommon = protocol === 'grpc' ? { idle_timeout: INBOUND_GRPC_CLUSTER_IDLE_TIMEOUT } : undefined;
   return {
     ...singleEndpointCluster(name, address, port),
     ...timeouts,
+    ...meshCircuitBreakerDefaultFields(),
     ...upstreamHttpProtocolOptions(upstreamHttpVersion(protocol), common ?? grpcCommon),
   };
 }

@@ -3,6 +3,7 @@ import type { Endpoint, MeshContext } from '../context/mesh-context.js';
 import type { ProtoJson } from '../protocol/proto-json.js';
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL } from '../protocol/type-urls.js';
 import { edsCluster, upstreamHttpProtocolOptions, upstreamHttpVersion } from './clusters.js';
+import { meshCircuitBreakerDefaultFields } from './defaults/mesh-circuit-breaker-defaults.js';
 import {
   MESH_TIMEOUT_DEFAULTS,
   meshTimeoutClusterFields,
@@ -68,10 +69,15 @@ function outboundResources(context: MeshContext, service: string, address: strin
   };
 }
 
-/** The EDS cluster of a service, with the timeouts a running kuma-cp gives it. */
+/** The EDS cluster of a service, with the policy defaults a running kuma-cp gives it. */
 function outboundCluster(service: string, protocol: Protocol): ProtoJson {
   const { common_http_protocol_options: common, ...timeouts } = meshTimeoutClusterFields(MESH_TIMEOUT_DEFAULTS, protocol);
-  return { ...edsCluster(service), ...timeouts, ...upstreamHttpProtocolOptions(upstreamHttpVersion(protocol), common) };
+  return {
+    ...edsCluster(service),
+    ...timeouts,
+    ...meshCircuitBreakerDefaultFields(),
+    ...upstreamHttpProtocolOptions(upstreamHttpVersion(protocol), common),
+  };
 }
 
 /**
