@@ -1,4 +1,4 @@
-import { SERVICE_TAG, type Inbound, type Protocol } from '../../../shared/resources.js';
+import { SERVICE_TAG, type Inbound, type Protocol, type Tags } from '../../../shared/resources.js';
 import { protocolFromTags } from '../context/build-mesh-context.js';
 import type { ProtoJson } from '../protocol/proto-json.js';
 import { CLUSTER_TYPE_URL, LISTENER_TYPE_URL } from '../protocol/type-urls.js';
@@ -16,6 +16,9 @@ import type { ResourceGenerator } from './generator.js';
 import { proxyListener } from './listeners.js';
 import { inboundListenerName, inboundRouteName, localClusterName } from './names.js';
 import { ResourceSet } from './resources.js';
+
+/** Kuma's tag naming a resource by its unified (contextual or KRI) name. */
+const UNIFIED_NAME_TAG = 'kuma.io/unified-name';
 
 /**
  * Envoy's side of each inbound: listener `inbound:<address>:<port>` in front of the application,
@@ -45,6 +48,7 @@ export const inboundProxyGenerator: ResourceGenerator = {
           port: inbound.port,
           direction: 'INBOUND',
           protocol,
+          tags: inboundListenerTags(inbound),
           cluster,
           routeName: inboundRouteName(service),
           virtualHostName: service,
@@ -72,6 +76,14 @@ function localCluster(name: string, address: string, port: number, protocol: Pro
     ...meshCircuitBreakerDefaultFields(),
     ...upstreamHttpProtocolOptions(upstreamHttpVersion(protocol), common ?? grpcCommon),
   };
+}
+
+/**
+ * An inbound listener's tags (Kuma's InboundListenerTags): the inbound's, or without any its
+ * contextual name (`self_inbound_dp_<section>`, the section being the port) so that it stays selectable.
+ */
+function inboundListenerTags(inbound: Inbound): Tags {
+  return Object.keys(inbound.tags).length > 0 ? inbound.tags : { [UNIFIED_NAME_TAG]: `self_inbound_dp_${inbound.port}` };
 }
 
 /**

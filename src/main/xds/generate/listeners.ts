@@ -1,4 +1,4 @@
-import type { Protocol } from '../../../shared/resources.js';
+import type { Protocol, Tags } from '../../../shared/resources.js';
 import type { ProtoJson } from '../protocol/proto-json.js';
 import { socketAddress } from './endpoints.js';
 import { httpConnectionManager, httpConnectionManagerFilter, tcpProxyFilter } from './filters.js';
@@ -11,6 +11,8 @@ export interface ProxyListenerOptions {
   port: number;
   direction: 'INBOUND' | 'OUTBOUND';
   protocol: Protocol;
+  /** Published as the listener's `io.kuma.tags` metadata, which Kuma's policies and dashboards read. */
+  tags: Tags;
   /** Where the listener forwards. */
   cluster: string;
   /** Names the inline route and its virtual host when the protocol is HTTP-based. */
@@ -47,5 +49,11 @@ export function proxyListener(options: ProxyListenerOptions): ProtoJson {
     address: socketAddress(options.address, options.port),
     filter_chains: [{ filters: [filter] }],
     traffic_direction: options.direction,
+    ...tagsMetadata(options.tags),
   };
+}
+
+/** Kuma's TagsMetadata: a listener's tags under the `io.kuma.tags` filter metadata; none without tags. */
+function tagsMetadata(tags: Tags): ProtoJson {
+  return Object.keys(tags).length === 0 ? {} : { metadata: { filter_metadata: { 'io.kuma.tags': { ...tags } } } };
 }

@@ -1,4 +1,4 @@
-import { SERVICE_TAG, type Protocol } from '../../../shared/resources.js';
+import { SERVICE_TAG, type Protocol, type Tags } from '../../../shared/resources.js';
 import type { Endpoint, MeshContext } from '../context/mesh-context.js';
 import type { ProtoJson } from '../protocol/proto-json.js';
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL } from '../protocol/type-urls.js';
@@ -19,6 +19,8 @@ import { outboundListenerName, outboundRouteName } from './names.js';
 import { ResourceSet } from './resources.js';
 
 const DEFAULT_OUTBOUND_ADDRESS = '127.0.0.1';
+/** Kuma's tag naming the mesh of a cross-mesh outbound. */
+const MESH_TAG = 'kuma.io/mesh';
 
 /**
  * Envoy's side of each outbound: listener `outbound:<address>:<port>` forwarding to the EDS
@@ -33,8 +35,9 @@ export const outboundProxyGenerator: ResourceGenerator = {
       const service = outbound.tags[SERVICE_TAG]!; // validation requires it
       const listener = outboundListenerName(address, outbound.port);
       // The same for every proxy with this outbound: built once per context, shared by all of them.
-      const shared = memoizedForContext(context, `outbound\n${listener}\n${service}`, () =>
-        outboundResources(context, service, address, outbound.port),
+      const tags = outboundListenerTags(outbound.tags);
+      const shared = memoizedForContext(context, `outbound\n${listener}\n${JSON.stringify(tags)}`, () =>
+        outboundResources(context, service, address, outbound.port, tags),
       );
       resources
         .add(CLUSTER_TYPE_URL, service, shared.cluster)
@@ -46,7 +49,7 @@ export const outboundProxyGenerator: ResourceGenerator = {
 };
 
 /** One outbound's cluster, endpoints and listener: they depend only on the context, the service and the listener's socket. */
-function outboundResources(context: MeshContext, service: string, address: string, port: number) {
+function outboundResources(context: MeshContext, service: string, address: string, port: number, tags: Tags) {
   const endpoints = context.endpointsByService.get(service) ?? [];
   const protocol = serviceProtocol(endpoints);
   const listener = outboundListenerName(address, port);
@@ -59,6 +62,7 @@ function outboundResources(context: MeshContext, service: string, address: strin
       port,
       direction: 'OUTBOUND',
       protocol,
+      tags,
       cluster: service,
       routeName: outboundRouteName(service),
       virtualHostName: service,
@@ -67,6 +71,12 @@ function outboundResources(context: MeshContext, service: string, address: strin
       routeActionFields: meshTimeoutRouteActionFields(MESH_TIMEOUT_DEFAULTS),
     }),
   };
+}
+
+/** An outbound listener's tags (Kuma's OutboundListenerTags for kuma.io/service outbounds): the outbound's, less the mesh. */
+function outboundListenerTags(tags: Tags): Tags {
+  const { [MESH_TAG]: _mesh, ...rest } = tags;
+  return rest;
 }
 
 /** The EDS cluster of a service, with the policy defaults a running kuma-cp gives it. */
