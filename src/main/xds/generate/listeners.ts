@@ -5,6 +5,14 @@ import { httpConnectionManager, httpConnectionManagerFilter, tcpProxyFilter } fr
 import { sanitizeMetric } from './names.js';
 import { routeToCluster } from './routes.js';
 
+/**
+ * Kuma sets SO_REUSEPORT on every inbound listener when kuma-dp advertises `feature-reuse-port`,
+ * which it does by default, so a running kuma-cp sends true. meshdesk does not pass a proxy's
+ * advertised features to its generators, and true is Envoy's own default on Linux, so it sends
+ * true as well (Kuma's generator goldens, made without kuma-dp's features, show false).
+ */
+const INBOUND_REUSE_PORT = true;
+
 export interface ProxyListenerOptions {
   name: string;
   address: string;
@@ -47,6 +55,7 @@ export function proxyListener(options: ProxyListenerOptions): ProtoJson {
   return {
     name: options.name,
     address: socketAddress(options.address, options.port),
+    ...(options.direction === 'INBOUND' && { enable_reuse_port: INBOUND_REUSE_PORT }),
     filter_chains: [{ filters: [filter] }],
     traffic_direction: options.direction,
     ...tagsMetadata(options.tags),
