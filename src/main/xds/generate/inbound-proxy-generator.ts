@@ -19,6 +19,7 @@ import { ResourceSet } from './resources.js';
 
 /** Kuma's tag naming a resource by its unified (contextual or KRI) name. */
 const UNIFIED_NAME_TAG = 'kuma.io/unified-name';
+const KUMA_TAGS_HEADER = 'x-kuma-tags';
 
 /**
  * Envoy's side of each inbound: listener `inbound:<address>:<port>` in front of the application,
@@ -52,6 +53,8 @@ export const inboundProxyGenerator: ResourceGenerator = {
           cluster,
           routeName: inboundRouteName(service),
           virtualHostName: service,
+          // Kuma's legacy policies matched on a header carrying the caller's tags; it never reaches the application.
+          routeConfigFields: { request_headers_to_remove: [KUMA_TAGS_HEADER] },
           tcpProxyFields: meshTimeoutTcpProxyFields(MESH_TIMEOUT_DEFAULTS),
           httpConnectionManagerFields: {
             ...meshTimeoutHttpConnectionManagerFields(MESH_TIMEOUT_DEFAULTS),

@@ -3,7 +3,7 @@ import type { ProtoJson } from '../protocol/proto-json.js';
 import { socketAddress } from './endpoints.js';
 import { httpConnectionManager, httpConnectionManagerFilter, tcpProxyFilter } from './filters.js';
 import { sanitizeMetric } from './names.js';
-import { routeToCluster } from './routes.js';
+import { SIDECAR_ROUTE_CONFIG_FIELDS, routeToCluster } from './routes.js';
 
 /**
  * Kuma sets SO_REUSEPORT on every inbound listener when kuma-dp advertises `feature-reuse-port`,
@@ -26,6 +26,10 @@ export interface ProxyListenerOptions {
   /** Names the inline route and its virtual host when the protocol is HTTP-based. */
   routeName: string;
   virtualHostName: string;
+  /** Names the catch-all route (outbound routes carry MeshHTTPRoute's rule name). */
+  catchAllRouteName?: string;
+  /** RouteConfiguration fields beside the common ones. */
+  routeConfigFields?: ProtoJson;
   /** Fields policies (or their defaults) add to the TcpProxy, the HttpConnectionManager and each route's action. */
   tcpProxyFields?: ProtoJson;
   httpConnectionManagerFields?: ProtoJson;
@@ -46,7 +50,9 @@ export function proxyListener(options: ProxyListenerOptions): ProtoJson {
             prefix,
             {
               routeConfig: routeToCluster(options.routeName, options.virtualHostName, options.cluster, {
+                name: options.catchAllRouteName,
                 action: options.routeActionFields,
+                config: { ...SIDECAR_ROUTE_CONFIG_FIELDS, ...options.routeConfigFields },
               }),
             },
             options.httpConnectionManagerFields,

@@ -12,13 +12,31 @@ export function routeToCluster(routeName: string, virtualHostName: string, clust
       {
         name: virtualHostName,
         domains: ['*'],
-        routes: [{ match: { prefix: '/' }, route: { cluster, ...options.action } }],
+        routes: [
+          {
+            match: { prefix: '/' },
+            ...(options.name !== undefined && { name: options.name }),
+            route: { cluster, ...options.action },
+          },
+        ],
       },
     ],
+    ...options.config,
   };
 }
 
 export interface RouteOptions {
+  /** Names the catch-all route. */
+  name?: string;
   /** RouteAction fields beside the cluster (timeouts). */
   action?: ProtoJson;
+  /** RouteConfiguration fields beside the virtual host. */
+  config?: ProtoJson;
 }
+
+/**
+ * RouteConfiguration fields Kuma writes on every route configuration of a sidecar
+ * (CommonRouteConfigurationConfigurer): Envoy must not reject a configuration for naming a
+ * cluster that has not arrived yet.
+ */
+export const SIDECAR_ROUTE_CONFIG_FIELDS: ProtoJson = { validate_clusters: false };
