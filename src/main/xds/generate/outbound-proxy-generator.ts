@@ -15,7 +15,7 @@ import { memoizedForContext } from './context-memo.js';
 import { serviceEndpoints } from './endpoints.js';
 import type { ResourceGenerator } from './generator.js';
 import { proxyListener } from './listeners.js';
-import { outboundListenerName, outboundRouteName } from './names.js';
+import { CATCH_ALL_ROUTE_MATCHES, outboundListenerName, outboundRouteName, routeMatchesName } from './names.js';
 import { ResourceSet } from './resources.js';
 
 const DEFAULT_OUTBOUND_ADDRESS = '127.0.0.1';
@@ -66,8 +66,10 @@ function outboundResources(context: MeshContext, service: string, address: strin
       cluster: service,
       routeName: outboundRouteName(service),
       virtualHostName: service,
+      catchAllRouteName: routeMatchesName(CATCH_ALL_ROUTE_MATCHES),
       tcpProxyFields: meshTimeoutTcpProxyFields(MESH_TIMEOUT_DEFAULTS),
-      httpConnectionManagerFields: meshTimeoutHttpConnectionManagerFields(MESH_TIMEOUT_DEFAULTS),
+      // As MeshHTTPRoute's listeners: paths are normalized (RFC 3986) before routes match them.
+      httpConnectionManagerFields: { normalize_path: true, ...meshTimeoutHttpConnectionManagerFields(MESH_TIMEOUT_DEFAULTS) },
       routeActionFields: meshTimeoutRouteActionFields(MESH_TIMEOUT_DEFAULTS),
     }),
   };
