@@ -2,7 +2,7 @@ import { SERVICE_TAG, type Protocol, type Tags } from '../../../shared/resources
 import type { Endpoint, MeshContext } from '../context/mesh-context.js';
 import type { ProtoJson } from '../protocol/proto-json.js';
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL } from '../protocol/type-urls.js';
-import { edsCluster, upstreamHttpProtocolOptions, upstreamHttpVersion } from './clusters.js';
+import { edsCluster, upstreamHttpProtocolOptions } from './clusters.js';
 import { meshCircuitBreakerDefaultFields } from './defaults/mesh-circuit-breaker-defaults.js';
 import {
   MESH_TIMEOUT_DEFAULTS,
@@ -81,14 +81,18 @@ function outboundListenerTags(tags: Tags): Tags {
   return rest;
 }
 
-/** The EDS cluster of a service, with the policy defaults a running kuma-cp gives it. */
+/**
+ * The EDS cluster of a service, with the policy defaults a running kuma-cp gives it. Its endpoints
+ * are other sidecars' inbound listeners, so, as in Kuma (meshroute's GenerateClusters), it always
+ * speaks HTTP/2 to them, whatever the service's protocol: their HttpConnectionManager detects it.
+ */
 function outboundCluster(service: string, protocol: Protocol): ProtoJson {
   const { common_http_protocol_options: common, ...timeouts } = meshTimeoutClusterFields(MESH_TIMEOUT_DEFAULTS, protocol);
   return {
     ...edsCluster(service),
     ...timeouts,
     ...meshCircuitBreakerDefaultFields(),
-    ...upstreamHttpProtocolOptions(upstreamHttpVersion(protocol), common),
+    ...upstreamHttpProtocolOptions('http2', common),
   };
 }
 
