@@ -57,6 +57,9 @@ export const inboundProxyGenerator: ResourceGenerator = {
           routeConfigFields: { request_headers_to_remove: [KUMA_TAGS_HEADER] },
           tcpProxyFields: meshTimeoutTcpProxyFields(MESH_TIMEOUT_DEFAULTS),
           httpConnectionManagerFields: {
+            // The application learns the caller's identity from x-forwarded-client-cert (with mTLS).
+            forward_client_cert_details: 'SANITIZE_SET',
+            set_current_client_cert_details: { uri: true },
             ...meshTimeoutHttpConnectionManagerFields(MESH_TIMEOUT_DEFAULTS),
             stream_idle_timeout: INBOUND_STREAM_IDLE_TIMEOUT,
           },
