@@ -1,7 +1,7 @@
 import type { Protocol, Tags } from '../../../shared/resources.js';
 import type { ProtoJson } from '../protocol/proto-json.js';
 import { socketAddress } from './endpoints.js';
-import { httpConnectionManager, httpConnectionManagerFilter, tcpProxyFilter } from './filters.js';
+import { grpcStatsFilter, httpConnectionManager, httpConnectionManagerFilter, tcpProxyFilter } from './filters.js';
 import { internalAddressConfigFields } from './internal-addresses.js';
 import { sanitizeMetric } from './names.js';
 import { SIDECAR_ROUTE_CONFIG_FIELDS, routeToCluster } from './routes.js';
@@ -39,8 +39,8 @@ export interface ProxyListenerOptions {
 
 /**
  * An Envoy listener forwarding everything to one cluster: byte for byte with tcp_proxy for tcp,
- * through an HttpConnectionManager with one route for http, http2 and grpc, declaring kuma-cp's
- * internal addresses.
+ * through an HttpConnectionManager with one route for http, http2 and grpc (with gRPC stats for
+ * grpc), declaring kuma-cp's internal addresses.
  */
 export function proxyListener(options: ProxyListenerOptions): ProtoJson {
   const prefix = sanitizeMetric(options.cluster);
@@ -58,6 +58,7 @@ export function proxyListener(options: ProxyListenerOptions): ProtoJson {
               }),
             },
             { ...internalAddressConfigFields(), ...options.httpConnectionManagerFields },
+            options.protocol === 'grpc' ? [grpcStatsFilter()] : [],
           ),
         );
   return {
