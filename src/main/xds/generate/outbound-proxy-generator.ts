@@ -55,7 +55,7 @@ function outboundResources(context: MeshContext, service: string, address: strin
   const listener = outboundListenerName(address, port);
   return {
     cluster: memoizedForContext(context, `cluster\n${service}`, () => outboundCluster(service, protocol)),
-    endpoints: serviceEndpoints(context, service),
+    endpoints: serviceEndpoints(context, service, 'envoy'),
     listener: proxyListener({
       name: listener,
       address,
