@@ -1,3 +1,4 @@
+import { SERVICE_TAG, type Tags } from '../../../shared/resources.js';
 import type { Endpoint, MeshContext } from '../context/mesh-context.js';
 import type { ProtoJson } from '../protocol/proto-json.js';
 import { memoizedForContext } from './context-memo.js';
@@ -10,7 +11,8 @@ export function socketAddress(address: string, port: number): ProtoJson {
 export type EndpointsReader = 'envoy' | 'grpc';
 
 /**
- * The endpoints of one service as a ClusterLoadAssignment. For Envoy they sit in no locality, as in Kuma without zones; gRPC drops endpoints
+ * The endpoints of one service as a ClusterLoadAssignment, each with its tags as Kuma's endpoint
+ * metadata. For Envoy they sit in no locality, as in Kuma without zones; gRPC drops endpoints
  * outside a weighted locality, so for it they sit in one named after the mesh (a local mesh has
  * no zones). An address:port listed twice (two Dataplanes claiming one socket) is kept once:
  * gRPC rejects the whole assignment over a duplicate address, and Envoy would double its weight.
@@ -27,6 +29,7 @@ export function clusterLoadAssignment(
   const lbEndpoints = unique.map((endpoint) => ({
     endpoint: { address: socketAddress(endpoint.address, endpoint.port) },
     load_balancing_weight: endpoint.weight,
+    ...endpointMetadata(endpoint.tags),
   }));
   const locality = reader === 'grpc' ? { locality: { zone: meshName }, load_balancing_weight: 1 } : {};
   return { cluster_name: clusterName, endpoints: [{ ...locality, lb_endpoints: lbEndpoints }] };
@@ -37,6 +40,16 @@ export function serviceEndpoints(context: MeshContext, service: string, reader: 
   return memoizedForContext(context, `endpoints\n${reader}\n${service}`, () =>
     clusterLoadAssignment(service, context.endpointsByService.get(service) ?? [], context.mesh.meta.name, reader),
   );
+}
+
+/**
+ * Kuma's EndpointMetadata: the endpoint's tags but the service (the cluster already names it), for
+ * subset load balancing and transport socket matching; none without such tags.
+ */
+function endpointMetadata(tags: Tags): ProtoJson {
+  const { [SERVICE_TAG]: _service, ...rest } = tags;
+  if (Object.keys(rest).length === 0) return {};
+  return { metadata: { filter_metadata: { 'envoy.lb': { ...rest }, 'envoy.transport_socket_match': { ...rest } } } };
 }
 
 /** Keeps the first endpoint of each address:port. */
