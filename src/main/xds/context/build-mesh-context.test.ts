@@ -26,7 +26,7 @@ const backend1 = dataplane('backend-1', {
 const backend2 = dataplane('backend-2', {
   address: '10.0.0.4',
   advertisedAddress: '127.0.0.4',
-  inbound: [{ port: 18080, tags: { 'kuma.io/service': 'backend', 'kuma.io/protocol': 'http' } }],
+  inbound: [{ port: 18080, address: '10.0.0.5', tags: { 'kuma.io/service': 'backend', 'kuma.io/protocol': 'http' } }],
 });
 const web1 = dataplane('web-1', {
   address: '127.0.0.1',
@@ -42,7 +42,7 @@ describe('buildMeshContext', () => {
     expect(context.dataplanesByName.get('web-1')).toBe(web1);
   });
 
-  it('lists every inbound as an endpoint of its service, addressed by inbound, advertised, then Dataplane address', () => {
+  it('lists every inbound as an endpoint of its service, addressed by advertised, inbound, then Dataplane address (Kuma\'s DataplaneAdvertisedIP)', () => {
     const context = buildMeshContext(mesh(), [web1, backend2, backend1]);
 
     expect([...context.endpointsByService.keys()]).toEqual(['admin', 'backend']);

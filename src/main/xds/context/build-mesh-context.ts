@@ -77,7 +77,8 @@ function endpointsByService(dataplanes: readonly DataplaneResource[]): Map<strin
       const endpoints = byService.get(service) ?? [];
       endpoints.push({
         dataplane: dataplane.meta.name,
-        address: inbound.address ?? networking.advertisedAddress ?? networking.address,
+        // Kuma's DataplaneAdvertisedIP: what others reach, which may differ from where Envoy listens (NAT).
+        address: networking.advertisedAddress ?? inbound.address ?? networking.address,
         port: inbound.port,
         tags: inbound.tags,
         protocol: protocolFromTags(inbound.tags),
