@@ -29,7 +29,7 @@ export function clusterLoadAssignment(
   const lbEndpoints = unique.map((endpoint) => ({
     endpoint: { address: socketAddress(endpoint.address, endpoint.port) },
     load_balancing_weight: endpoint.weight,
-    ...endpointMetadata(endpoint.tags),
+    ...endpointMetadata(endpoint.tags, endpoint.labels),
   }));
   const locality = reader === 'grpc' ? { locality: { zone: meshName }, load_balancing_weight: 1 } : {};
   return { cluster_name: clusterName, endpoints: [{ ...locality, lb_endpoints: lbEndpoints }] };
@@ -43,13 +43,17 @@ export function serviceEndpoints(context: MeshContext, service: string, reader: 
 }
 
 /**
- * Kuma's EndpointMetadata: the endpoint's tags but the service (the cluster already names it), for
- * subset load balancing and transport socket matching; none without such tags.
+ * Kuma's EndpointMetadataWithLabels: the endpoint's tags but the service (the cluster already
+ * names it), for subset load balancing and transport socket matching, and its Dataplane's labels
+ * under `io.kuma.labels`, for locality-aware load balancing; none without either.
  */
-function endpointMetadata(tags: Tags): ProtoJson {
+function endpointMetadata(tags: Tags, labels: Readonly<Record<string, string>>): ProtoJson {
   const { [SERVICE_TAG]: _service, ...rest } = tags;
-  if (Object.keys(rest).length === 0) return {};
-  return { metadata: { filter_metadata: { 'envoy.lb': { ...rest }, 'envoy.transport_socket_match': { ...rest } } } };
+  const filterMetadata = {
+    ...(Object.keys(rest).length > 0 && { 'envoy.lb': { ...rest }, 'envoy.transport_socket_match': { ...rest } }),
+    ...(Object.keys(labels).length > 0 && { 'io.kuma.labels': { ...labels } }),
+  };
+  return Object.keys(filterMetadata).length === 0 ? {} : { metadata: { filter_metadata: filterMetadata } };
 }
 
 /** Keeps the first endpoint of each address:port. */
