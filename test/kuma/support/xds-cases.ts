@@ -26,8 +26,8 @@ export interface ScopeRule {
 
 /**
  * What every case leaves out, as the cases' notes and the kuma-cases README say: meshdesk has no
- * mTLS, no transparent proxying, and does not act as kuma-dp (whose metadata makes Kuma add the
- * admin and readiness resources). Secrets are not among the compared types at all.
+ * mTLS, no transparent proxying, no legacy policies, and does not act as kuma-dp (whose metadata
+ * makes Kuma add the admin and readiness resources). Secrets are not among the compared types.
  */
 const CASE_SCOPE: readonly ScopeRule[] = [
   { resource: /./, path: /(^|\.)transportSocket(\.|\[|$)/, feature: 'mTLS (TLS contexts)' },
@@ -35,6 +35,11 @@ const CASE_SCOPE: readonly ScopeRule[] = [
   { resource: /^(inbound|outbound):passthrough:|^self_transparentproxy_/, feature: 'transparent proxying' },
   { resource: /./, path: /^(bindToPort|useOriginalDst|upstreamBindConfig)(\.|$)/, feature: 'transparent proxying' },
   { resource: /^kuma:(envoy:admin|readiness)$/, feature: "kuma-dp's own resources (admin and readiness, from kuma-dp metadata)" },
+  {
+    resource: /./,
+    path: /\[name=envoy\.filters\.http\.(fault|local_ratelimit)\]|(^|\.)accessLog\[|\.routeConfig\.requestHeadersToAdd\[/,
+    feature: 'legacy policies of the case mesh (FaultInjection, RateLimit, TrafficLog; the x-kuma-tags header they match on)',
+  },
 ];
 
 /**
@@ -46,6 +51,29 @@ const PLUGIN_DEFAULTS_SCOPE: ScopeRule = {
   resource: /./,
   path: /(^|\.)(connectTimeout|requestHeadersTimeout|circuitBreakers)(\.|\[|$)|commonHttpProtocolOptions\.(idleTimeout|maxStreamDuration|maxConnectionDuration)$|\.route\.(timeout|idleTimeout)$|\[name=envoy\.filters\.network\.tcp_proxy\]\.typedConfig\.idleTimeout$/,
   feature: 'default policy plugins (MeshTimeout, MeshCircuitBreaker): compared in xds-e2e',
+};
+
+/**
+ * The e2e mesh's outbounds are MeshServices (meshServices.mode Exclusive), whose listeners Kuma
+ * tags with the service's KRI; outbounds by kuma.io/service, what meshdesk models, carry their
+ * tags instead, as xds/meshhttproute-default-route shows. The names themselves are mapped by the
+ * case's nameMap.
+ */
+const MESH_SERVICE_TAGS_SCOPE: ScopeRule = {
+  resource: /^outbound:/,
+  path: /^metadata\.filterMetadata\["io\.kuma\.tags"\]/,
+  feature: 'MeshService naming (io.kuma.tags of MeshService outbounds)',
+};
+
+/**
+ * Each generator and plugin test hands its proxy its own internal address ranges (kuma-cp's
+ * `ipam.knownInternalCIDRs`, e.g. 9.10.11.12/12); meshdesk declares kuma-cp's defaults, which
+ * xds-e2e compares with what a running kuma-cp sends.
+ */
+const TEST_INTERNAL_ADDRESSES_SCOPE: ScopeRule = {
+  resource: /./,
+  path: /\.internalAddressConfig\./,
+  feature: "the generator test's own kuma-cp setting ipam.knownInternalCIDRs: compared in xds-e2e",
 };
 
 export type XdsArea = 'xds' | 'xds-e2e';
@@ -111,7 +139,7 @@ function loadGeneratorCase(dir: string): XdsCaseProxy[] {
       policy: false,
       kuma,
       meshdesk,
-      scope: [...caseRules(json.oosRules), ...CASE_SCOPE, PLUGIN_DEFAULTS_SCOPE],
+      scope: [...caseRules(json.oosRules), ...CASE_SCOPE, PLUGIN_DEFAULTS_SCOPE, TEST_INTERNAL_ADDRESSES_SCOPE],
       policyFields: new Set(),
       refused: generated.refused,
     },
@@ -156,8 +184,8 @@ function loadE2eCase(dir: string): XdsCaseProxy[] {
       policy: json.policy,
       kuma,
       meshdesk,
-      scope: [...caseRules(json.oosRules), ...CASE_SCOPE],
-      policyFields: policyFields(golden),
+      scope: [...caseRules(json.oosRules), ...CASE_SCOPE, MESH_SERVICE_TAGS_SCOPE],
+      policyFields: policyFields(golden, json.nameMap),
       refused: generated.refused,
     };
   });
@@ -172,13 +200,14 @@ function caseRules(rules: GeneratorCaseJson['oosRules']): ScopeRule[] {
 }
 
 /** The leaves Kuma's config diff adds: what the case's policy changes. */
-function policyFields(golden: E2eGolden): Set<string> {
+function policyFields(golden: E2eGolden, nameMap: Record<string, string>): Set<string> {
   const fields = new Set<string>();
   for (const change of golden.diff) {
     if (change.op !== 'add' && change.op !== 'replace') continue;
-    const [, typeToken, nameToken, ...pointer] = change.path.split('/').map((token) => token.replaceAll('~1', '/').replaceAll('~0', '~'));
-    const key = resourceKey(typeToken!, nameToken!);
-    const resource = golden.xds[typeToken!]?.[nameToken!];
+    const [, typeToken, rawName, ...pointer] = change.path.split('/').map((token) => token.replaceAll('~1', '/').replaceAll('~0', '~'));
+    const nameToken = nameMap[rawName!] ?? rawName!;
+    const key = resourceKey(typeToken!, nameToken);
+    const resource = golden.xds[typeToken!]?.[nameToken];
     for (const leaf of leaves(resource === undefined ? undefined : pointerValue(resource, pointer))) {
       const base = pointerToPath(resource, pointer);
       fields.add(`${key}\n${leaf.path === '' ? base : `${base}.${leaf.path}`}`);

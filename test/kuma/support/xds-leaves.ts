@@ -63,7 +63,7 @@ export interface Leaf {
 
 /**
  * Every leaf of a resource. Array items are keyed by what identifies them rather than by position
- * where they have such a thing (`filters[name=…]`, `routes[match=…]`, `lbEndpoints[endpoint=ip:port]`),
+ * where they have such a thing (`routes[match=…]`, `filters[name=…]`, `lbEndpoints[endpoint=ip:port]`),
  * so that one extra item does not shift every later one. Keys that are not identifiers are bracketed.
  */
 export function leaves(json: unknown): Leaf[] {
@@ -102,8 +102,9 @@ export function childPath(path: string, key: string): string {
 export function arrayItemKey(item: unknown, index: number): string {
   if (item !== null && typeof item === 'object' && !Array.isArray(item)) {
     const record = item as Record<string, unknown>;
-    if (typeof record.name === 'string') return `name=${record.name}`;
+    // A route by what it matches, not its name: route names are among what is compared.
     if (record.match !== undefined) return `match=${canonicalJson(record.match)}`;
+    if (typeof record.name === 'string') return `name=${record.name}`;
     const socket = (record.endpoint as { address?: { socketAddress?: { address?: string; portValue?: number } } } | undefined)
       ?.address?.socketAddress;
     if (socket) return `endpoint=${socket.address}:${socket.portValue ?? 0}`;
