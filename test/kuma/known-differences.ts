@@ -16,16 +16,6 @@ export interface KnownDifference {
 
 export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
   {
-    area: 'xds-structure',
-    case: '*',
-    resource: '^inbound:',
-    path: '^enableReusePort$',
-    reason:
-      "Kuma's generator goldens are made without kuma-dp's advertised features, so they show false; a running kuma-cp " +
-      'sends true, since kuma-dp advertises feature-reuse-port by default (xds-e2e). meshdesk does not see a proxy\'s ' +
-      "features and sends true, Envoy's own default on Linux.",
-  },
-  {
     area: 'xds-names',
     case: 'outbound-proxy-03',
     path: '\\.routes\\[[^\\]]*\\]\\.name$',

@@ -8,6 +8,7 @@ import { parseResourceDocuments } from '../../../src/main/resources/parse.js';
 import { validateResource } from '../../../src/main/resources/validate.js';
 import { buildMeshContext } from '../../../src/main/xds/context/build-mesh-context.js';
 import { generateProxyResources } from '../../../src/main/xds/generate/profile.js';
+import { FEATURE_REUSE_PORT } from '../../../src/main/xds/generate/proxy.js';
 import { XDS_TYPE_URLS, shortTypeName } from '../../../src/main/xds/protocol/type-urls.js';
 import type { DataplaneResource, MeshResource, Resource, ResourceInput } from '../../../src/shared/resources.js';
 import { leaves, pointerToPath, toKumaJson, type KumaJson, type Leaf } from './xds-leaves.js';
@@ -170,7 +171,7 @@ function loadE2eCase(dir: string): XdsCaseProxy[] {
       if (!isComparedType(typeUrl)) continue;
       for (const [name, resource] of Object.entries(byName)) kuma.set(resourceKey(typeUrl, name), resource);
     }
-    const generated = generateForCase(path.join(dir, json.meshdeskInput), json.mesh, proxy.name);
+    const generated = generateForCase(path.join(dir, json.meshdeskInput), json.mesh, proxy.name, KUMA_DP_DEFAULT_FEATURES);
     const meshdesk = new Map<string, KumaJson>(
       [...generated.resources].map(([key, resource]) => {
         const [type, name] = splitKey(key);
@@ -265,7 +266,13 @@ interface GeneratedCase {
 }
 
 /** meshdesk's resources from the case's meshdesk.yaml, read as the API reads them, and the proxy's generated configuration. */
-function generateForCase(inputPath: string, meshName: string, proxyName: string): GeneratedCase {
+/**
+ * The e2e sidecars are kuma-dp, which advertises the features it supports in node metadata; of
+ * those the generators act on reuse-port, on by default. Generator tests give their proxy none.
+ */
+const KUMA_DP_DEFAULT_FEATURES: ReadonlySet<string> = new Set([FEATURE_REUSE_PORT]);
+
+function generateForCase(inputPath: string, meshName: string, proxyName: string, features: ReadonlySet<string> = new Set()): GeneratedCase {
   const refused: string[] = [];
   const inputs: ResourceInput[] = [];
   for (const document of parseResourceDocuments(fs.readFileSync(inputPath, 'utf8'))) {
@@ -287,6 +294,7 @@ function generateForCase(inputPath: string, meshName: string, proxyName: string)
     id: `${meshName}.${proxyName}`,
     dataplane,
     kind: 'envoy',
+    features,
   });
   const byKey = new Map<string, KumaJson>();
   for (const typeUrl of XDS_TYPE_URLS) {

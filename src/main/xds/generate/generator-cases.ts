@@ -14,6 +14,8 @@ interface GeneratorCaseInput {
   /** Name of the Dataplane whose configuration is generated. */
   proxy: string;
   kind?: ProxyKind;
+  /** What the proxy advertises in its node metadata (kuma-dp's `features`). */
+  features?: string[];
   dataplanes: ({ name: string; labels?: Record<string, string> } & DataplaneSpec)[];
 }
 
@@ -36,7 +38,7 @@ export function loadGeneratorCase(inputPath: string): GeneratorCase {
   return {
     description: input.description,
     context: buildMeshContext(mesh, dataplanes),
-    proxy: { id: `${input.mesh}.${input.proxy}`, dataplane, kind: input.kind ?? 'envoy' },
+    proxy: { id: `${input.mesh}.${input.proxy}`, dataplane, kind: input.kind ?? 'envoy', features: new Set(input.features ?? []) },
   };
 }
 

@@ -14,6 +14,7 @@ import {
 } from './defaults/mesh-timeout-defaults.js';
 import type { ResourceGenerator } from './generator.js';
 import { proxyListener } from './listeners.js';
+import { FEATURE_REUSE_PORT } from './proxy.js';
 import { inboundListenerName, inboundRouteName, localClusterName } from './names.js';
 import { ResourceSet } from './resources.js';
 
@@ -48,6 +49,8 @@ export const inboundProxyGenerator: ResourceGenerator = {
           address,
           port: inbound.port,
           direction: 'INBOUND',
+          // Kuma's InboundListenerConfigurer: on when the proxy advertises it (kuma-dp does by default).
+          reusePort: proxy.features?.has(FEATURE_REUSE_PORT) ?? false,
           protocol,
           tags: inboundListenerTags(inbound),
           cluster,

@@ -6,19 +6,13 @@ import { internalAddressConfigFields } from './internal-addresses.js';
 import { sanitizeMetric } from './names.js';
 import { SIDECAR_ROUTE_CONFIG_FIELDS, routeToCluster } from './routes.js';
 
-/**
- * Kuma sets SO_REUSEPORT on every inbound listener when kuma-dp advertises `feature-reuse-port`,
- * which it does by default, so a running kuma-cp sends true. meshdesk does not pass a proxy's
- * advertised features to its generators, and true is Envoy's own default on Linux, so it sends
- * true as well (Kuma's generator goldens, made without kuma-dp's features, show false).
- */
-const INBOUND_REUSE_PORT = true;
-
 export interface ProxyListenerOptions {
   name: string;
   address: string;
   port: number;
   direction: 'INBOUND' | 'OUTBOUND';
+  /** Sets SO_REUSEPORT either way when given (Kuma does on inbound listeners), else leaves Envoy's default. */
+  reusePort?: boolean;
   protocol: Protocol;
   /** Published as the listener's `io.kuma.tags` metadata, which Kuma's policies and dashboards read. */
   tags: Tags;
@@ -64,7 +58,7 @@ export function proxyListener(options: ProxyListenerOptions): ProtoJson {
   return {
     name: options.name,
     address: socketAddress(options.address, options.port),
-    ...(options.direction === 'INBOUND' && { enable_reuse_port: INBOUND_REUSE_PORT }),
+    ...(options.reusePort !== undefined && { enable_reuse_port: options.reusePort }),
     filter_chains: [{ filters: [filter] }],
     traffic_direction: options.direction,
     ...tagsMetadata(options.tags),
