@@ -48,8 +48,10 @@ export function generateEnvoyBootstrap(options: EnvoyBootstrapOptions): ProtoJso
         grpc_services: [{ envoy_grpc: { cluster_name: ADS_CLUSTER } }],
         set_node_on_first_message_only: true,
       },
-      lds_config: adsConfigSource(),
-      cds_config: adsConfigSource(),
+      // As Kuma's bootstrap: wait for the first listeners and clusters however long the control
+      // plane takes (a post-create wait can exceed Envoy's 15 s default) rather than start without them.
+      lds_config: { ...adsConfigSource(), initial_fetch_timeout: '0s' },
+      cds_config: { ...adsConfigSource(), initial_fetch_timeout: '0s' },
     },
     static_resources: {
       clusters: [
