@@ -61,31 +61,31 @@ export class StatusTracker implements Callbacks {
   }
 
   onStreamRequest({ streamId, node, request, classification }: StreamRequestEvent): void {
-    const { kind, typeUrl } = classification;
+    const { kind, typeUrl, version } = classification;
     if (kind === 'stale') return;
     const proxy = this.#attach(streamId, node.id);
     if (!proxy) return;
     const type = typeState(proxy, typeUrl);
     const at = now();
     if (kind === 'ack') {
-      type.lastAcked = { version: request.version_info, nonce: request.response_nonce, at };
+      type.lastAcked = { version, nonce: request.response_nonce, at };
       type.counts.acks += 1;
-      this.#timeline.record(proxy.proxyId, { kind: 'ack', at, typeUrl, version: request.version_info, nonce: request.response_nonce });
+      this.#timeline.record(proxy.proxyId, { kind: 'ack', at, typeUrl, version, nonce: request.response_nonce });
       this.#observeDelivery(proxy, type, at);
     } else if (kind === 'nack') {
       // A NACK echoes the latest nonce, so the version it rejects is the one last sent.
       const rejectedVersion = type.lastSent?.version ?? '';
       const error = request.error_detail?.message ?? '';
-      type.lastNack = { rejectedVersion, acceptedVersion: request.version_info, nonce: request.response_nonce, error, at };
+      type.lastNack = { rejectedVersion, acceptedVersion: version, nonce: request.response_nonce, error, at };
       type.counts.nacks += 1;
       this.#timeline.record(proxy.proxyId, { kind: 'nack', at, typeUrl, version: rejectedVersion, nonce: request.response_nonce, error });
     }
   }
 
-  onStreamResponse({ streamId, response }: StreamResponseEvent): void {
+  onStreamResponse({ streamId, response, version }: StreamResponseEvent): void {
     const proxy = this.#proxyOfKnownStream(streamId);
     if (!proxy) return;
-    const { type_url: typeUrl, version_info: version, nonce } = response;
+    const { type_url: typeUrl, nonce } = response;
     const type = typeState(proxy, typeUrl);
     const at = now();
     type.lastSent = { version, nonce, resources: response.resources.length, at };
