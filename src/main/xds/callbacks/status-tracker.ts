@@ -10,6 +10,7 @@ import type {
 } from '../server/callbacks.js';
 import { now, type ProxyTimeline } from '../status/proxy-timeline.js';
 import type { ProxyStatus, TypeStatus } from '../../../shared/api-types.js';
+import type { XdsProtocol } from '../protocol/ads-service.js';
 
 export type { ProxyStatus, TypeStatus };
 
@@ -20,6 +21,7 @@ export interface StatusTrackerOptions {
 
 interface OpenStream {
   peer: string;
+  protocol: XdsProtocol;
   openedAt: number;
   /** Known from the stream's first request on. */
   proxyId?: string;
@@ -56,8 +58,8 @@ export class StatusTracker implements Callbacks {
     this.#metrics = metrics;
   }
 
-  onStreamOpen({ streamId, peer }: StreamOpenEvent): void {
-    this.#streams.set(streamId, { peer, openedAt: now() });
+  onStreamOpen({ streamId, peer, protocol }: StreamOpenEvent): void {
+    this.#streams.set(streamId, { peer, protocol, openedAt: now() });
   }
 
   onStreamRequest({ streamId, node, request, classification }: StreamRequestEvent): void {
@@ -135,7 +137,7 @@ export class StatusTracker implements Callbacks {
    * fresh set of types. Undefined for a stream another stream of the same proxy has replaced.
    */
   #attach(streamId: number, proxyId: string): ProxyState | undefined {
-    const stream = this.#streams.get(streamId) ?? { peer: '', openedAt: now() };
+    const stream = this.#streams.get(streamId) ?? { peer: '', protocol: 'sotw', openedAt: now() };
     this.#streams.set(streamId, stream);
     if (stream.proxyId !== undefined) return this.#proxyOfKnownStream(streamId);
     stream.proxyId = proxyId;
@@ -145,6 +147,7 @@ export class StatusTracker implements Callbacks {
       since: now(),
       connections: (this.#proxies.get(proxyId)?.connections ?? 0) + 1,
       stream: { id: streamId, peer: stream.peer, openedAt: stream.openedAt },
+      protocol: stream.protocol,
       types: new Map(),
     };
     this.#proxies.set(proxyId, proxy);

@@ -64,8 +64,8 @@ export class DeltaSubscription extends Subscription<DeltaDiscoveryRequest, Delta
       names.delete(name);
       // Still covered by the wildcard: the client is told where it stands, sent again if it exists
       // or removed if not (an empty version differs from every version). Otherwise forgotten.
-      if (this.wildcard) returned.set(name, '');
-      else returned.delete(name);
+      if (!this.wildcard) returned.delete(name);
+      else if (returned.has(name)) returned.set(name, '');
     }
     // Spec: the first wildcard request is answered even when there is nothing to send.
     if (first && this.wildcard) this.answerDue = true;
