@@ -17,8 +17,9 @@ const DISCOVERY_RESPONSE = 'envoy.service.discovery.v3.DiscoveryResponse';
 const DELTA_DISCOVERY_REQUEST = 'envoy.service.discovery.v3.DeltaDiscoveryRequest';
 const DELTA_DISCOVERY_RESPONSE = 'envoy.service.discovery.v3.DeltaDiscoveryResponse';
 
-/** The two variants of the xDS transport: State of the World, or incremental ("delta"). */
-export type XdsProtocol = 'sotw' | 'delta';
+/** The two variants of the xDS transport: State of the World (the default, as in Kuma), or incremental ("delta"). */
+export const XDS_PROTOCOLS = ['sotw', 'delta'] as const;
+export type XdsProtocol = (typeof XDS_PROTOCOLS)[number];
 
 /** `envoy.config.core.v3.Node`: who is asking. Only `id` is required by meshdesk. */
 export interface Node {
