@@ -117,8 +117,8 @@ describe('bootstrap API', () => {
   it('makes Envoy speak delta ADS with ?xdsProtocol=delta (api_type DELTA_GRPC); State of the World (GRPC) by default', async () => {
     const url = await serve();
 
-    const sotw = await (await fetch(`${url}?format=json`)).json();
-    const delta = await (await fetch(`${url}?format=json&xdsProtocol=delta`)).json();
+    const sotw = (await (await fetch(`${url}?format=json`)).json()) as any;
+    const delta = (await (await fetch(`${url}?format=json&xdsProtocol=delta`)).json()) as any;
 
     expect(() => encodeMessage('envoy.config.bootstrap.v3.Bootstrap', delta)).not.toThrow();
     expect([sotw.dynamic_resources.ads_config.api_type, delta.dynamic_resources.ads_config.api_type]).toEqual(['GRPC', 'DELTA_GRPC']);
