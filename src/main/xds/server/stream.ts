@@ -154,7 +154,8 @@ export class AdsStream<Request extends XdsRequest, Response extends XdsResponse>
     if (this.#closed) return;
     // Only a node the callbacks accepted gets configuration.
     if (!this.#unwatch) this.#unwatch = this.#options.watcher.watch(node.id, (snapshot) => this.#onSnapshot(snapshot));
-    // Spec: a stale request (older nonce) is ignored entirely, its resource names included.
+    // Spec: a stale SotW request (older nonce) is ignored entirely, its resource names included
+    // (delta never classifies one stale: its subscription changes must not be lost).
     if (classification.kind === 'stale') return;
     subscription.apply(request, classification);
     this.#respond(subscription);
