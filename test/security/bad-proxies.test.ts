@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { Core } from '../../src/main/core.js';
 import type { ProxyStatus } from '../../src/main/xds/callbacks/status-tracker.js';
+import { MAX_METADATA_DATAPLANE_BYTES } from '../../src/main/xds/callbacks/metadata-dataplane.js';
 import { DATAPLANE_METADATA_KEY, DATAPLANE_TOKEN_METADATA_KEY } from '../../src/main/xds/generate/bootstrap.js';
 import { PROXY_TYPE_METADATA_KEY } from '../../src/main/xds/generate/proxy.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../../src/main/xds/server/ads-server.js';
@@ -169,6 +170,11 @@ describe('malformed node metadata', () => {
     },
     { problem: 'a Dataplane that is not YAML', metadata: { [DATAPLANE_METADATA_KEY]: 'type: [Dataplane' }, details: /invalid Dataplane in node metadata "dataplane\.resource"/ },
     { problem: 'a Dataplane nested 10 000 levels deep', metadata: { [DATAPLANE_METADATA_KEY]: '['.repeat(10_000) }, details: /nested deeper than 64 levels/ },
+    {
+      problem: 'a Dataplane over the size limit (the issue 12 attack: 300 KB of keys)',
+      metadata: { [DATAPLANE_METADATA_KEY]: Array.from({ length: 30_000 }, (_, index) => `k${index}: v`).join('\n') },
+      details: new RegExp(`node metadata "dataplane\\.resource".*is \\d+ bytes; the limit is ${MAX_METADATA_DATAPLANE_BYTES} bytes`),
+    },
     { problem: 'an unknown proxy type', metadata: { [PROXY_TYPE_METADATA_KEY]: 'nginx' }, details: /node metadata "meshdesk\.proxyType" must be "envoy" or "grpc", got "nginx"/ },
   ];
 
