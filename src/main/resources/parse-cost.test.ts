@@ -1,7 +1,7 @@
 // First: V8 counts only code compiled after counting starts.
 import { countOperations } from '../../../test/support/operation-count.js';
 import { describe, expect, it } from 'vitest';
-import { MAX_ALIASES, MAX_REPORTED_PROBLEMS, parseResourceText } from './parse.js';
+import { MAX_ALIASES, MAX_REPORTED_PROBLEMS, MAX_YAML_BYTES, parseResourceText } from './parse.js';
 import { ValidationError } from './validation-error.js';
 
 /** Parses or refuses; either way the work done is what is counted. */
@@ -48,6 +48,18 @@ describe('parsing cost', () => {
       { field: '', message: `line ${2 * MAX_ALIASES + 2}, column 13: more than ${MAX_ALIASES} aliases in one document` },
     ]);
     expect(parseOrRefuse(keys(MAX_ALIASES).map((key) => `${key}: &${key} x\n${key}-again: *${key}`).join('\n'))).not.toBeInstanceOf(ValidationError);
+  });
+
+  it(`refuses YAML over ${MAX_YAML_BYTES} bytes without parsing it, and reads plain JSON beyond that`, () => {
+    const yaml = keys(30_000).map((key) => `${key}: v`).join('\n');
+    let refusal: unknown;
+    expect(countOperations(() => (refusal = parseOrRefuse(yaml)))).toBeLessThan(1000);
+    expect((refusal as ValidationError).violations).toEqual([
+      { field: '', message: `the text is ${yaml.length} bytes: YAML (or JSON with a key given twice) may be at most ${MAX_YAML_BYTES} bytes, far more than any resource needs` },
+    ]);
+    const json = JSON.stringify(Object.fromEntries(keys(30_000).map((key) => [key, 'v'])));
+    expect(json.length).toBeGreaterThan(MAX_YAML_BYTES);
+    expect(Object.keys(parseResourceText(json) as object)).toHaveLength(30_000);
   });
 
   it(`names the first ${MAX_REPORTED_PROBLEMS} duplicate keys and counts the others`, () => {

@@ -11,6 +11,12 @@ const TITLE = 'resource is not valid YAML or JSON';
  * so 20,000 of them took 10 s; a resource that repeats a block a hundred times is already odd.
  */
 export const MAX_ALIASES = 100;
+/**
+ * Text the YAML parser reads (YAML, and JSON that is not plain: a key twice, too deep). The parser
+ * is linear but slow, about 2 µs a byte on the event loop every stream shares; a Dataplane with a
+ * thousand outbounds is about 100 KB. Plain JSON is read up to the API's body limit.
+ */
+export const MAX_YAML_BYTES = 256 * 1024;
 /** Syntax problems named one by one; a text repeating one key 20,000 times need not list them all. */
 export const MAX_REPORTED_PROBLEMS = 20;
 
@@ -44,6 +50,15 @@ export function parseResourceDocuments(text: string): unknown[] {
 function readDocuments(text: string): ParsedDocument[] {
   const json = parsePlainJson(text);
   if (json) return [{ value: json.value, start: 'line 1, column 1' }];
+  const bytes = Buffer.byteLength(text);
+  if (bytes > MAX_YAML_BYTES) {
+    const violations = new ViolationList();
+    violations.add(
+      '',
+      `the text is ${bytes} bytes: YAML (or JSON with a key given twice) may be at most ${MAX_YAML_BYTES} bytes, far more than any resource needs`,
+    );
+    violations.throwIfAny(TITLE);
+  }
   // Before parsing: the parser recurses per level, and too deep a text would exhaust the stack.
   const tooDeep = findTooDeepNesting(text);
   if (tooDeep) {
