@@ -45,7 +45,19 @@ export interface DiscoveryResponse {
   control_plane?: { identifier: string };
 }
 
-export type AdsMethodDefinition = grpc.MethodDefinition<DiscoveryRequest, DiscoveryResponse>;
+/**
+ * Bytes that are not a DiscoveryRequest. The deserializer hands this to the stream instead of
+ * throwing, because grpc-js answers a throwing deserializer with INTERNAL, a server fault, where
+ * the client sent garbage: the stream ends it with INVALID_ARGUMENT naming the decode error.
+ */
+export class UndecodableRequest {
+  constructor(readonly reason: string) {}
+}
+
+/** What the server reads: the client writes DiscoveryRequests, the server may read garbage. */
+export type AdsMethodDefinition = Omit<grpc.MethodDefinition<DiscoveryRequest, DiscoveryResponse>, 'requestDeserialize'> & {
+  requestDeserialize: (bytes: Buffer) => DiscoveryRequest | UndecodableRequest;
+};
 
 let cachedDefinition: { StreamAggregatedResources: AdsMethodDefinition } | undefined;
 
@@ -60,7 +72,13 @@ export function adsServiceDefinition(): { StreamAggregatedResources: AdsMethodDe
       responseStream: method.responseStream === true,
       originalName: method.name,
       requestSerialize: (request) => Buffer.from(encodeMessage(DISCOVERY_REQUEST, request, 'DiscoveryRequest')),
-      requestDeserialize: (bytes) => withRequestDefaults(decodeMessage(DISCOVERY_REQUEST, bytes)),
+      requestDeserialize: (bytes) => {
+        try {
+          return withRequestDefaults(decodeMessage(DISCOVERY_REQUEST, bytes));
+        } catch (error) {
+          return new UndecodableRequest(error instanceof Error ? error.message : String(error));
+        }
+      },
       responseSerialize: (response) => Buffer.from(discoveryResponseWriter(response).finish()),
       responseDeserialize: (bytes) => readDiscoveryResponse(bytes),
     },

@@ -1,5 +1,5 @@
 import { status, type ServerDuplexStream } from '@grpc/grpc-js';
-import { discoveryResponseSize, type DiscoveryRequest, type DiscoveryResponse, type Node } from '../protocol/ads-service.js';
+import { UndecodableRequest, discoveryResponseSize, type DiscoveryRequest, type DiscoveryResponse, type Node } from '../protocol/ads-service.js';
 import { XDS_TYPE_URLS, shortTypeName } from '../protocol/type-urls.js';
 import { StreamError, statusOf, type CallbacksChain } from './callbacks.js';
 import type { Snapshot } from './snapshot.js';
@@ -7,7 +7,7 @@ import type { ConfigWatcher } from './snapshot-cache.js';
 import { EVENT_LOOP_SLICE } from './time-slice.js';
 import { TypeSubscription } from './subscription.js';
 
-export type AdsCall = ServerDuplexStream<DiscoveryRequest, DiscoveryResponse>;
+export type AdsCall = ServerDuplexStream<DiscoveryRequest | UndecodableRequest, DiscoveryResponse>;
 
 export interface Logger {
   error(message: string, ...details: unknown[]): void;
@@ -73,7 +73,7 @@ export class AdsStream {
     this.peer = options.call.getPeer();
     this.#drained = new Promise((resolve) => (this.#onDrained = resolve));
     const { call, callbacks } = options;
-    call.on('data', (request: DiscoveryRequest) => this.#enqueue(() => this.#handleRequest(request)));
+    call.on('data', (request: DiscoveryRequest | UndecodableRequest) => this.#enqueue(() => this.#handleRequest(request)));
     call.on('end', () => this.end({ code: status.OK, details: 'client closed the stream' })); // half-close: finish ours too
     call.on('cancelled', () => this.#close());
     call.on('error', () => this.#close());
@@ -116,10 +116,14 @@ export class AdsStream {
   }
 
   /** The one request loop: every protocol rule about a request is applied here, in this order. */
-  async #handleRequest(request: DiscoveryRequest): Promise<void> {
+  async #handleRequest(request: DiscoveryRequest | UndecodableRequest): Promise<void> {
     // Requests of many streams arrive in one read of a connection: take turns with the event loop.
     await EVENT_LOOP_SLICE.yieldWhenBusy();
     if (this.#closed) return;
+    if (request instanceof UndecodableRequest) {
+      const who = this.#node ? `proxy "${this.#node.id}"` : `stream ${this.id} from ${this.peer}`;
+      throw new StreamError(status.INVALID_ARGUMENT, `${who} sent a message that is not a DiscoveryRequest: ${request.reason}`);
+    }
     const node = this.#node ?? request.node;
     if (!node?.id) {
       throw new StreamError(status.INVALID_ARGUMENT, `the first DiscoveryRequest on stream ${this.id} from ${this.peer} carries no node.id`);
