@@ -3,10 +3,12 @@ import type { DataplaneResource, ResourceInput, ResourceKey } from '../../../sha
 import type { CachedManager } from '../../cache/cached-manager.js';
 import type { Settings } from '../../config/settings.js';
 import type { ResourceManager } from '../../manager/interfaces.js';
-import { ResourceConflictError, ResourceNotFoundError, ResourcePreconditionError } from '../../store/errors.js';
+import { ResourceAlreadyExistsError, ResourceConflictError, ResourceNotFoundError, ResourcePreconditionError } from '../../store/errors.js';
+import { firstDifference } from '../../resources/first-difference.js';
 import { StreamError } from '../server/callbacks.js';
 import type { Logger } from '../server/stream.js';
 import { now, type ProxyTimeline } from '../status/proxy-timeline.js';
+import { DATAPLANE_METADATA_KEY } from '../generate/bootstrap.js';
 import { dataplaneFromMetadata } from './metadata-dataplane.js';
 import type { ConnectedProxy, ProxyCallbacks } from './proxy-callbacks.js';
 import { sleep as realSleep, type Sleep } from './sleep.js';
@@ -80,11 +82,13 @@ export class DataplaneLifecycle implements ProxyCallbacks {
     this.#options.timeline.record(proxy.proxyId, { kind: 'stream-opened', at: proxy.streamOpenedAt, streamId: proxy.streamId });
     try {
       const dataplane = dataplaneFromMetadata(proxy);
-      if (dataplane) {
-        await this.#registerFromMetadata(proxy, dataplane);
+      const existing = await this.#find(proxy.dataplaneKey);
+      if (dataplane && !createdThroughApi(existing)) {
+        await this.#registerFromMetadata(proxy, dataplane, existing);
         await this.#postCreateWait(proxy);
       } else {
-        await this.#findRegistered(proxy);
+        if (dataplane) requireApiDataplaneAsItIs(proxy, existing!, dataplane);
+        this.#useRegistered(proxy, existing);
       }
     } catch (error) {
       // The adapter tells only successful connects about disconnects: clean up our half here.
@@ -127,40 +131,35 @@ export class DataplaneLifecycle implements ProxyCallbacks {
     await Promise.all([...leaving].map(([proxyId, key]) => this.#deregister(proxyId, key)));
   }
 
-  /** Universal flow: the proxy brought its Dataplane; store it, unless another live proxy owns it. */
-  async #registerFromMetadata(proxy: ConnectedProxy, dataplane: ResourceInput<'Dataplane'>): Promise<void> {
+  /**
+   * Universal flow: the proxy brought its Dataplane and none was created through the API; store
+   * it (create, or replace the one a proxy registered), unless another live proxy owns it.
+   */
+  async #registerFromMetadata(proxy: ConnectedProxy, dataplane: ResourceInput<'Dataplane'>, existing: DataplaneResource | undefined): Promise<void> {
     if (this.#liveConnection(proxy, (other) => other.fromMetadata)) {
       throw new StreamError(status.PERMISSION_DENIED, `proxy "${proxy.proxyId}": ${OVERRIDE_DENIED}`);
     }
-    const existing = await this.#find(proxy.dataplaneKey);
-    // A Dataplane created via the API stays the API's: updated from the metadata (a generated
-    // bootstrap carries it), but never deleted when its proxy leaves.
-    const registeredByProxy = !existing || existing.meta.labels[ORIGIN_LABEL] === PROXY_ORIGIN;
     const { [ORIGIN_LABEL]: _claimed, ...labels } = dataplane.labels;
-    const { resource, created } = await this.#store(proxy, () =>
-      this.#options.manager.upsert({
-        ...dataplane,
-        labels: registeredByProxy ? { ...labels, [ORIGIN_LABEL]: PROXY_ORIGIN } : labels,
-        // The version read above: an API write in between fails as a conflict instead of being overwritten.
-        version: existing?.meta.version,
-      }),
-    );
-    this.#connected({ proxy, fromMetadata: true, deregisterOnClose: registeredByProxy });
+    const input = { ...dataplane, labels: { ...labels, [ORIGIN_LABEL]: PROXY_ORIGIN } };
+    const { manager } = this.#options;
+    // Exactly what was read above: an API write in between fails as a conflict instead of being overwritten.
+    const resource = await this.#store(proxy, () => (existing ? manager.update({ ...input, version: existing.meta.version }) : manager.create(input)));
+    this.#connected({ proxy, fromMetadata: true, deregisterOnClose: true });
     this.#options.timeline.record(proxy.proxyId, {
       kind: 'registered',
       at: now(),
       origin: 'metadata',
-      created,
+      created: !existing,
       version: resource.meta.version,
     });
   }
 
   /**
-   * The proxy brought no Dataplane: it must have been created via the API. Without one the stream
-   * still goes on (the sync tracker reports `dataplane not found` and retries), registered as nothing.
+   * The proxy uses the stored Dataplane as it is: one created through the API (brought in its
+   * metadata or not), or, without metadata, one a proxy registered. Without any the stream still
+   * goes on (the sync tracker reports `dataplane not found` and retries), registered as nothing.
    */
-  async #findRegistered(proxy: ConnectedProxy): Promise<void> {
-    const existing = await this.#find(proxy.dataplaneKey);
+  #useRegistered(proxy: ConnectedProxy, existing: DataplaneResource | undefined): void {
     const registeredByProxy = existing?.meta.labels[ORIGIN_LABEL] === PROXY_ORIGIN;
     // Without metadata it can still be the proxy's own Dataplane, left from a connection that just ended.
     this.#connected({ proxy, fromMetadata: false, deregisterOnClose: registeredByProxy });
@@ -293,13 +292,33 @@ export class DataplaneLifecycle implements ProxyCallbacks {
       const code =
         error instanceof ResourcePreconditionError
           ? status.FAILED_PRECONDITION
-          : error instanceof ResourceConflictError
+          : error instanceof ResourceConflictError || error instanceof ResourceAlreadyExistsError
             ? status.ABORTED
             : undefined;
       if (code === undefined) throw error;
       throw new StreamError(code, `proxy "${proxy.proxyId}" cannot register its Dataplane: ${(error as Error).message}`, { cause: error });
     }
   }
+}
+
+/** A Dataplane without the proxy origin label was created through the API (or the UI): the API owns it. */
+function createdThroughApi(existing: DataplaneResource | undefined): existing is DataplaneResource {
+  return existing !== undefined && existing.meta.labels[ORIGIN_LABEL] !== PROXY_ORIGIN;
+}
+
+/**
+ * A proxy may bring the API's Dataplane in its metadata (a generated bootstrap carries it) but
+ * not another one under its name: any local process could otherwise rewrite what the API created.
+ */
+function requireApiDataplaneAsItIs(proxy: ConnectedProxy, existing: DataplaneResource, dataplane: ResourceInput<'Dataplane'>): void {
+  const difference = firstDifference(existing.spec, dataplane.spec);
+  if (difference === undefined) return;
+  throw new StreamError(
+    status.PERMISSION_DENIED,
+    `proxy "${proxy.proxyId}": Dataplane "${existing.meta.name}" in mesh "${existing.meta.mesh}" was created through the API, ` +
+      `and the one in node metadata "${DATAPLANE_METADATA_KEY}" differs from it at ${difference || 'its top level'}; ` +
+      'change it through the API, or connect without that metadata',
+  );
 }
 
 function seconds(ms: number): string {
