@@ -158,6 +158,16 @@ describe('universal flow: the proxy brings its Dataplane in its metadata', () =>
     expect(await first.barrier()).toEqual([]); // the owner is still served
   });
 
+  test('registers when two streams of a new proxy bring its Dataplane at once: the one that loses the create updates', async () => {
+    controlPlane.settings.update({ 'xds.postCreateStrategy': 'none' });
+    const port = await serve(controlPlane.lifecycle(), { auth: false });
+
+    await Promise.all([connect(port), connect(port)]);
+
+    expect(eventsOf(PROXY_ID, 'registered').map(({ created }) => created).sort()).toEqual([false, true]);
+    expect((await controlPlane.manager.get('Dataplane', KEY)).meta).toMatchObject({ version: 2, labels: { [ORIGIN_LABEL]: PROXY_ORIGIN } });
+  });
+
   test('closes the stream with FAILED_PRECONDITION when the mesh of the Dataplane does not exist', async () => {
     const port = await serve(controlPlane.lifecycle());
 

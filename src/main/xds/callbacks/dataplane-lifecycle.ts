@@ -18,6 +18,9 @@ export const ORIGIN_LABEL = 'meshdesk.io/origin';
 /** The Dataplane was registered by its proxy (metadata): it goes when the proxy goes. */
 export const PROXY_ORIGIN = 'proxy';
 
+/** Registration attempts when other writers keep coming between its read and its write. */
+const REGISTER_ATTEMPTS = 5;
+
 /** Kuma's message, so that a Kuma user recognises the refusal. */
 export const OVERRIDE_DENIED = "you are trying to override existing proxy to which you don't have an access";
 
@@ -82,13 +85,16 @@ export class DataplaneLifecycle implements ProxyCallbacks {
     this.#options.timeline.record(proxy.proxyId, { kind: 'stream-opened', at: proxy.streamOpenedAt, streamId: proxy.streamId });
     try {
       const dataplane = dataplaneFromMetadata(proxy);
-      const existing = await this.#find(proxy.dataplaneKey);
-      if (dataplane && !createdThroughApi(existing)) {
-        await this.#registerFromMetadata(proxy, dataplane, existing);
-        await this.#postCreateWait(proxy);
+      if (!dataplane) {
+        this.#useRegistered(proxy, await this.#find(proxy.dataplaneKey));
       } else {
-        if (dataplane) requireApiDataplaneAsItIs(proxy, existing!, dataplane);
-        this.#useRegistered(proxy, existing);
+        const apiOwned = await this.#registerFromMetadata(proxy, dataplane);
+        if (apiOwned) {
+          requireApiDataplaneAsItIs(proxy, apiOwned, dataplane);
+          this.#useRegistered(proxy, apiOwned);
+        } else {
+          await this.#postCreateWait(proxy);
+        }
       }
     } catch (error) {
       // The adapter tells only successful connects about disconnects: clean up our half here.
@@ -132,26 +138,32 @@ export class DataplaneLifecycle implements ProxyCallbacks {
   }
 
   /**
-   * Universal flow: the proxy brought its Dataplane and none was created through the API; store
-   * it (create, or replace the one a proxy registered), unless another live proxy owns it.
+   * Universal flow: stores the Dataplane the proxy brought (create, or replace the one a proxy
+   * registered) unless another live proxy owns it. Writes nothing and returns the stored one
+   * when it was created through the API.
    */
-  async #registerFromMetadata(proxy: ConnectedProxy, dataplane: ResourceInput<'Dataplane'>, existing: DataplaneResource | undefined): Promise<void> {
+  async #registerFromMetadata(proxy: ConnectedProxy, dataplane: ResourceInput<'Dataplane'>): Promise<DataplaneResource | undefined> {
     if (this.#liveConnection(proxy, (other) => other.fromMetadata)) {
       throw new StreamError(status.PERMISSION_DENIED, `proxy "${proxy.proxyId}": ${OVERRIDE_DENIED}`);
     }
     const { [ORIGIN_LABEL]: _claimed, ...labels } = dataplane.labels;
     const input = { ...dataplane, labels: { ...labels, [ORIGIN_LABEL]: PROXY_ORIGIN } };
     const { manager } = this.#options;
-    // Exactly what was read above: an API write in between fails as a conflict instead of being overwritten.
-    const resource = await this.#store(proxy, () => (existing ? manager.update({ ...input, version: existing.meta.version }) : manager.create(input)));
-    this.#connected({ proxy, fromMetadata: true, deregisterOnClose: true });
-    this.#options.timeline.record(proxy.proxyId, {
-      kind: 'registered',
-      at: now(),
-      origin: 'metadata',
-      created: !existing,
-      version: resource.meta.version,
-    });
+    for (let attempt = 1; ; attempt++) {
+      const existing = await this.#find(proxy.dataplaneKey);
+      if (existing && createdThroughApi(existing)) return existing;
+      try {
+        // Exactly what was read: an API write in between is never overwritten, it is read again.
+        const resource = await (existing ? manager.update({ ...input, version: existing.meta.version }) : manager.create(input));
+        this.#connected({ proxy, fromMetadata: true, deregisterOnClose: true });
+        this.#options.timeline.record(proxy.proxyId, { kind: 'registered', at: now(), origin: 'metadata', created: !existing, version: resource.meta.version });
+        return undefined;
+      } catch (error) {
+        // Another writer (the proxy's other stream, the API) came in between: decide again.
+        const lostRace = error instanceof ResourceConflictError || error instanceof ResourceAlreadyExistsError || error instanceof ResourceNotFoundError;
+        if (!lostRace || attempt === REGISTER_ATTEMPTS) throw registrationError(proxy, error);
+      }
+    }
   }
 
   /**
@@ -283,27 +295,23 @@ export class DataplaneLifecycle implements ProxyCallbacks {
       throw error;
     }
   }
+}
 
-  /** A store refusal closes the stream with a status that says whose Dataplane and why. */
-  async #store<T>(proxy: ConnectedProxy, write: () => Promise<T>): Promise<T> {
-    try {
-      return await write();
-    } catch (error) {
-      const code =
-        error instanceof ResourcePreconditionError
-          ? status.FAILED_PRECONDITION
-          : error instanceof ResourceConflictError || error instanceof ResourceAlreadyExistsError
-            ? status.ABORTED
-            : undefined;
-      if (code === undefined) throw error;
-      throw new StreamError(code, `proxy "${proxy.proxyId}" cannot register its Dataplane: ${(error as Error).message}`, { cause: error });
-    }
-  }
+/** A store refusal closes the stream with a status that says whose Dataplane and why. */
+function registrationError(proxy: ConnectedProxy, error: unknown): unknown {
+  const code =
+    error instanceof ResourcePreconditionError
+      ? status.FAILED_PRECONDITION
+      : error instanceof ResourceConflictError || error instanceof ResourceAlreadyExistsError || error instanceof ResourceNotFoundError
+        ? status.ABORTED
+        : undefined;
+  if (code === undefined) return error;
+  return new StreamError(code, `proxy "${proxy.proxyId}" cannot register its Dataplane: ${(error as Error).message}`, { cause: error });
 }
 
 /** A Dataplane without the proxy origin label was created through the API (or the UI): the API owns it. */
-function createdThroughApi(existing: DataplaneResource | undefined): existing is DataplaneResource {
-  return existing !== undefined && existing.meta.labels[ORIGIN_LABEL] !== PROXY_ORIGIN;
+function createdThroughApi(existing: DataplaneResource): boolean {
+  return existing.meta.labels[ORIGIN_LABEL] !== PROXY_ORIGIN;
 }
 
 /**
