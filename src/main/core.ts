@@ -72,7 +72,7 @@ export async function startCore(options: CoreOptions): Promise<Core> {
       metrics,
       events,
     });
-    const eventStream = new EventStream(events);
+    const eventStream = new EventStream(events, metrics);
     let api: RunningApiServer;
     try {
       api = await startApiServer({

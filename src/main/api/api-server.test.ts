@@ -80,6 +80,21 @@ describe('requests the HTTP parser refuses', () => {
   });
 });
 
+describe('a request without a Host header', () => {
+  it.each(['1.1', '1.0'])('gets the JSON error saying the Host header is required (HTTP/%s)', async (version) => {
+    const core = await startTestCore();
+    const answer = await sendRaw(core.api.url, `GET /meshes HTTP/${version}\r\nConnection: close\r\n\r\n`);
+    const [head, body] = answer.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(head).toContain('content-type: application/json');
+    expect(JSON.parse(body!)).toEqual({
+      title: 'Host header required',
+      details: `the request has no Host header: meshdesk only answers requests addressed to localhost:${core.api.port}, 127.0.0.1:${core.api.port}, [::1]:${core.api.port}`,
+      causes: [],
+    });
+  });
+});
+
 describe('closing the API server', () => {
   it('answers a write that is in flight, and takes no new connection', async () => {
     const core = await startTestCore();

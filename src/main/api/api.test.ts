@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { Agent, request } from 'node:http';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { rawRequest, startTestCore } from '../../../test/support/core.js';
 
 const backend = {
@@ -19,6 +20,20 @@ async function getJson(url: string): Promise<Record<string, any>> {
 async function put(url: string, body: unknown, headers: Record<string, string> = {}) {
   const response = await fetch(url, { method: 'PUT', body: typeof body === 'string' ? body : JSON.stringify(body), headers });
   return { status: response.status, body: (await response.json()) as Record<string, any> };
+}
+
+/** A request on `agent`'s connections (fetch pools its own). */
+function requestOn(agent: Agent, url: string, method = 'GET', body?: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const sent = request(url, { agent, method }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
+    });
+    sent.on('error', reject);
+    sent.end(body);
+  });
 }
 
 describe('HTTP API', () => {
@@ -108,6 +123,32 @@ networking:
     expect([a.status, b.status].sort()).toEqual([200, 409]);
     const winner = a.status === 200 ? 'a' : 'b';
     expect(await getJson(url)).toMatchObject({ version: 2, labels: { writer: winner } });
+  });
+
+  it('upserts without a version for 100 concurrent writers: all succeed, the last write stays (issue 12: 65–91 % got 409)', async () => {
+    const core = await startTestCore();
+    const url = `${core.api.url}/meshes/default/dataplanes/backend-1`;
+    // 100 connections open first, so that the 100 PUTs reach the server together, as a burst does.
+    const agent = new Agent({ keepAlive: true, maxSockets: 100 });
+    onTestFinished(() => agent.destroy());
+    await Promise.all(Array.from({ length: 100 }, () => requestOn(agent, `${core.api.url}/meshes`)));
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, (_, writer) => requestOn(agent, url, 'PUT', JSON.stringify({ ...backend, labels: { writer: String(writer) } }))),
+    );
+
+    expect(answers.filter((answer) => answer.status !== 200 && answer.status !== 201)).toEqual([]);
+    expect(answers.filter((answer) => answer.status === 201)).toHaveLength(1);
+    const last = answers.map((answer) => JSON.parse(answer.body) as { version: number; labels: unknown }).find((body) => body.version === 100)!;
+    expect(await getJson(url)).toMatchObject({ version: 100, labels: last.labels });
+  });
+
+  it('says in a 409 the version the client sent, and only that', async () => {
+    const core = await startTestCore();
+    const url = `${core.api.url}/meshes/default/dataplanes/backend-1`;
+    await put(url, backend);
+    await put(url, backend);
+    const refused = await put(url, { ...backend, version: 1 });
+    expect(refused).toMatchObject({ status: 409, body: { details: expect.stringContaining('you sent version 1, the stored version is 2') } });
   });
 
   it('refuses to delete a mesh that still has dataplanes, and deletes it once they are gone', async () => {

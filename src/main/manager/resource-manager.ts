@@ -1,12 +1,7 @@
 import type { EventBus } from '../events/event-bus.js';
 import { defaultMesh } from '../resources/kuma-json.js';
 import { validateResourceInput } from '../resources/validate.js';
-import {
-  ResourceAlreadyExistsError,
-  ResourceConflictError,
-  ResourceNotFoundError,
-  ResourcePreconditionError,
-} from '../store/errors.js';
+import { ResourceAlreadyExistsError, ResourcePreconditionError } from '../store/errors.js';
 import { GroupCommit } from '../store/group-commit.js';
 import type { BrokenRow } from '../store/broken-rows.js';
 import type { ResourceStore } from '../store/resource-store.js';
@@ -19,8 +14,6 @@ export interface ResourceManagerOptions {
   events: EventBus;
 }
 
-/** How many times an upsert without a caller version re-reads and retries after losing to a concurrent writer. */
-const UPSERT_ATTEMPTS = 5;
 /** Dataplane names quoted in a refused mesh delete; the count is always exact. */
 const NAMED_DATAPLANES = 10;
 
@@ -72,27 +65,23 @@ export class ResourceManager implements ResourceManagerContract {
     return this.#update(input);
   }
 
+  /**
+   * Without `input.version`: create or replace, last write wins, however many write at once. The
+   * choice between the two is made inside the write's transaction, so no other writer (another
+   * request, another process on the file) can come between the read and the write; a read before
+   * the write and a conditional update, retried, lost to 100 concurrent writers most of the time.
+   * With `input.version`: update exactly that version, or fail with a conflict; never a create.
+   */
   async upsert<T extends ResourceType>(input: ResourceInput<T>): Promise<UpsertResult<T>> {
     validateResourceInput(input);
-    for (let attempt = 1; ; attempt++) {
+    const result = await this.#commits.run(() =>
       // The version alone: a broken stored row can still be replaced.
-      const current = this.#store.version(input);
-      try {
-        // A caller version means "update exactly that version": never turn it into a create.
-        if (current === undefined && input.version === undefined) {
-          return { resource: await this.#create(input), created: true };
-        }
-        const version = input.version ?? current;
-        return { resource: await this.#update({ ...input, version }), created: false };
-      } catch (error) {
-        const lostRace =
-          error instanceof ResourceConflictError ||
-          error instanceof ResourceAlreadyExistsError ||
-          error instanceof ResourceNotFoundError;
-        if (input.version !== undefined || !lostRace || attempt === UPSERT_ATTEMPTS) throw error;
-        // Someone wrote between our read and our commit: read again and retry.
-      }
-    }
+      input.version === undefined && this.#store.version(input) === undefined
+        ? { resource: this.#createInTransaction(input), created: true }
+        : { resource: this.#store.update(input), created: false },
+    );
+    this.#publish(result.created ? 'created' : 'updated', result.resource);
+    return result as UpsertResult<T>;
   }
 
   async delete(key: ResourceKey, options: { version?: number } = {}): Promise<void> {
@@ -115,12 +104,14 @@ export class ResourceManager implements ResourceManagerContract {
   }
 
   async #create<T extends ResourceType>(input: ResourceInput<T>): Promise<Resource<T>> {
-    const created = await this.#commits.run(() => {
-      if (input.type === 'Dataplane') this.#requireMesh(input);
-      return this.#store.create(input);
-    });
+    const created = await this.#commits.run(() => this.#createInTransaction(input));
     this.#publish('created', created);
     return created as Resource<T>;
+  }
+
+  #createInTransaction(input: ResourceInput): Resource {
+    if (input.type === 'Dataplane') this.#requireMesh(input);
+    return this.#store.create(input);
   }
 
   async #update<T extends ResourceType>(input: ResourceInput<T>): Promise<Resource<T>> {

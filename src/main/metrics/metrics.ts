@@ -41,6 +41,11 @@ export function createMetrics() {
       labelNames: ['kind'] as const,
       registers: [registry],
     }),
+    eventStreamDropped: new Counter({
+      name: 'event_stream_dropped',
+      help: 'Event stream (/events) subscribers dropped because they stopped reading and fell too far behind',
+      registers: [registry],
+    }),
   };
 }
 

@@ -66,6 +66,15 @@ export interface DeltaDiscoveryRequest {
   error_detail?: DiscoveryRequest['error_detail'];
 }
 
+/**
+ * Bytes that are not a DiscoveryRequest. The deserializer hands this to the stream instead of
+ * throwing, because grpc-js answers a throwing deserializer with INTERNAL, a server fault, where
+ * the client sent garbage: the stream ends it with INVALID_ARGUMENT naming the decode error.
+ */
+export class UndecodableRequest {
+  constructor(readonly reason: string) {}
+}
+
 /** `envoy.service.discovery.v3.Resource`: one resource of a delta response, with its own version. */
 export interface DeltaResource {
   name: string;
@@ -86,8 +95,12 @@ export interface DeltaDiscoveryResponse {
 export type XdsRequest = DiscoveryRequest | DeltaDiscoveryRequest;
 export type XdsResponse = DiscoveryResponse | DeltaDiscoveryResponse;
 
-export type AdsMethodDefinition = grpc.MethodDefinition<DiscoveryRequest, DiscoveryResponse>;
-export type DeltaAdsMethodDefinition = grpc.MethodDefinition<DeltaDiscoveryRequest, DeltaDiscoveryResponse>;
+/** What the server reads: the client writes the method's requests, the server may read garbage. */
+export type MethodDefinitionReadingGarbage<Request, Response> = Omit<grpc.MethodDefinition<Request, Response>, 'requestDeserialize'> & {
+  requestDeserialize: (bytes: Buffer) => Request | UndecodableRequest;
+};
+export type AdsMethodDefinition = MethodDefinitionReadingGarbage<DiscoveryRequest, DiscoveryResponse>;
+export type DeltaAdsMethodDefinition = MethodDefinitionReadingGarbage<DeltaDiscoveryRequest, DeltaDiscoveryResponse>;
 
 // A type alias, not an interface: grpc-js wants a definition indexable by method name.
 type AdsServiceDefinition = {
@@ -138,7 +151,7 @@ export function adsServiceDefinition(): AdsServiceDefinition {
 function methodDefinition<Request extends object, Response extends object>(
   name: keyof AdsServiceDefinition,
   messages: { request: string; response: string; requestDefaults: Request; readResponse: (message: Response) => Response },
-): grpc.MethodDefinition<Request, Response> {
+): MethodDefinitionReadingGarbage<Request, Response> {
   const method = protoRoot().lookupService(ADS_SERVICE_NAME).methods[name]!;
   const shortRequestName = messages.request.slice(messages.request.lastIndexOf('.') + 1);
   return {
@@ -147,7 +160,13 @@ function methodDefinition<Request extends object, Response extends object>(
     responseStream: method.responseStream === true,
     originalName: method.name,
     requestSerialize: (request) => Buffer.from(encodeMessage(messages.request, request as ProtoJson, shortRequestName)),
-    requestDeserialize: (bytes) => ({ ...messages.requestDefaults, ...(decodeMessage(messages.request, bytes) as Partial<Request>) }),
+    requestDeserialize: (bytes) => {
+      try {
+        return { ...messages.requestDefaults, ...(decodeMessage(messages.request, bytes) as Partial<Request>) };
+      } catch (error) {
+        return new UndecodableRequest(error instanceof Error ? error.message : String(error));
+      }
+    },
     responseSerialize: (response) => Buffer.from(messageType(messages.response).encode(response).finish()),
     responseDeserialize: (bytes) => messages.readResponse(messageType(messages.response).decode(bytes) as unknown as Response),
   };

@@ -1,5 +1,7 @@
+import * as grpc from '@grpc/grpc-js';
 import { status } from '@grpc/grpc-js';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { adsServiceDefinition } from '../protocol/ads-service.js';
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL } from '../protocol/type-urls.js';
 import { AdsServer, type AdsServerOptions } from './ads-server.js';
 import { StreamError, type Callbacks } from './callbacks.js';
@@ -318,6 +320,18 @@ describe('ADS server, State of the World', () => {
     const { client } = await serverAndClient({ callbacks: [{ onStreamOpen: () => { throw new Error('store unavailable'); } }] });
     client.send(CLUSTER_TYPE_URL);
     expect(await client.status).toMatchObject({ code: status.INTERNAL, details: 'store unavailable' });
+  });
+
+  test('bytes that are not a DiscoveryRequest close the stream with INVALID_ARGUMENT, not INTERNAL', async () => {
+    const { port } = await startServer();
+    const client = new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+    const call = client.makeBidiStreamRequest(adsServiceDefinition().StreamAggregatedResources.path, (bytes: Buffer) => bytes, (bytes: Buffer) => bytes);
+    const finalStatus = new Promise<grpc.StatusObject>((resolve) => call.on('status', resolve));
+    call.on('error', () => {}); // the status reports it
+    call.write(Buffer.from([0xff, 0xff, 0xff, 0xff, 0x0f])); // field 0 with an unknown wire type
+
+    expect(await finalStatus).toMatchObject({ code: status.INVALID_ARGUMENT, details: expect.stringMatching(/^stream \d+ from .* sent a message that is not a DiscoveryRequest: /) });
+    client.close();
   });
 
   test('requests of one stream are handled in order while another stream proceeds', async () => {

@@ -26,12 +26,16 @@ export interface AdsServerOptions {
   maxResponseBytes?: number;
   /** Where errors of notification hooks go (they cannot close a stream). Defaults to console. */
   logger?: Logger;
+  /** A connection without any stream for this long is closed; an ADS client always has its stream open. */
+  maxConnectionIdleMs?: number;
 }
 
 /** The ADS server could not start: says where and why. */
 export class AdsServerError extends Error {
   override readonly name = 'AdsServerError';
 }
+
+export const DEFAULT_MAX_CONNECTION_IDLE_MS = 10_000;
 
 /** How long stop() lets streams finish before cutting them off. */
 const SHUTDOWN_GRACE_MS = 2_000;
@@ -57,14 +61,22 @@ export class AdsServer {
   #server: grpc.Server | undefined;
 
   constructor(options: AdsServerOptions) {
-    this.#options = { callbacks: [], maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES, logger: console, ...options };
+    this.#options = {
+      callbacks: [],
+      maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
+      logger: console,
+      maxConnectionIdleMs: DEFAULT_MAX_CONNECTION_IDLE_MS,
+      ...options,
+    };
     this.#callbacks = new CallbacksChain(this.#options.callbacks);
   }
 
   /** Listens on host:port (port 0 picks a free one) and resolves with the bound port. */
   async start({ host = '127.0.0.1', port }: { host?: string; port: number }): Promise<number> {
     if (this.#server) throw new AdsServerError('the ADS server is already started');
-    const server = new grpc.Server();
+    // A client that cancels its streams and half-closes the connection is never closed by grpc-js
+    // (one connection left in CLOSE-WAIT per such burst): a connection idle this long is.
+    const server = new grpc.Server({ 'grpc.max_connection_idle_ms': this.#options.maxConnectionIdleMs });
     server.addService(adsServiceDefinition(), {
       StreamAggregatedResources: (call: AdsCall<DiscoveryRequest, DiscoveryResponse>) => this.#openStream(call, SOTW),
       DeltaAggregatedResources: (call: AdsCall<DeltaDiscoveryRequest, DeltaDiscoveryResponse>) => this.#openStream(call, DELTA),

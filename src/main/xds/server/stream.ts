@@ -1,5 +1,5 @@
 import { status, type ServerDuplexStream } from '@grpc/grpc-js';
-import { discoveryResponseSize, type Node, type XdsProtocol, type XdsRequest, type XdsResponse } from '../protocol/ads-service.js';
+import { UndecodableRequest, discoveryResponseSize, type Node, type XdsProtocol, type XdsRequest, type XdsResponse } from '../protocol/ads-service.js';
 import { XDS_TYPE_URLS, shortTypeName } from '../protocol/type-urls.js';
 import { StreamError, statusOf, type CallbacksChain } from './callbacks.js';
 import type { Snapshot } from './snapshot.js';
@@ -8,7 +8,7 @@ import type { Subscription } from './subscription.js';
 import { EVENT_LOOP_SLICE } from './time-slice.js';
 
 export type AdsCall<Request extends XdsRequest = XdsRequest, Response extends XdsResponse = XdsResponse> = ServerDuplexStream<
-  Request,
+  Request | UndecodableRequest,
   Response
 >;
 
@@ -88,7 +88,7 @@ export class AdsStream<Request extends XdsRequest, Response extends XdsResponse>
     this.peer = options.call.getPeer();
     this.#drained = new Promise((resolve) => (this.#onDrained = resolve));
     const { call, callbacks } = options;
-    call.on('data', (request: Request) => this.#enqueue(() => this.#handleRequest(request)));
+    call.on('data', (request: Request | UndecodableRequest) => this.#enqueue(() => this.#handleRequest(request)));
     call.on('end', () => this.end({ code: status.OK, details: 'client closed the stream' })); // half-close: finish ours too
     call.on('cancelled', () => this.#close());
     call.on('error', () => this.#close());
@@ -136,10 +136,14 @@ export class AdsStream<Request extends XdsRequest, Response extends XdsResponse>
   }
 
   /** The one request loop: every protocol rule about a request is applied here, in this order. */
-  async #handleRequest(request: Request): Promise<void> {
+  async #handleRequest(request: Request | UndecodableRequest): Promise<void> {
     // Requests of many streams arrive in one read of a connection: take turns with the event loop.
     await EVENT_LOOP_SLICE.yieldWhenBusy();
     if (this.#closed) return;
+    if (request instanceof UndecodableRequest) {
+      const who = this.#node ? `proxy "${this.#node.id}"` : `stream ${this.id} from ${this.peer}`;
+      throw new StreamError(status.INVALID_ARGUMENT, `${who} sent a message that is not a DiscoveryRequest: ${request.reason}`);
+    }
     const node = this.#node ?? request.node;
     if (!node?.id) {
       throw new StreamError(status.INVALID_ARGUMENT, `the first ${this.#requestName} on stream ${this.id} from ${this.peer} carries no node.id`);
