@@ -54,7 +54,7 @@ describe('Proxies view', () => {
 
   it('filters by search and state, and opens the selected proxy with the keyboard', async () => {
     const core = await ui.core();
-    for (const name of ['alpha-1', 'beta-1', 'gamma-1']) await applyDataplane(core, backendDataplane(name, 18000));
+    for (const [index, name] of ['alpha-1', 'beta-1', 'gamma-1'].entries()) await applyDataplane(core, backendDataplane(name, 18000 + index));
     ui.connect(core, { name: 'delta-1', target: 'echo', register: registering('delta') });
     const { page } = await ui.open(core);
     const rows = page.locator('[role=rowgroup] [role=row]');

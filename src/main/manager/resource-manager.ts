@@ -1,6 +1,7 @@
 import type { EventBus } from '../events/event-bus.js';
 import { defaultMesh } from '../resources/kuma-json.js';
 import { validateResourceInput } from '../resources/validate.js';
+import { ValidationError } from '../resources/validation-error.js';
 import {
   ResourceAlreadyExistsError,
   ResourceConflictError,
@@ -9,8 +10,9 @@ import {
 } from '../store/errors.js';
 import { GroupCommit } from '../store/group-commit.js';
 import type { ResourceStore } from '../store/resource-store.js';
+import { plural } from '../../shared/plural.js';
 import type { Resource, ResourceInput, ResourceKey, ResourceType } from '../../shared/resources.js';
-import type { ListOptions, ResourceManager as ResourceManagerContract, UpsertResult } from './interfaces.js';
+import type { ListOptions, ResourceManager as ResourceManagerContract, UpsertOptions, UpsertResult } from './interfaces.js';
 
 export interface ResourceManagerOptions {
   store: ResourceStore;
@@ -57,10 +59,11 @@ export class ResourceManager implements ResourceManagerContract {
     return this.#update(input);
   }
 
-  async upsert<T extends ResourceType>(input: ResourceInput<T>): Promise<UpsertResult<T>> {
+  async upsert<T extends ResourceType>(input: ResourceInput<T>, options: UpsertOptions<T> = {}): Promise<UpsertResult<T>> {
     validateResourceInput(input);
     for (let attempt = 1; ; attempt++) {
-      const current = this.#store.find(input);
+      const current = this.#store.find(input) as Resource<T> | undefined;
+      options.precondition?.(current);
       try {
         // A caller version means "update exactly that version": never turn it into a create.
         if (!current && input.version === undefined) {
@@ -100,7 +103,10 @@ export class ResourceManager implements ResourceManagerContract {
 
   async #create<T extends ResourceType>(input: ResourceInput<T>): Promise<Resource<T>> {
     const created = await this.#commits.run(() => {
-      if (input.type === 'Dataplane') this.#requireMesh(input);
+      if (input.type === 'Dataplane') {
+        this.#requireMesh(input);
+        this.#requireFreeInboundPorts(input as ResourceInput<'Dataplane'>);
+      }
       return this.#store.create(input);
     });
     this.#publish('created', created);
@@ -108,7 +114,10 @@ export class ResourceManager implements ResourceManagerContract {
   }
 
   async #update<T extends ResourceType>(input: ResourceInput<T>): Promise<Resource<T>> {
-    const updated = await this.#commits.run(() => this.#store.update(input));
+    const updated = await this.#commits.run(() => {
+      if (input.type === 'Dataplane') this.#requireFreeInboundPorts(input as ResourceInput<'Dataplane'>);
+      return this.#store.update(input);
+    });
     this.#publish('updated', updated);
     return updated as Resource<T>;
   }
@@ -125,11 +134,31 @@ export class ResourceManager implements ResourceManagerContract {
     const names = dataplanes.slice(0, NAMED_DATAPLANES).map((dataplane) => dataplane.meta.name);
     const more = dataplanes.length - names.length;
     const listed = more > 0 ? `${names.join(', ')}, and ${more} more` : names.join(', ');
-    const noun = dataplanes.length === 1 ? 'dataplane' : 'dataplanes';
-    throw new ResourcePreconditionError(
-      key,
-      `still has ${dataplanes.length} ${noun} (${listed}); delete them first`,
-    );
+    throw new ResourcePreconditionError(key, `still has ${plural(dataplanes.length, 'dataplane')} (${listed}); delete them first`);
+  }
+
+  /**
+   * Two inbounds on one address and port cannot both listen: the second proxy's listener fails
+   * and the mesh's endpoints for that address:port point at whichever answers. Checked in the
+   * write's transaction, so two writers cannot both take the same port.
+   */
+  #requireFreeInboundPorts(input: ResourceInput<'Dataplane'>): void {
+    const { address, inbound = [] } = input.spec.networking;
+    const taken = this.#store.inboundsOnPorts(input.mesh, input.name, inbound.map((each) => each.port));
+    const violations = inbound.flatMap((each, index) => {
+      const listensOn = each.address ?? address;
+      const other = taken.find((stored) => stored.port === each.port && stored.address === listensOn);
+      if (!other) return [];
+      return [
+        {
+          field: `networking.inbound[${index}].port`,
+          message: `${listensOn}:${each.port} is already used by networking.inbound[${other.index}] of Dataplane "${other.name}"; choose another port`,
+        },
+      ];
+    });
+    if (violations.length > 0) {
+      throw new ValidationError(`Dataplane "${input.name}" in mesh "${input.mesh}" is not valid`, violations);
+    }
   }
 
   /** Called only once the write's transaction has committed, so listeners can read what they are told about. */

@@ -19,6 +19,17 @@ interface ResourceRow {
   modification_time: string;
 }
 
+/** An inbound of a stored Dataplane, as the port-collision check reads it. */
+export interface StoredInbound {
+  /** The Dataplane's name. */
+  name: string;
+  /** Index in its `networking.inbound`. */
+  index: number;
+  port: number;
+  /** The inbound's own address, or else the Dataplane's. */
+  address: string;
+}
+
 interface KeyParams {
   type: ResourceType;
   mesh: string;
@@ -53,6 +64,7 @@ export class ResourceStore {
   readonly #selectByType: Statement<[{ type: ResourceType }], ResourceRow>;
   readonly #selectByTypeAndMesh: Statement<[{ type: ResourceType; mesh: string }], ResourceRow>;
   readonly #countByTypeAndMesh: Statement<[{ type: ResourceType; mesh: string }], number>;
+  readonly #inboundsOnPorts: Statement<[{ mesh: string; name: string; ports: string }], StoredInbound>;
   readonly #insert: Statement<[Omit<WriteParams, 'version'>], ResourceRow>;
   readonly #update: Statement<[WriteParams], ResourceRow>;
   readonly #delete: Statement<[ExpectedVersionParams], ResourceRow>;
@@ -73,6 +85,15 @@ export class ResourceStore {
         'SELECT count(*) FROM resources WHERE type = @type AND mesh = @mesh',
       )
       .pluck();
+    // SQLite reads the JSON itself: no spec is parsed in JavaScript, however many Dataplanes the mesh has.
+    this.#inboundsOnPorts = db.prepare(
+      `SELECT r.name AS name, i.key AS "index", json_extract(i.value, '$.port') AS port,
+         coalesce(json_extract(i.value, '$.address'), json_extract(r.spec, '$.networking.address')) AS address
+       FROM resources r, json_each(r.spec, '$.networking.inbound') i
+       WHERE r.type = 'Dataplane' AND r.mesh = @mesh AND r.name <> @name
+         AND json_extract(i.value, '$.port') IN (SELECT value FROM json_each(@ports))
+       ORDER BY r.name, i.key`,
+    );
     // ON CONFLICT DO NOTHING only covers the primary key: any other failure still throws.
     this.#insert = db.prepare(
       `INSERT INTO resources (type, mesh, name, version, spec, labels, creation_time, modification_time)
@@ -113,6 +134,11 @@ export class ResourceStore {
 
   count(type: ResourceType, mesh: string): number {
     return this.#countByTypeAndMesh.get({ type, mesh: type === 'Mesh' ? '' : mesh })!;
+  }
+
+  /** The inbounds of the mesh's other Dataplanes (all but `name`) that listen on one of `ports`. */
+  inboundsOnPorts(mesh: string, name: string, ports: readonly number[]): StoredInbound[] {
+    return this.#inboundsOnPorts.all({ mesh, name, ports: JSON.stringify(ports) });
   }
 
   /** Stores a new resource at version 1. @throws ResourceAlreadyExistsError */
