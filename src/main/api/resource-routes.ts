@@ -9,6 +9,8 @@ import type { RequestContext, Route } from './router.js';
 
 /** `PUT …?takeOver=true`: update a Dataplane its proxy registered, making it the API's own. */
 export const TAKE_OVER_PARAMETER = 'takeOver';
+/** `PUT …?createOnly=true`, for clients that cannot send `If-None-Match: *` (the app's IPC bridge carries no headers). */
+export const CREATE_ONLY_PARAMETER = 'createOnly';
 
 /** How one resource type appears in Kuma's API: Meshes at the top level, Dataplanes inside a mesh. */
 interface Collection {
@@ -94,7 +96,7 @@ export function resourceRoutes(manager: ResourceManager): Route[] {
           const { [ORIGIN_LABEL]: _claimed, ...labels } = input.labels;
           const write = { ...input, labels };
           // `If-None-Match: *` (HTTP's "only if nothing is there"): create, never replace.
-          if (context.request.headers['if-none-match']?.trim() === '*') {
+          if (context.request.headers['if-none-match']?.trim() === '*' || context.query.get(CREATE_ONLY_PARAMETER) === 'true') {
             return { status: 201, json: toKumaObject(await manager.create(write)) };
           }
           // A body with a version asks for optimistic concurrency: update exactly that version or fail.

@@ -32,6 +32,8 @@ describe('writing resources through the API never replaces what the writer did n
     const again = await put(url, backend('backend-1', 18090), { 'If-None-Match': '*' });
     expect(again.status).toBe(409);
     expect(again.body.details).toBe('Dataplane "backend-1" in mesh "default" already exists');
+    // The same for clients that send no headers (the app's IPC bridge).
+    expect((await put(`${url}?createOnly=true`, backend('backend-1', 18090))).status).toBe(409);
     expect(await getJson(url)).toMatchObject({ version: 1, networking: { inbound: [{ port: 18080 }] } });
   });
 

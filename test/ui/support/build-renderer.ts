@@ -15,7 +15,9 @@ declare module 'vitest' {
 
 const RENDERER_SOURCE = 'src/renderer';
 const SOURCES = [RENDERER_SOURCE, 'src/shared', 'package-lock.json'];
-export const UI_TEST_RENDERER_DIR = resolve('node_modules/.cache/meshdesk/ui-test-renderer');
+// In this checkout's out/, not in node_modules: several worktrees may share one node_modules (a
+// symlink), and one checkout's build must never be taken as fresh for another's sources.
+export const UI_TEST_RENDERER_DIR = resolve('out/ui-test-renderer');
 
 export default async function buildRenderer(project: TestProject): Promise<void> {
   project.provide('rendererDir', UI_TEST_RENDERER_DIR);
