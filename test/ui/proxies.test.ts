@@ -82,13 +82,13 @@ describe('Proxies view', () => {
     const core = await ui.core();
     const names = Array.from({ length: 1000 }, (_, index) => `proxy-${String(index).padStart(4, '0')}`);
     // Through the manager rather than 1000 HTTP requests: this test is about the UI, not the API.
-    for (const name of names) {
+    for (const [index, name] of names.entries()) {
       await core.manager.upsert({
         type: 'Dataplane',
         mesh: 'default',
         name,
         labels: {},
-        spec: { networking: { address: '127.0.0.1', inbound: [{ port: 18000, tags: { 'kuma.io/service': 'echo' } }] } },
+        spec: { networking: { address: '127.0.0.1', inbound: [{ port: 18000 + index, tags: { 'kuma.io/service': 'echo' } }] } },
       });
     }
     const { page } = await ui.open(core);

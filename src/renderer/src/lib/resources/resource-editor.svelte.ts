@@ -36,7 +36,7 @@ export class ResourceEditor {
   stored = $state.raw<KumaObject>();
   violations = $state.raw<Violation[]>([]);
   conflict = $state.raw<Conflict>();
-  /** The API refused to update a proxy-registered Dataplane without consent: its explanation. */
+  /** The API refused to update a proxy-registered Dataplane without consent: what taking it over means. */
   takeOver = $state<string>();
   error = $state<string>();
   notice = $state<string>();
@@ -162,7 +162,8 @@ export class ResourceEditor {
     } else if (error.status === 409 && error.causes.some((cause) => cause.field === 'version')) {
       await this.#showConflict(key);
     } else if (error.status === 409 && error.causes.some((cause) => cause.field.startsWith('labels['))) {
-      this.takeOver = error.body.details;
+      // The API's details speak to API users (`?takeOver=true`); the button here is the consent.
+      this.takeOver = `${describeKey(key)} was registered by its proxy: it is deleted when the proxy leaves, and the proxy's next registration replaces your edit. Take it over to make it a Dataplane of your own that stays.`;
     } else if (error.status === 409 && !editing) {
       this.error = `${describeKey(key)} already exists: a new resource never replaces one. Choose another name, or open ${key.name} to edit it.`;
     } else if (error.status === 400 && error.causes.length > 0) {
