@@ -76,6 +76,8 @@ async function showCacheExpirationChange(page: Page): Promise<void> {
   const preset = (await control.getByRole('radio', { name: '500ms', checked: true }).count()) > 0 ? '1s' : '500ms';
   await control.getByRole('radio', { name: preset }).click();
   await page.waitForTimeout(5000);
+  // Entries come and go with their expiration: take the picture while some are cached.
+  await page.locator('[data-time-left-ms]').first().waitFor();
 }
 
 const THEMES = ['light', 'dark'] as const;
@@ -112,7 +114,7 @@ async function main(): Promise<void> {
       for (const theme of THEMES) {
         const { page, context, errors } = await openUi(browser, core.api.url, { hash: view.hash, colorScheme: theme, viewport });
         await view.ready(page);
-        await page.waitForTimeout(400);
+        if (view.name !== 'cache') await page.waitForTimeout(400);
         const file = join(OUT_DIR, `${view.name}-${theme}.png`);
         await page.screenshot({ path: file });
         await context.close();
