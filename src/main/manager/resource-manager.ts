@@ -144,7 +144,13 @@ export class ResourceManager implements ResourceManagerContract {
    */
   #requireFreeInboundPorts(input: ResourceInput<'Dataplane'>): void {
     const { address, inbound = [] } = input.spec.networking;
-    const taken = this.#store.inboundsOnPorts(input.mesh, input.name, inbound.map((each) => each.port));
+    if (inbound.length === 0) return;
+    const taken = this.#store.inboundsOn(
+      input.mesh,
+      input.name,
+      inbound.map((each) => each.port),
+      inbound.map((each) => each.address ?? address),
+    );
     const violations = inbound.flatMap((each, index) => {
       const listensOn = each.address ?? address;
       const other = taken.find((stored) => stored.port === each.port && stored.address === listensOn);
