@@ -95,11 +95,18 @@ describe('a damaged database at start', () => {
 });
 
 describe('a broken stored row', () => {
+  /** An inbound port each: two Dataplanes of one mesh may not listen on the same address and port. */
+  const PORTS = new Map([
+    ['torn-1', 18081],
+    ['stale-1', 18082],
+    ['backend-1', 18080],
+  ]);
+
   /** What an older meshdesk, a hand edit or a stray write may have left: JSON that does not parse, a spec that fails today's rules. */
   function breakRows(dataDir: string): void {
     const other = otherProcess(dataDir);
     const setSpec = other.prepare("UPDATE resources SET spec = ? WHERE type = 'Dataplane' AND mesh = 'default' AND name = ?");
-    setSpec.run('{"networking": {"address": "127.0.0.1", "inbound": [{"port": 18080', 'torn-1');
+    setSpec.run('{"networking": {"address": "127.0.0.1", "inbound": [{"port": 18081', 'torn-1');
     setSpec.run(JSON.stringify({ networking: { address: '127.0.0.1', inbound: [{ port: 70000, tags: { 'kuma.io/service': 'backend' } }] } }), 'stale-1');
   }
 
@@ -111,7 +118,7 @@ describe('a broken stored row', () => {
     const dataDir = tempDir();
     const core = await startTestCore(dataDir);
     core.settings.update({ 'store.cache.expirationTime': '0s' });
-    for (const name of ['torn-1', 'stale-1', 'backend-1']) await applyDataplane(core, backendDataplane(name, 18080));
+    for (const [name, port] of PORTS) await applyDataplane(core, backendDataplane(name, port));
     await applyDataplane(core, clientDataplane('web-1'));
     breakRows(dataDir);
 
@@ -132,7 +139,7 @@ describe('a broken stored row', () => {
     expect(await read.json()).toMatchObject({ title: 'Stored resource is unusable', details: expect.stringMatching(/Dataplane "stale-1" in mesh "default" is unusable/) });
 
     // Replacing or deleting a broken row is how it is fixed.
-    await applyDataplane(core, backendDataplane('stale-1', 18080));
+    await applyDataplane(core, backendDataplane('stale-1', PORTS.get('stale-1')!));
     await deleteDataplane(core, 'default', 'torn-1');
     expect((await storageStatus(core)).brokenRows).toEqual([]);
   });
@@ -140,7 +147,7 @@ describe('a broken stored row', () => {
   it('does not stop a start: start-up logs its key and goes on', async () => {
     const dataDir = tempDir();
     const first = await startCore({ dataDir, host: '127.0.0.1', apiPort: 0, adsPort: 0 });
-    for (const name of ['torn-1', 'stale-1']) await applyDataplane(first, backendDataplane(name, 18080));
+    for (const name of ['torn-1', 'stale-1']) await applyDataplane(first, backendDataplane(name, PORTS.get(name)!));
     await first.close();
     breakRows(dataDir);
     const warnings: string[] = [];

@@ -76,7 +76,7 @@ describe('Proxies view', () => {
 
   it('filters by search and state, and opens the selected proxy with the keyboard', async () => {
     const core = await ui.core();
-    for (const name of ['alpha-1', 'beta-1', 'gamma-1']) await applyDataplane(core, backendDataplane(name, 18000));
+    for (const [index, name] of ['alpha-1', 'beta-1', 'gamma-1'].entries()) await applyDataplane(core, backendDataplane(name, 18000 + index));
     ui.connect(core, { name: 'delta-1', target: 'echo', register: registering('delta') });
     const { page } = await ui.open(core);
     const rows = page.locator('[role=rowgroup] [role=row]');
@@ -104,13 +104,13 @@ describe('Proxies view', () => {
     const core = await ui.core();
     const names = Array.from({ length: 1000 }, (_, index) => `proxy-${String(index).padStart(4, '0')}`);
     // Through the manager rather than 1000 HTTP requests: this test is about the UI, not the API.
-    for (const name of names) {
+    for (const [index, name] of names.entries()) {
       await core.manager.upsert({
         type: 'Dataplane',
         mesh: 'default',
         name,
         labels: {},
-        spec: { networking: { address: '127.0.0.1', inbound: [{ port: 18000, tags: { 'kuma.io/service': 'echo' } }] } },
+        spec: { networking: { address: '127.0.0.1', inbound: [{ port: 18000 + index, tags: { 'kuma.io/service': 'echo' } }] } },
       });
     }
     const { page } = await ui.open(core);

@@ -6,7 +6,7 @@ import type { ChainLink } from '../xds/callbacks/chain.js';
 import type { StatusTracker } from '../xds/callbacks/status-tracker.js';
 import type { SnapshotCache } from '../xds/server/snapshot-cache.js';
 import type { StreamInfo } from '../xds/server/stream.js';
-import { configDump } from '../xds/status/config-dump.js';
+import { asSent, configDump } from '../xds/status/config-dump.js';
 import { firstConfigBreakdown } from '../xds/status/first-config.js';
 import type { ProxyTimeline } from '../xds/status/proxy-timeline.js';
 import { ApiError } from './api-error.js';
@@ -121,7 +121,7 @@ export function inspectionRoutes(deps: InspectionDependencies): Route[] {
         if (snapshot?.proxyId !== proxyId) {
           throw notFound(`proxy "${proxyId}" has no snapshot ${id} in its history (only its newest snapshots are kept)`);
         }
-        return { json: snapshot };
+        return { json: { ...snapshot, resources: asSent(snapshot.resources) } };
       },
     },
     {

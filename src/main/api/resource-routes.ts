@@ -5,7 +5,14 @@ import type { ResourceManager } from '../manager/interfaces.js';
 import { toKumaObject } from '../resources/kuma-json.js';
 import { parseResourceText } from '../resources/parse.js';
 import { validateResource } from '../resources/validate.js';
+import { ORIGIN_LABEL, PROXY_ORIGIN } from '../xds/callbacks/dataplane-lifecycle.js';
+import { ApiError } from './api-error.js';
 import type { RequestContext, Route } from './router.js';
+
+/** `PUT …?takeOver=true`: update a Dataplane its proxy registered, making it the API's own. */
+export const TAKE_OVER_PARAMETER = 'takeOver';
+/** `PUT …?createOnly=true`, for clients that cannot send `If-None-Match: *` (the app's IPC bridge carries no headers). */
+export const CREATE_ONLY_PARAMETER = 'createOnly';
 
 /** How one resource type appears in Kuma's API: Meshes at the top level, Dataplanes inside a mesh. */
 interface Collection {
@@ -37,6 +44,22 @@ const COLLECTIONS: readonly Collection[] = [
 /** Kuma's list envelope. */
 function listBody(resources: Resource[]) {
   return { total: resources.length, items: resources.map(toKumaObject), next: null };
+}
+
+/**
+ * A proxy-registered Dataplane goes when its proxy goes; an API write would silently make it a
+ * permanent one (and the proxy's next registration would overwrite the edit). Only on request.
+ */
+function refuseProxyRegistered(current: Resource | undefined, takeOver: boolean): void {
+  if (takeOver || current?.type !== 'Dataplane' || current.meta.labels[ORIGIN_LABEL] !== PROXY_ORIGIN) return;
+  const { mesh, name } = current.meta;
+  throw new ApiError(
+    409,
+    'Dataplane registered by its proxy',
+    `Dataplane "${name}" in mesh "${mesh}" was registered by its proxy (${mesh}.${name}) and is deleted when the proxy leaves; ` +
+      `to update it through the API, which makes it a Dataplane of the API's that stays, add ?${TAKE_OVER_PARAMETER}=true`,
+    [{ field: `labels["${ORIGIN_LABEL}"]`, message: `is "${PROXY_ORIGIN}": add ?${TAKE_OVER_PARAMETER}=true to take it over` }],
+  );
 }
 
 export function resourceRoutes(manager: ResourceManager): Route[] {
@@ -82,11 +105,18 @@ export function resourceRoutes(manager: ResourceManager): Route[] {
             mesh: expected.mesh || undefined,
             name: expected.name,
           });
-          // A body with a version asks for optimistic concurrency: update exactly that version or fail.
-          if (input.version !== undefined) {
-            return { status: 200, json: toKumaObject(await manager.update(input)) };
+          // Only the proxy lifecycle marks a Dataplane as the proxy's; what the API writes is the API's.
+          const { [ORIGIN_LABEL]: _claimed, ...labels } = input.labels;
+          const write = { ...input, labels };
+          // `If-None-Match: *` (HTTP's "only if nothing is there"): create, never replace.
+          if (context.request.headers['if-none-match']?.trim() === '*' || context.query.get(CREATE_ONLY_PARAMETER) === 'true') {
+            return { status: 201, json: toKumaObject(await manager.create(write)) };
           }
-          const { resource, created } = await manager.upsert(input);
+          // A body with a version asks for optimistic concurrency: update exactly that version or fail.
+          const takeOver = context.query.get(TAKE_OVER_PARAMETER) === 'true';
+          const { resource, created } = await manager.upsert(write, {
+            precondition: (current) => refuseProxyRegistered(current, takeOver),
+          });
           return { status: created ? 201 : 200, json: toKumaObject(resource) };
         },
       },

@@ -167,7 +167,7 @@ describe('ResourceManager', () => {
   it('refuses to delete a mesh that still has dataplanes, naming them', async () => {
     await manager.create(mesh('demo'));
     await manager.create(dataplane('demo', 'web-1'));
-    await manager.create(dataplane('demo', 'backend-1'));
+    await manager.create(dataplane('demo', 'backend-1', 18081));
     changes.length = 0;
     const before = everything(store);
 

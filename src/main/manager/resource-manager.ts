@@ -1,13 +1,15 @@
 import type { EventBus } from '../events/event-bus.js';
 import { defaultMesh } from '../resources/kuma-json.js';
 import { validateResourceInput } from '../resources/validate.js';
-import { ResourceAlreadyExistsError, ResourcePreconditionError } from '../store/errors.js';
+import { ValidationError } from '../resources/validation-error.js';
+import { BrokenRowError, ResourceAlreadyExistsError, ResourcePreconditionError } from '../store/errors.js';
 import { GroupCommit } from '../store/group-commit.js';
 import type { BrokenRow } from '../store/broken-rows.js';
 import type { ResourceStore } from '../store/resource-store.js';
 import { StoredResourceCheck } from './stored-resource-check.js';
+import { plural } from '../../shared/plural.js';
 import { RESOURCE_TYPES, type Resource, type ResourceInput, type ResourceKey, type ResourceType } from '../../shared/resources.js';
-import type { ListOptions, ResourceManager as ResourceManagerContract, UpsertResult } from './interfaces.js';
+import type { ListOptions, ResourceManager as ResourceManagerContract, UpsertOptions, UpsertResult } from './interfaces.js';
 
 export interface ResourceManagerOptions {
   store: ResourceStore;
@@ -67,21 +69,33 @@ export class ResourceManager implements ResourceManagerContract {
 
   /**
    * Without `input.version`: create or replace, last write wins, however many write at once. The
-   * choice between the two is made inside the write's transaction, so no other writer (another
-   * request, another process on the file) can come between the read and the write; a read before
-   * the write and a conditional update, retried, lost to 100 concurrent writers most of the time.
+   * choice between the two, and the caller's precondition, are decided inside the write's
+   * transaction, so no other writer (another request, another process on the file) can come
+   * between the read and the write; a read before the write and a conditional update, retried,
+   * lost to 100 concurrent writers most of the time.
    * With `input.version`: update exactly that version, or fail with a conflict; never a create.
    */
-  async upsert<T extends ResourceType>(input: ResourceInput<T>): Promise<UpsertResult<T>> {
+  async upsert<T extends ResourceType>(input: ResourceInput<T>, options: UpsertOptions<T> = {}): Promise<UpsertResult<T>> {
     validateResourceInput(input);
-    const result = await this.#commits.run(() =>
+    const result = await this.#commits.run(() => {
+      options.precondition?.(this.#storedOrBroken(input) as Resource<T> | undefined);
       // The version alone: a broken stored row can still be replaced.
-      input.version === undefined && this.#store.version(input) === undefined
+      return input.version === undefined && this.#store.version(input) === undefined
         ? { resource: this.#createInTransaction(input), created: true }
-        : { resource: this.#store.update(input), created: false },
-    );
+        : { resource: this.#updateInTransaction(input), created: false };
+    });
     this.#publish(result.created ? 'created' : 'updated', result.resource);
     return result as UpsertResult<T>;
+  }
+
+  /** The stored resource for a precondition to judge; a broken row is judged as absent, so that a write can repair it. */
+  #storedOrBroken(key: ResourceKey): Resource | undefined {
+    try {
+      return this.#store.find(key);
+    } catch (error) {
+      if (error instanceof BrokenRowError) return undefined;
+      throw error;
+    }
   }
 
   async delete(key: ResourceKey, options: { version?: number } = {}): Promise<void> {
@@ -110,12 +124,20 @@ export class ResourceManager implements ResourceManagerContract {
   }
 
   #createInTransaction(input: ResourceInput): Resource {
-    if (input.type === 'Dataplane') this.#requireMesh(input);
+    if (input.type === 'Dataplane') {
+      this.#requireMesh(input);
+      this.#requireFreeInboundPorts(input as ResourceInput<'Dataplane'>);
+    }
     return this.#store.create(input);
   }
 
+  #updateInTransaction(input: ResourceInput): Resource {
+    if (input.type === 'Dataplane') this.#requireFreeInboundPorts(input as ResourceInput<'Dataplane'>);
+    return this.#store.update(input);
+  }
+
   async #update<T extends ResourceType>(input: ResourceInput<T>): Promise<Resource<T>> {
-    const updated = await this.#commits.run(() => this.#store.update(input));
+    const updated = await this.#commits.run(() => this.#updateInTransaction(input));
     this.#publish('updated', updated);
     return updated as Resource<T>;
   }
@@ -132,11 +154,37 @@ export class ResourceManager implements ResourceManagerContract {
     const names = dataplanes.slice(0, NAMED_DATAPLANES).map((dataplane) => dataplane.meta.name);
     const more = dataplanes.length - names.length;
     const listed = more > 0 ? `${names.join(', ')}, and ${more} more` : names.join(', ');
-    const noun = dataplanes.length === 1 ? 'dataplane' : 'dataplanes';
-    throw new ResourcePreconditionError(
-      key,
-      `still has ${dataplanes.length} ${noun} (${listed}); delete them first`,
+    throw new ResourcePreconditionError(key, `still has ${plural(dataplanes.length, 'dataplane')} (${listed}); delete them first`);
+  }
+
+  /**
+   * Two inbounds on one address and port cannot both listen: the second proxy's listener fails
+   * and the mesh's endpoints for that address:port point at whichever answers. Checked in the
+   * write's transaction, so two writers cannot both take the same port.
+   */
+  #requireFreeInboundPorts(input: ResourceInput<'Dataplane'>): void {
+    const { address, inbound = [] } = input.spec.networking;
+    if (inbound.length === 0) return;
+    const taken = this.#store.inboundsOn(
+      input.mesh,
+      input.name,
+      inbound.map((each) => each.port),
+      inbound.map((each) => each.address ?? address),
     );
+    const violations = inbound.flatMap((each, index) => {
+      const listensOn = each.address ?? address;
+      const other = taken.find((stored) => stored.port === each.port && stored.address === listensOn);
+      if (!other) return [];
+      return [
+        {
+          field: `networking.inbound[${index}].port`,
+          message: `${listensOn}:${each.port} is already used by networking.inbound[${other.index}] of Dataplane "${other.name}"; choose another port`,
+        },
+      ];
+    });
+    if (violations.length > 0) {
+      throw new ValidationError(`Dataplane "${input.name}" in mesh "${input.mesh}" is not valid`, violations);
+    }
   }
 
   #publish(change: 'created' | 'updated', resource: Resource): void {

@@ -367,3 +367,28 @@ async function runCounterProcess(options: {
   );
   return JSON.parse(stdout) as { wins: number; conflicts: number };
 }
+
+describe('ResourceStore.inboundsOn', () => {
+  it("finds the mesh's other inbounds on an address and port, by the inbound's own address or the Dataplane's", () => {
+    const store = new ResourceStore(open());
+    store.create(mesh('default'));
+    store.create(mesh('other'));
+    const at = (name: string, networking: DataplaneSpec['networking'], meshName = 'default'): void => {
+      store.create({ type: 'Dataplane', mesh: meshName, name, labels: {}, spec: { networking } });
+    };
+    at('plain', { address: '127.0.0.1', inbound: [{ port: 18080, tags: { 'kuma.io/service': 'a' } }] });
+    at('own-address', { address: '127.0.0.9', inbound: [{ port: 19000, tags: {} }, { port: 18080, address: '127.0.0.1', tags: {} }] });
+    at('prefix-port', { address: '127.0.0.1', inbound: [{ port: 18081, tags: {} }, { port: 1808, tags: {} }] });
+    at('service-port', { address: '127.0.0.1', inbound: [{ port: 18999, servicePort: 18080, tags: {} }] });
+    at('outbound', { address: '127.0.0.1', outbound: [{ port: 18080, tags: {} }] });
+    at('other-address', { address: '127.0.0.2', inbound: [{ port: 18080, tags: {} }] });
+    at('other-mesh', { address: '127.0.0.1', inbound: [{ port: 18080, tags: {} }] }, 'other');
+
+    expect(store.inboundsOn('default', 'new', [18080], ['127.0.0.1'])).toEqual([
+      { name: 'own-address', index: 1, port: 18080, address: '127.0.0.1' },
+      { name: 'plain', index: 0, port: 18080, address: '127.0.0.1' },
+    ]);
+    // A Dataplane never collides with itself.
+    expect(store.inboundsOn('default', 'plain', [18080], ['127.0.0.1']).map((each) => each.name)).toEqual(['own-address']);
+  });
+});

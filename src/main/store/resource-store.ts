@@ -26,6 +26,17 @@ interface ResourceRow {
   modification_time: string;
 }
 
+/** An inbound of a stored Dataplane, as the port-collision check reads it. */
+export interface StoredInbound {
+  /** The Dataplane's name. */
+  name: string;
+  /** Index in its `networking.inbound`. */
+  index: number;
+  port: number;
+  /** The inbound's own address, or else the Dataplane's. */
+  address: string;
+}
+
 interface KeyParams {
   type: ResourceType;
   mesh: string;
@@ -60,6 +71,9 @@ export class ResourceStore {
   readonly #selectByType: Statement<[{ type: ResourceType }], ResourceRow>;
   readonly #selectByTypeAndMesh: Statement<[{ type: ResourceType; mesh: string }], ResourceRow>;
   readonly #countByTypeAndMesh: Statement<[{ type: ResourceType; mesh: string }], number>;
+  readonly #db: Db;
+  /** `inboundsOn`'s statements, by how many ports and addresses they look for (one and one, mostly). */
+  readonly #inboundsOn = new Map<string, Statement<unknown[], StoredInbound>>();
   readonly #insert: Statement<[Omit<WriteParams, 'version'>], ResourceRow>;
   readonly #update: Statement<[WriteParams], ResourceRow>;
   readonly #delete: Statement<[ExpectedVersionParams], Pick<ResourceRow, 'type' | 'mesh' | 'name' | 'version'>>;
@@ -72,6 +86,7 @@ export class ResourceStore {
   readonly brokenRows = new BrokenRows();
 
   constructor(db: Db, options: ResourceStoreOptions = {}) {
+    this.#db = db;
     this.#now = options.now ?? (() => new Date());
     this.#selectOne = db.prepare(`SELECT * FROM resources WHERE ${KEY}`);
     this.#selectByType = db.prepare('SELECT * FROM resources WHERE type = @type ORDER BY mesh, name');
@@ -143,6 +158,42 @@ export class ResourceStore {
 
   count(type: ResourceType, mesh: string): number {
     return this.#countByTypeAndMesh.get({ type, mesh: type === 'Mesh' ? '' : mesh })!;
+  }
+
+  /** The inbounds of the mesh's other Dataplanes (all but `name`) on one of `ports` and one of `addresses`. */
+  inboundsOn(mesh: string, name: string, ports: readonly number[], addresses: readonly string[]): StoredInbound[] {
+    const key = `${ports.length}:${addresses.length}`;
+    let statement = this.#inboundsOn.get(key);
+    if (!statement) this.#inboundsOn.set(key, (statement = this.#prepareInboundsOn(ports.length, addresses.length)));
+    return statement.all(
+      mesh,
+      name,
+      ...ports.map((port) => `*"port":${port}[,}]*`),
+      ...addresses.map((address) => `*"address":${globLiteral(JSON.stringify(address))}*`),
+      JSON.stringify(ports),
+      JSON.stringify(addresses),
+    );
+  }
+
+  /**
+   * A plain-text GLOB on the stored JSON (as JSON.stringify wrote it) picks the few Dataplanes that
+   * mention one of the ports and one of the addresses, and only those are parsed (in SQLite):
+   * parsing every spec of a mesh cost milliseconds per write with a thousand Dataplanes, the size
+   * of a registration storm.
+   */
+  #prepareInboundsOn(ports: number, addresses: number): Statement<unknown[], StoredInbound> {
+    const anyOf = (count: number) => `(${Array.from({ length: count }, () => 'spec GLOB ?').join(' OR ')})`;
+    return this.#db.prepare(
+      `WITH candidates AS MATERIALIZED (
+         SELECT name, spec FROM resources
+         WHERE type = 'Dataplane' AND mesh = ? AND name <> ? AND ${anyOf(ports)} AND ${anyOf(addresses)})
+       SELECT name, "index", port, address FROM (
+         SELECT c.name AS name, i.key AS "index", i.value ->> '$.port' AS port,
+           coalesce(i.value ->> '$.address', c.spec ->> '$.networking.address') AS address
+         FROM candidates c, json_each(c.spec, '$.networking.inbound') i)
+       WHERE port IN (SELECT value FROM json_each(?)) AND address IN (SELECT value FROM json_each(?))
+       ORDER BY name, "index"`,
+    );
   }
 
   /** Stores a new resource at version 1. @throws ResourceAlreadyExistsError */
@@ -232,6 +283,11 @@ export class ResourceStore {
     this.#lastWriteMs = Math.max(this.#now().getTime(), this.#lastWriteMs + 1);
     return new Date(this.#lastWriteMs).toISOString();
   }
+}
+
+/** Text matched literally by GLOB: its wildcards each in a class of their own. */
+function globLiteral(text: string): string {
+  return text.replace(/[*?[]/g, (wildcard) => `[${wildcard}]`);
 }
 
 /** A Mesh is global: its key is stored with mesh '' whatever the caller passed. */

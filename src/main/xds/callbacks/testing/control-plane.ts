@@ -148,6 +148,17 @@ export function nodeWithDataplane(nodeId: string, dataplane: Record<string, unkn
   return { id: nodeId, metadata: { [DATAPLANE_METADATA_KEY]: JSON.stringify(dataplane) } };
 }
 
+/** Inbound ports handed out by name: meshdesk refuses two inbounds of a mesh on one address and port. */
+const inboundPorts = new Map<string, number>();
+
+/** The same port for the same Dataplane every time, and another one for every other Dataplane. */
+export function inboundPortOf(mesh: string, name: string): number {
+  const key = `${mesh}/${name}`;
+  let port = inboundPorts.get(key);
+  if (port === undefined) inboundPorts.set(key, (port = 20_000 + inboundPorts.size));
+  return port;
+}
+
 /** The Dataplane in the API/YAML shape, as a bootstrap carries it. */
 export function universalDataplane(mesh: string, name: string, service = 'backend', port = 18080): Record<string, unknown> {
   const { spec, ...meta } = dataplaneInput(mesh, name, service, port);

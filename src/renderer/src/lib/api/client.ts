@@ -161,9 +161,14 @@ export class MeshdeskClient {
     return this.json('GET', resourcePath(key));
   }
 
-  /** Creates or replaces a resource from YAML or JSON text (or an object); the answer is the stored resource. */
-  applyResource(key: ResourceKey, body: string | object): Promise<KumaObject> {
-    return this.json('PUT', resourcePath(key), body);
+  /**
+   * Creates or updates a resource from YAML or JSON text (or an object); the answer is the stored
+   * resource. `createOnly` never replaces an existing one (409); `takeOver` is the explicit consent
+   * to update a Dataplane its proxy registered (without it the API answers 409).
+   */
+  applyResource(key: ResourceKey, body: string | object, options: { createOnly?: boolean; takeOver?: boolean } = {}): Promise<KumaObject> {
+    const query = options.createOnly ? '?createOnly=true' : options.takeOver ? '?takeOver=true' : '';
+    return this.json('PUT', `${resourcePath(key)}${query}`, body);
   }
 
   async deleteResource(key: ResourceKey): Promise<void> {
