@@ -15,7 +15,11 @@ import { applyDataplane, backendDataplane } from '../support/dataplanes.js';
  * metadata, the post-create wait, the first generation) and end up with the same configuration.
  */
 
-/** A universal Dataplane as a bootstrap carries it: one inbound, one outbound to `backend`. */
+/**
+ * A universal Dataplane as a bootstrap carries it, with one outbound to `backend` and no inbound:
+ * two proxies of one mesh cannot both listen on one address and port, and with no inbound their
+ * configurations are equal, not merely equivalent.
+ */
 function web(name: string) {
   return {
     type: 'Dataplane',
@@ -23,7 +27,6 @@ function web(name: string) {
     name,
     networking: {
       address: '127.0.0.1',
-      inbound: [{ port: 18080, servicePort: 8080, tags: { 'kuma.io/service': 'web', 'kuma.io/protocol': 'http' } }],
       outbound: [{ port: 10001, tags: { 'kuma.io/service': 'backend' } }],
     },
   };
