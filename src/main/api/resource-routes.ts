@@ -3,7 +3,7 @@ import type { NotAppliedBody } from '../../shared/api-types.js';
 import type { Resource, ResourceType } from '../../shared/resources.js';
 import type { ResourceManager } from '../manager/interfaces.js';
 import { computeLabels } from '../resources/computed-labels.js';
-import { parseKri } from '../resources/kri.js';
+import { SHORT_NAMES, parseKri } from '../resources/kri.js';
 import { toKumaObject } from '../resources/kuma-json.js';
 import { parseResourceText } from '../resources/parse.js';
 import { validateResource } from '../resources/validate.js';
@@ -16,6 +16,9 @@ import type { RequestContext, Route } from './router.js';
 /** How one resource type appears in Kuma's API: Meshes at the top level, Dataplanes inside a mesh. */
 interface Collection {
   type: ResourceType;
+  /** Kuma's ws path and display names, as `GET /_resources` lists them. */
+  wsPath: string;
+  pluralDisplayName: string;
   /** Path of one item; `:mesh` and `:name` are the parameters. */
   itemPath: string;
   listPath: string;
@@ -28,6 +31,8 @@ interface Collection {
 const COLLECTIONS: readonly Collection[] = [
   {
     type: 'Mesh',
+    wsPath: 'meshes',
+    pluralDisplayName: 'Meshes',
     itemPath: '/meshes/:mesh',
     listPath: '/meshes',
     endpoint: '/meshes',
@@ -36,6 +41,8 @@ const COLLECTIONS: readonly Collection[] = [
   },
   {
     type: 'Dataplane',
+    wsPath: 'dataplanes',
+    pluralDisplayName: 'Dataplanes',
     itemPath: '/meshes/:mesh/dataplanes/:name',
     listPath: '/meshes/:mesh/dataplanes',
     endpoint: '/meshes/{mesh}/dataplanes',
@@ -153,6 +160,25 @@ export function resourceRoutes(manager: ResourceManager): Route[] {
       method: 'GET',
       path: '/dataplanes',
       handler: (context) => list(undefined, 'Dataplane', undefined, context),
+    },
+    {
+      // Kuma's type catalogue, for the types meshdesk stores.
+      method: 'GET',
+      path: '/_resources',
+      handler: () => ({
+        json: {
+          resources: COLLECTIONS.map((collection) => ({
+            name: collection.type,
+            singularDisplayName: collection.type,
+            pluralDisplayName: collection.pluralDisplayName,
+            path: collection.wsPath,
+            scope: collection.type === 'Mesh' ? 'Global' : 'Mesh',
+            readOnly: false,
+            includeInFederation: collection.type === 'Mesh',
+            shortName: SHORT_NAMES[collection.type],
+          })),
+        },
+      }),
     },
     {
       method: 'GET',

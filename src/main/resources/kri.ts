@@ -7,7 +7,7 @@ const NAMESPACE_LABEL = 'k8s.kuma.io/namespace';
 const DISPLAY_NAME_LABEL = 'kuma.io/display-name';
 
 /** Kuma's short names of the types meshdesk stores. */
-const SHORT_NAMES: Record<ResourceType, string> = { Mesh: 'm', Dataplane: 'dp' };
+export const SHORT_NAMES: Record<ResourceType, string> = { Mesh: 'm', Dataplane: 'dp' };
 
 /** What a KRI names; zone and namespace come from the resource's labels, empty when it has none. */
 export interface KriParts {
