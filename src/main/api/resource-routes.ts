@@ -6,7 +6,7 @@ import { computeLabels } from '../resources/computed-labels.js';
 import { SHORT_NAMES, parseKri } from '../resources/kri.js';
 import { toKumaObject } from '../resources/kuma-json.js';
 import { parseResourceText } from '../resources/parse.js';
-import { validateResource } from '../resources/validate.js';
+import { DNS_1035_LABEL, validateResource } from '../resources/validate.js';
 import { ValidationError } from '../resources/validation-error.js';
 import { ApiError, toApiError } from './api-error.js';
 import { requestUrlOf } from './dataplane-overview.js';
@@ -52,7 +52,6 @@ const COLLECTIONS: readonly Collection[] = [
 ];
 
 /** Kuma's deprecation warning for a Mesh name that is not a DNS-1035 label (it still takes it). */
-const DNS_1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 function meshNameWarnings(type: ResourceType, name: string): string[] {
   if (type !== 'Mesh' || (name.length <= 63 && DNS_1035_LABEL.test(name))) return [];
   return [
