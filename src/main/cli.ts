@@ -10,10 +10,11 @@ import { parseResourceText } from './resources/parse.js';
 import { validateResource } from './resources/validate.js';
 import { ValidationError } from './resources/validation-error.js';
 import { bootstrapToYaml, generateEnvoyBootstrap, generateGrpcBootstrap } from './xds/generate/bootstrap.js';
+import { XDS_PROTOCOLS, type XdsProtocol } from './xds/protocol/ads-service.js';
 
 const DEFAULT_ADS_ADDRESS = '127.0.0.1:5678';
 
-const USAGE = `usage: npm run meshdesk -- bootstrap [--grpc] [--data-dir DIR] [--ads-address HOST:PORT] [--token-file FILE] [--out FILE] DATAPLANE_FILE
+const USAGE = `usage: npm run meshdesk -- bootstrap [--grpc] [--data-dir DIR] [--ads-address HOST:PORT] [--xds-protocol sotw|delta] [--token-file FILE] [--out FILE] DATAPLANE_FILE
 
 Prints the bootstrap that connects a proxy to meshdesk as the Dataplane in DATAPLANE_FILE
 (YAML or JSON, Kuma universal format); connecting registers that Dataplane.
@@ -25,6 +26,8 @@ Prints the bootstrap that connects a proxy to meshdesk as the Dataplane in DATAP
                           Dataplanes uses
   --ads-address HOST:PORT where meshdesk's ADS server listens (default: the running meshdesk's,
                           else ${DEFAULT_ADS_ADDRESS}, with a warning)
+  --xds-protocol P        the ADS variant Envoy speaks: sotw (State of the World, default)
+                          or delta (incremental); gRPC's xDS clients speak sotw only
   --token-file FILE       the Dataplane's token (issued in Connect a proxy with "Issue a token", or
                           with POST /meshes/{mesh}/dataplanes/{name}/token), for when meshdesk
                           requires tokens (xds.dataplaneTokens)
@@ -44,6 +47,7 @@ interface BootstrapCommand {
   dataDir: string;
   /** Given with --ads-address; otherwise the running meshdesk's. */
   ads?: { host: string; port: number };
+  xdsProtocol: XdsProtocol;
   tokenFile?: string;
   out?: string;
 }
@@ -80,6 +84,7 @@ function parseCommandLine(argv: string[]): BootstrapCommand | 'help' {
   let grpc = false;
   let adsAddress: string | undefined;
   let dataDir = process.env.MESHDESK_DATA_DIR ?? defaultDataDir();
+  let xdsProtocol: string = 'sotw';
   let out: string | undefined;
   let tokenFile: string | undefined;
   for (let index = 0; index < args.length; index++) {
@@ -93,6 +98,7 @@ function parseCommandLine(argv: string[]): BootstrapCommand | 'help' {
     if (flag === '--grpc' && inline === undefined) grpc = true;
     else if (flag === '--ads-address') adsAddress = value();
     else if (flag === '--data-dir') dataDir = value();
+    else if (flag === '--xds-protocol') xdsProtocol = value();
     else if (flag === '--out') out = value();
     else if (flag === '--token-file') tokenFile = value();
     else if (arg.startsWith('-')) throw new UsageError(`unknown option "${arg}"`);
@@ -106,6 +112,7 @@ function parseCommandLine(argv: string[]): BootstrapCommand | 'help' {
     grpc,
     dataDir,
     ...(adsAddress !== undefined && { ads: parseAdsAddress(adsAddress) }),
+    xdsProtocol: parseXdsProtocol(xdsProtocol, grpc),
     ...(tokenFile !== undefined && { tokenFile }),
     ...(out !== undefined && { out }),
   };
@@ -119,6 +126,14 @@ function parseAdsAddress(address: string): { host: string; port: number } {
     throw new UsageError(`--ads-address must be HOST:PORT with a port from 1 to 65535 (e.g. ${DEFAULT_ADS_ADDRESS}), got "${address}"`);
   }
   return { host: match[1] ?? match[2]!, port };
+}
+
+function parseXdsProtocol(protocol: string, grpc: boolean): XdsProtocol {
+  if (!(XDS_PROTOCOLS as readonly string[]).includes(protocol)) {
+    throw new UsageError(`--xds-protocol must be ${XDS_PROTOCOLS.map((each) => `"${each}"`).join(' or ')}, got "${protocol}"`);
+  }
+  if (grpc && protocol !== 'sotw') throw new UsageError('--xds-protocol delta is for Envoy: gRPC xDS clients speak State of the World only');
+  return protocol as XdsProtocol;
 }
 
 /** The meshdesk running on the data directory, if any; a lock file nobody can read is warned about and ignored. */
@@ -160,7 +175,7 @@ async function knownDataplanes(instance: InstanceInfo | undefined): Promise<Know
 }
 
 async function bootstrap(command: BootstrapCommand): Promise<void> {
-  const { file, grpc, tokenFile, out } = command;
+  const { file, grpc, xdsProtocol, tokenFile, out } = command;
   const dataplane = readDataplane(file);
   const token = tokenFile === undefined ? undefined : readToken(tokenFile);
   const nodeId = `${dataplane.meta.mesh}.${dataplane.meta.name}`;
@@ -168,7 +183,7 @@ async function bootstrap(command: BootstrapCommand): Promise<void> {
   const ads = adsAddressFor(command, instance);
   const text = grpc
     ? `${JSON.stringify(generateGrpcBootstrap({ nodeId, adsHost: ads.host, adsPort: ads.port, locality: {}, dataplane, token }), null, 2)}\n`
-    : bootstrapToYaml(generateEnvoyBootstrap({ dataplane, adsHost: ads.host, adsPort: ads.port, token, knownDataplanes: await knownDataplanes(instance) }));
+    : bootstrapToYaml(generateEnvoyBootstrap({ dataplane, adsHost: ads.host, adsPort: ads.port, token, knownDataplanes: await knownDataplanes(instance), xdsProtocol }));
   if (out === undefined) {
     process.stdout.write(text);
     return;

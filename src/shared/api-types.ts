@@ -80,6 +80,8 @@ export interface ProxyStatus {
   connections: number;
   /** The current stream, or the last one of an offline proxy. */
   stream: { id: number; peer: string; openedAt: number; closedAt?: number };
+  /** The xDS variant of that stream: State of the World, or incremental (delta). */
+  protocol: 'sotw' | 'delta';
   /** Every type the proxy asked for on that stream, in push order (CDS, EDS, LDS, RDS, then others). */
   types: TypeStatus[];
 }

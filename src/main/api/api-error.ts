@@ -2,10 +2,14 @@ import type { ApiErrorBody, InvalidParameter } from '../../shared/api-types.js';
 import type { Violation } from '../../shared/resources.js';
 import { ValidationError } from '../resources/validation-error.js';
 import {
+  asStorageFault,
+  BrokenRowError,
   ResourceAlreadyExistsError,
   ResourceConflictError,
   ResourceNotFoundError,
   ResourcePreconditionError,
+  StorageFaultError,
+  type StorageFaultKind,
 } from '../store/errors.js';
 
 /** Kuma's detail for a resource that is not there (pkg/core/rest/errors/error_handler.go). */
@@ -20,10 +24,26 @@ export class ApiError extends Error {
     readonly title: string,
     detail: string,
     readonly causes: Violation[] = [],
+    /** Sent as `Retry-After`: the request may succeed as it is, later. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(detail);
   }
 }
+
+/**
+ * Seconds a client is told to wait when another process holds the database: most such locks are a
+ * backup's or a script's short transaction, so a retry a second later usually lands.
+ */
+const LOCKED_RETRY_AFTER_SECONDS = 1;
+
+/** Status and title per storage fault: the cause reaches the client, not only the log. */
+const STORAGE_FAULT_ANSWERS: Record<StorageFaultKind, { status: number; title: string }> = {
+  // 507 Insufficient Storage (RFC 4918): the request is fine, the server cannot store it.
+  'disk-full': { status: 507, title: 'Disk full' },
+  locked: { status: 503, title: 'Database locked' },
+  corrupt: { status: 500, title: 'Database corrupted' },
+};
 
 /**
  * The error an API call fails with. Kuma's endpoints pass `kumaTitle`, what the endpoint was doing as
@@ -46,6 +66,12 @@ export function toApiError(error: unknown, kumaTitle?: string): ApiError {
     ]);
   }
   if (error instanceof ResourcePreconditionError) return new ApiError(409, 'Conflict', error.message);
+  if (error instanceof BrokenRowError) return new ApiError(500, 'Stored resource is unusable', error.message);
+  const fault = asStorageFault(error);
+  if (fault instanceof StorageFaultError) {
+    const { status, title } = STORAGE_FAULT_ANSWERS[fault.kind];
+    return new ApiError(status, title, fault.message, [], fault.kind === 'locked' ? LOCKED_RETRY_AFTER_SECONDS : undefined);
+  }
   return new ApiError(500, 'Internal server error', 'meshdesk failed to handle the request; see its log for details');
 }
 

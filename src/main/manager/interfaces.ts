@@ -1,4 +1,5 @@
 import type { Resource, ResourceInput, ResourceKey, ResourceType } from '../../shared/resources.js';
+import type { BrokenRow } from '../../shared/storage-types.js';
 
 export interface ListOptions {
   /** Only resources of this mesh; ignored for Mesh. */
@@ -24,4 +25,6 @@ export interface ResourceManager extends ReadOnlyResourceManager {
   /** Create or update; without `input.version`, retries on a conflict with a concurrent writer. */
   upsert<T extends ResourceType>(input: ResourceInput<T>): Promise<UpsertResult<T>>;
   delete(key: ResourceKey, options?: { version?: number }): Promise<void>;
+  /** Stored rows left out of every read because they do not parse or validate, as reads have met them. */
+  brokenRows(): BrokenRow[];
 }

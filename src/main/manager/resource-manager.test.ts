@@ -90,8 +90,9 @@ class RacedStore extends ResourceStore {
     super(db);
   }
 
-  override find(key: ResourceKey): Resource | undefined {
-    const found = super.find(key);
+  /** The read upsert makes before its write. */
+  override version(key: ResourceKey): number | undefined {
+    const found = super.version(key);
     const isTarget = key.type === this.race.target.type && key.name === this.race.target.name;
     if (isTarget && this.writes < this.race.times) {
       this.writes++;

@@ -26,7 +26,7 @@ export const proxylessGrpcGenerator: ResourceGenerator = {
       // The same for every client of the service: built once per context, shared by all of them.
       const shared = memoizedForContext(context, `grpc\n${service}`, () => ({
         cluster: edsCluster(service),
-        endpoints: serviceEndpoints(context, service),
+        endpoints: serviceEndpoints(context, service, 'grpc'),
         listener: { name: service, api_listener: { api_listener: httpConnectionManager(service, { rdsRouteName: service }) } },
         route: routeToCluster(service, service, service),
       }));
