@@ -23,8 +23,8 @@ describe('headless mode', () => {
     const first = await startHeadless(['--data-dir', dataDir, '--api-port', '0', '--ads-port', '0']);
     const url = `${first.apiUrl}/meshes/default/dataplanes/backend-1`;
     expect((await fetch(url, { method: 'PUT', body: JSON.stringify(backend) })).status).toBe(201);
-    const updated = await fetch(url, { method: 'PUT', body: JSON.stringify({ ...backend, labels: { team: 'a' } }) });
-    const written = (await updated.json()) as { version: number };
+    expect((await fetch(url, { method: 'PUT', body: JSON.stringify({ ...backend, labels: { team: 'a' } }) })).status).toBe(200);
+    const written = (await (await fetch(url)).json()) as { version: number };
     expect(written.version).toBe(2);
     expect(existsSync(join(dataDir, LOCK_FILE))).toBe(true);
     expect(await first.stop('SIGTERM')).toBe(0);
@@ -35,7 +35,7 @@ describe('headless mode', () => {
     try {
       const read = await fetch(`${second.apiUrl}/meshes/default/dataplanes/backend-1`);
       expect(read.status).toBe(200);
-      expect(await read.json()).toMatchObject({ ...backend, labels: { team: 'a' }, version: 2 });
+      expect(await read.json()).toMatchObject({ ...backend, labels: { team: 'a', 'kuma.io/origin': 'zone' }, version: 2 });
       expect(second.output()).not.toContain('took the data directory over');
     } finally {
       expect(await second.stop('SIGINT')).toBe(0);

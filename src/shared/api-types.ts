@@ -12,11 +12,25 @@ export interface ListBody<T> {
   next: string | null;
 }
 
-/** Every error the API answers, as Kuma shapes it; `causes` name fields (validation errors). */
+/** One field at fault in an error answer (Kuma's `invalid_parameters`). */
+export interface InvalidParameter {
+  field: string;
+  reason: string;
+}
+
+/**
+ * Every error the API answers, in Kuma's `/std-errors` envelope (pkg/core/rest/errors/types): `detail`
+ * and `invalid_parameters` today, and the older `details` and `causes` (the same facts) that kumactl
+ * falls back to. Field lists are absent when empty.
+ */
 export interface ApiErrorBody {
+  type: '/std-errors';
+  status: number;
   title: string;
+  detail: string;
+  invalid_parameters?: InvalidParameter[];
   details: string;
-  causes: Violation[];
+  causes?: Violation[];
 }
 
 /** `GET /meshes/{mesh}/_not-applied`, `GET /meshes/{mesh}/dataplanes/{name}/_not-applied` */
@@ -25,11 +39,18 @@ export interface NotAppliedBody {
   notApplied: string[];
 }
 
-/** `GET /` */
+/** `GET /`: what kumactl reads to identify a control plane (Kuma's IndexResponse), plus meshdesk's own version. */
 export interface ApiIndex {
-  tagline: string;
   hostname: string;
+  tagline: string;
+  product: string;
+  /** The Kuma version whose API meshdesk serves. */
   version: string;
+  basedOnKuma: string;
+  instanceId: string;
+  clusterId: string;
+  gui: string;
+  meshdesk: { version: string };
 }
 
 // ---- Proxies -----------------------------------------------------------------------------------
@@ -65,7 +86,7 @@ export interface ProxyStatus {
   types: TypeStatus[];
 }
 
-/** `GET /meshes/{mesh}/dataplanes+insights` items. */
+/** `GET /meshes/{mesh}/dataplanes+status` items (meshdesk's; Kuma's own shape is KumaDataplaneOverview). */
 export interface DataplaneOverview {
   type: 'DataplaneOverview';
   mesh: string;
@@ -242,4 +263,44 @@ export interface CacheEntry {
 
 export interface CacheEntriesBody {
   entries: CacheEntry[];
+}
+
+// ---- Kuma's DataplaneOverview (kumactl inspect dataplanes) ---------------------------------------
+
+/** One type's counters in a subscription; protobuf JSON writes uint64 as strings and leaves zeros out. */
+export interface KumaDiscoveryServiceStats {
+  responsesSent?: string;
+  responsesAcknowledged?: string;
+  responsesRejected?: string;
+}
+
+/** One ADS stream of a proxy (Kuma's DiscoverySubscription). */
+export interface KumaDiscoverySubscription {
+  id: string;
+  controlPlaneInstanceId: string;
+  connectTime?: string;
+  disconnectTime?: string;
+  status: {
+    lastUpdateTime?: string;
+    total: KumaDiscoveryServiceStats;
+    cds: KumaDiscoveryServiceStats;
+    eds: KumaDiscoveryServiceStats;
+    lds: KumaDiscoveryServiceStats;
+    rds: KumaDiscoveryServiceStats;
+  };
+  generation?: number;
+}
+
+/** `GET /meshes/{mesh}/dataplanes/_overview` and `…/dataplanes+insights` items, as Kuma shapes them. */
+export interface KumaDataplaneOverview {
+  type: 'DataplaneOverview';
+  mesh: string;
+  name: string;
+  creationTime: string;
+  modificationTime: string;
+  labels?: Record<string, string>;
+  kri: string;
+  dataplane: DataplaneSpec;
+  /** Absent for a proxy never seen. */
+  dataplaneInsight?: { subscriptions: KumaDiscoverySubscription[] };
 }

@@ -105,11 +105,20 @@ async function request(url: string, method = 'GET', body?: string) {
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
-/** The fields of a Kuma object other than the ones the API writes (times, version). */
+/** The fields of a Kuma object other than the ones the API writes (times, version, kri). */
 function withoutMeta(object: Record<string, unknown>) {
-  const { creationTime: _c, modificationTime: _m, version: _v, ...rest } = object;
+  const { creationTime: _c, modificationTime: _m, version: _v, kri: _k, ...rest } = object;
   return rest;
 }
+
+/** The labels Kuma's API adds to a Dataplane written to a universal zone control plane named `default`. */
+const COMPUTED_DATAPLANE_LABELS = {
+  'kuma.io/mesh': 'default',
+  'kuma.io/origin': 'zone',
+  'kuma.io/zone': 'default',
+  'kuma.io/env': 'universal',
+  'kuma.io/proxy-type': 'sidecar',
+};
 
 describe("a Kuma user's resources through the API", () => {
   it('stores every Dataplane field Kuma has, gives it back as written, and says which ones it does not act on', async () => {
@@ -118,7 +127,8 @@ describe("a Kuma user's resources through the API", () => {
 
     expect((await request(url, 'PUT', DATAPLANE)).status).toBe(201);
 
-    expect(withoutMeta((await request(url)).body)).toEqual(parse(DATAPLANE));
+    const written = parse(DATAPLANE) as Record<string, unknown>;
+    expect(withoutMeta((await request(url)).body)).toEqual({ ...written, labels: { ...(written.labels as object), ...COMPUTED_DATAPLANE_LABELS } });
     expect((await request(`${url}/_not-applied`)).body).toEqual({
       notApplied: [
         'metrics',
@@ -141,7 +151,7 @@ describe("a Kuma user's resources through the API", () => {
 
     expect((await request(url, 'PUT', MESH)).status).toBe(201);
 
-    expect(withoutMeta((await request(url)).body)).toEqual({ ...parse(MESH), labels: {} });
+    expect(withoutMeta((await request(url)).body)).toEqual(parse(MESH));
     expect((await request(`${url}/_not-applied`)).body).toEqual({
       notApplied: ['mtls', 'logging', 'routing', 'constraints', 'skipCreatingInitialPolicies', 'meshServices'],
     });

@@ -77,6 +77,42 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
       'numbers as numbers, enums by name) and gives back every field that was written.',
   },
   {
+    area: 'api',
+    case: 'put_dataplanes_05',
+    reason:
+      "A body that is not JSON: Kuma answers Go's encoding/json message (invalid character ',' looking for beginning " +
+      "of object key string); meshdesk reads YAML and JSON with one parser and names the line and column in its own " +
+      'words, as invalid_parameters too, so that the editor can point at them. Same status and title.',
+  },
+  {
+    area: 'api',
+    case: 'workload_label_validation_01',
+    reason:
+      'A kuma.io/workload label that is not a DNS-1035 label: Kuma answers 400 "Bad Request" with the label in its ' +
+      'detail; meshdesk answers 400 "Resource is not valid" with the label as an invalid parameter (see the ' +
+      'validation entry). Refused alike.',
+  },
+  {
+    area: 'api',
+    case: 'workload_label_validation_02',
+    reason: 'As workload_label_validation_01.',
+  },
+  {
+    area: 'api',
+    case: "a resource's version field",
+    reason:
+      'meshdesk adds `version` to every resource it answers, for the optimistic concurrency its UI uses; Kuma has ' +
+      'none. kumactl ignores it (unknown fields are dropped) and does not print it. The API cases leave it out.',
+  },
+  {
+    area: 'api',
+    case: 'DataplaneOverview subscriptions',
+    reason:
+      "meshdesk keeps each proxy's current (or last) stream, so an insight has one subscription, not the history of " +
+      'streams Kuma keeps; it has no kuma-dp/Envoy version (`version`), no `generation` and no `mTLS` (meshdesk issues ' +
+      'no certificates).',
+  },
+  {
     area: 'xds-names',
     case: 'outbound-proxy-03',
     path: '\\.routes\\[[^\\]]*\\]\\.name$',

@@ -97,7 +97,7 @@ describe('localhost API protection', () => {
           attack,
           status: 403,
         });
-        expect(JSON.parse(response.body)).toMatchObject({ title, details: expect.any(String), causes: [] });
+        expect(JSON.parse(response.body)).toMatchObject({ type: '/std-errors', status: response.status, title, detail: expect.any(String) });
         expect(response.headers['access-control-allow-origin']).toBeUndefined();
       }
     }

@@ -73,7 +73,13 @@ describe('requests the HTTP parser refuses', () => {
     const [head, body] = malformed.split('\r\n\r\n');
     expect(head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
     expect(head).toContain('content-type: application/json');
-    expect(JSON.parse(body!)).toEqual({ title: 'Could not parse the HTTP request', details: expect.stringMatching(/header.*\(HPE_/i), causes: [] });
+    expect(JSON.parse(body!)).toEqual({
+      type: '/std-errors',
+      status: 400,
+      title: 'Could not parse the HTTP request',
+      detail: expect.stringMatching(/header.*\(HPE_/i),
+      details: expect.stringMatching(/header.*\(HPE_/i),
+    });
 
     const oversized = await sendRaw(core.api.url, `GET /meshes HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
     expect(oversized).toMatch(/^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);

@@ -226,7 +226,7 @@ describe('inspection API', () => {
     });
     await connectAndAcceptEverything();
 
-    const { body } = await fixture.get('/meshes/default/dataplanes+insights');
+    const { body } = await fixture.get('/meshes/default/dataplanes+status');
 
     expect(body.total).toBe(2);
     expect(body.items).toEqual([

@@ -1,13 +1,14 @@
-import { hostname } from 'node:os';
 import type { CachedManager } from '../cache/cached-manager.js';
 import type { Settings } from '../config/settings.js';
 import type { ResourceManager } from '../manager/interfaces.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { bootstrapPreviewRoutes } from './bootstrap-preview-routes.js';
 import { bootstrapRoutes, type BootstrapDependencies } from './bootstrap-routes.js';
+import { apiIndex } from './control-plane-identity.js';
+import { dataplaneOverviewRoutes } from './dataplane-overview.js';
 import type { EventStream } from './event-stream.js';
 import { inspectionRoutes, type InspectionDependencies } from './inspection-routes.js';
-import { resourceRoutes } from './resource-routes.js';
+import { resourceRoutes, unservedCollectionRoute } from './resource-routes.js';
 import { Router } from './router.js';
 import { settingsRoutes } from './settings-routes.js';
 import { statsRoutes } from './stats-routes.js';
@@ -32,9 +33,11 @@ export function createApiRouter(deps: ApiDependencies): Router {
       handler: (context) =>
         wantsHtml(context)
           ? redirect(context.response, `${GUI_PATH}/`)
-          : { json: { tagline: 'meshdesk', hostname: hostname(), version: process.env.npm_package_version ?? 'dev', pid: process.pid } },
+          : { json: apiIndex() },
     },
     ...staticFileRoutes(),
+    // Before the resource routes: `dataplanes/_overview` would otherwise read as a Dataplane named `_overview`.
+    ...dataplaneOverviewRoutes(deps),
     ...resourceRoutes(deps.manager),
     ...settingsRoutes(deps.settings),
     ...bootstrapRoutes(deps),
@@ -57,5 +60,6 @@ export function createApiRouter(deps: ApiDependencies): Router {
       }),
     },
     deps.eventStream.route(),
+    unservedCollectionRoute(deps.manager),
   ]);
 }

@@ -224,7 +224,7 @@ describe('the IPC bridge to a real core', () => {
     expect(await (await fetch(`${core.api.url}/meshes/default/dataplanes/web-1`)).json()).toEqual(JSON.parse(read.body));
     const missing = (await ipcMain.invoke(webContents, { method: 'GET', path: '/meshes/nope' })) as ApiResponse;
     expect(missing.status).toBe(404);
-    expect(JSON.parse(missing.body)).toMatchObject({ title: 'Could not find a resource' });
+    expect(JSON.parse(missing.body)).toMatchObject({ status: 404, title: 'Could not retrieve a resource', detail: 'Not found' });
   });
 
   it('refuses a malformed payload or a foreign sender before the core sees it', async () => {

@@ -71,7 +71,8 @@ interface UncheckedResource {
 }
 
 const WORKLOAD_LABEL = 'kuma.io/workload';
-const DNS_1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+/** A DNS-1035 label (Kubernetes' rule Kuma applies to workload labels and, as a warning, to Mesh names). */
+export const DNS_1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 
 /**
  * In Kuma's order: the body is read as the type the URL names (a body of another type is only a

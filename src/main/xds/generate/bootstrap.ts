@@ -130,10 +130,10 @@ function nodeId(dataplane: DataplaneResource): string {
 
 /**
  * The Dataplane in Kuma's API shape, as the lifecycle reads it back from the node metadata, minus
- * the fields the store owns: a `version` baked into a bootstrap file would ask for optimistic
+ * the fields the store owns (and the `kri` it computes): a `version` baked into a bootstrap file would ask for optimistic
  * concurrency against a version long gone when the proxy restarts, and fail as a conflict.
  */
 function dataplaneMetadata(dataplane: DataplaneResource): string {
-  const { version: _version, creationTime: _created, modificationTime: _modified, ...universal } = toKumaObject(dataplane);
+  const { version: _version, creationTime: _created, modificationTime: _modified, kri: _kri, ...universal } = toKumaObject(dataplane);
   return JSON.stringify(universal);
 }

@@ -32,11 +32,14 @@ export class ApiRequestError extends Error {
     readonly status: number,
     readonly body: ApiErrorBody,
   ) {
-    super(`${method} ${path} answered ${status}: ${body.details || body.title}`);
+    super(`${method} ${path} answered ${status}: ${body.detail || body.title}`);
   }
 
+  /** The fields at fault: Kuma's `invalid_parameters`, else the older `causes`. */
   get causes(): Violation[] {
-    return this.body.causes;
+    return (
+      this.body.invalid_parameters?.map(({ field, reason }) => ({ field, message: reason })) ?? this.body.causes ?? []
+    );
   }
 }
 
@@ -162,13 +165,15 @@ export class MeshdeskClient {
   }
 
   /**
-   * Creates or updates a resource from YAML or JSON text (or an object); the answer is the stored
-   * resource. `createOnly` never replaces an existing one (409); `takeOver` is the explicit consent
-   * to update a Dataplane its proxy registered (without it the API answers 409).
+   * Creates or updates a resource from YAML or JSON text (or an object) and reads it back: Kuma's
+   * PUT answers `{}` (or `{warnings}`), not the stored resource. `createOnly` never replaces an
+   * existing one (409); `takeOver` is the explicit consent to update a Dataplane its proxy
+   * registered (without it the API answers 409).
    */
-  applyResource(key: ResourceKey, body: string | object, options: { createOnly?: boolean; takeOver?: boolean } = {}): Promise<KumaObject> {
+  async applyResource(key: ResourceKey, body: string | object, options: { createOnly?: boolean; takeOver?: boolean } = {}): Promise<KumaObject> {
     const query = options.createOnly ? '?createOnly=true' : options.takeOver ? '?takeOver=true' : '';
-    return this.json('PUT', `${resourcePath(key)}${query}`, body);
+    await this.request('PUT', `${resourcePath(key)}${query}`, body);
+    return this.resource(key);
   }
 
   async deleteResource(key: ResourceKey): Promise<void> {
@@ -177,7 +182,7 @@ export class MeshdeskClient {
 
   // proxies
   dataplanesWithInsights(mesh: string): Promise<ListBody<DataplaneOverview>> {
-    return this.json('GET', `/meshes/${segment(mesh)}/dataplanes+insights`);
+    return this.json('GET', `/meshes/${segment(mesh)}/dataplanes+status`);
   }
 
   proxies(): Promise<ListBody<ProxyStatus>> {
@@ -268,11 +273,15 @@ function resourcePath({ type, mesh, name }: ResourceKey): string {
   return type === 'Mesh' ? `/meshes/${segment(name)}` : proxyPath(mesh, name);
 }
 
+/** Kuma's error envelope from whatever a non-2xx answer holds (a proxy in between may answer plain text). */
 function parseErrorBody(text: string, status: number): ApiErrorBody {
+  let body: Partial<ApiErrorBody> = {};
   try {
-    const body = JSON.parse(text) as Partial<ApiErrorBody>;
-    return { title: body.title ?? `HTTP ${status}`, details: body.details ?? '', causes: body.causes ?? [] };
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed === 'object' && parsed !== null) body = parsed as Partial<ApiErrorBody>;
   } catch {
-    return { title: `HTTP ${status}`, details: text.slice(0, 500), causes: [] };
+    body = { detail: text.slice(0, 500) };
   }
+  const detail = body.detail ?? body.details ?? '';
+  return { ...body, type: '/std-errors', status, title: body.title ?? `HTTP ${status}`, detail, details: detail };
 }

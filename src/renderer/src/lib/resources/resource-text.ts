@@ -3,8 +3,8 @@ import { LineCounter, parseDocument, stringify } from 'yaml';
 import type { ResourceKey, ResourceType, Violation } from '../../../../shared/resources.js';
 import type { KumaObject } from '../api/index.js';
 
-/** Read-only fields the store owns: shown beside the editor, not in it. `version` stays: applying sends it back. */
-const STORE_FIELDS = ['creationTime', 'modificationTime'];
+/** Read-only fields the store owns or computes: shown beside the editor, not in it. `version` stays: applying sends it back. */
+const STORE_FIELDS = ['creationTime', 'modificationTime', 'kri'];
 
 export function toEditableYaml(resource: KumaObject): string {
   const fields = Object.entries(resource).filter(
