@@ -12,6 +12,7 @@ import { Router } from './router.js';
 import { settingsRoutes } from './settings-routes.js';
 import { statsRoutes } from './stats-routes.js';
 import { tokenRoutes, type TokenDependencies } from './token-routes.js';
+import { transferRoutes } from './transfer-routes.js';
 import { GUI_PATH, redirect, staticFileRoutes, wantsHtml } from './static-files.js';
 
 export interface ApiDependencies extends InspectionDependencies, BootstrapDependencies, TokenDependencies {
@@ -35,6 +36,7 @@ export function createApiRouter(deps: ApiDependencies): Router {
     },
     ...staticFileRoutes(),
     ...resourceRoutes(deps.manager),
+    ...transferRoutes(deps.manager),
     ...settingsRoutes(deps.settings),
     ...bootstrapRoutes(deps),
     ...bootstrapPreviewRoutes(deps),

@@ -79,6 +79,24 @@ export class ResourceManager implements ResourceManagerContract {
     }
   }
 
+  /**
+   * All or nothing: writes every input in one transaction, in order. An input without `version` is
+   * created (it must not exist yet); one with `version` updates exactly that version. If any write
+   * fails (it exists, a concurrent change, a missing mesh), none of them remains.
+   */
+  async writeAll(inputs: ResourceInput[]): Promise<UpsertResult[]> {
+    for (const input of inputs) validateResourceInput(input);
+    const written = await this.#commits.run(() =>
+      inputs.map((input): UpsertResult =>
+        input.version === undefined
+          ? { resource: this.#insert(input), created: true }
+          : { resource: this.#store.update(input), created: false },
+      ),
+    );
+    for (const { resource, created } of written) this.#publish(created ? 'created' : 'updated', resource);
+    return written;
+  }
+
   async delete(key: ResourceKey, options: { version?: number } = {}): Promise<void> {
     const deleted = await this.#commits.run(() => {
       if (key.type === 'Mesh') this.#requireMeshWithoutDataplanes(key);
@@ -99,12 +117,15 @@ export class ResourceManager implements ResourceManagerContract {
   }
 
   async #create<T extends ResourceType>(input: ResourceInput<T>): Promise<Resource<T>> {
-    const created = await this.#commits.run(() => {
-      if (input.type === 'Dataplane') this.#requireMesh(input);
-      return this.#store.create(input);
-    });
+    const created = await this.#commits.run(() => this.#insert(input));
     this.#publish('created', created);
     return created as Resource<T>;
+  }
+
+  /** Inside a transaction: the mesh check and the insert see one state. */
+  #insert(input: ResourceInput): Resource {
+    if (input.type === 'Dataplane') this.#requireMesh(input);
+    return this.#store.create(input);
   }
 
   async #update<T extends ResourceType>(input: ResourceInput<T>): Promise<Resource<T>> {
