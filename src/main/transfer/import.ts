@@ -80,7 +80,8 @@ export function readImportText(text: string): ImportDocument[] {
 export async function importResources(manager: ResourceManager, text: string, options: ImportOptions = {}): Promise<ImportReport> {
   const documents = readImportText(text);
   const stored = new Map<string, Resource>();
-  for (const type of new Set(documents.map((document) => document.input.type))) {
+  // Meshes always: a mesh-scoped resource may belong to a stored Mesh the import does not carry.
+  for (const type of new Set(['Mesh' as const, ...documents.map((document) => document.input.type)])) {
     for (const resource of await manager.list(type)) stored.set(keyOf({ type, mesh: resource.meta.mesh, name: resource.meta.name }), resource);
   }
 
