@@ -10,7 +10,8 @@ import type { KnownDataplane } from './xds/generate/admin-port.js';
 import { parseResourceText } from './resources/parse.js';
 import { validateResource } from './resources/validate.js';
 import { ValidationError } from './resources/validation-error.js';
-import { formatImported, type ImportReport } from './transfer/import.js';
+import type { ImportReport } from '../shared/api-types.js';
+import { formatImported } from './transfer/import.js';
 import { bootstrapToYaml, generateEnvoyBootstrap, generateGrpcBootstrap } from './xds/generate/bootstrap.js';
 
 const DEFAULT_ADS_ADDRESS = '127.0.0.1:5678';
@@ -122,7 +123,7 @@ function parseCommandLine(argv: string[]): Command | 'help' {
     const out = flags.value('--out');
     return {
       kind: 'bootstrap',
-      file: oneFile(command, 'a Dataplane file', files),
+      file: oneFile(command, 'Dataplane file', files),
       grpc: flags.has('--grpc'),
       dataDir: dataDirOf(flags),
       ...(adsAddress !== undefined && { ads: parseAdsAddress(adsAddress) }),
@@ -146,7 +147,7 @@ function parseCommandLine(argv: string[]): Command | 'help' {
     return {
       kind: 'import',
       dataDir: dataDirOf(flags),
-      file: oneFile(command, 'a file of resources', files),
+      file: oneFile(command, 'file of resources', files),
       overwrite: flags.has('--overwrite'),
       dryRun: flags.has('--dry-run'),
     };
@@ -182,9 +183,9 @@ function readArgs(args: string[], known: { switches: string[]; values: string[] 
   return { flags: { has: (flag) => switches.has(flag), value: (flag) => values.get(flag) }, files };
 }
 
-function oneFile(command: string, what: string, files: string[]): string {
+function oneFile(command: string, noun: string, files: string[]): string {
   if (files.length === 1) return files[0]!;
-  throw new UsageError(files.length === 0 ? `${command} needs ${what}` : `${command} takes one file, got ${files.length}: ${files.join(', ')}`);
+  throw new UsageError(files.length === 0 ? `${command} needs a ${noun}` : `${command} takes one ${noun}, got ${files.length}: ${files.join(', ')}`);
 }
 
 /** `host:port` or `[ipv6]:port`. */

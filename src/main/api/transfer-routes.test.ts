@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { startTestCore } from '../../../test/support/core.js';
+import type { ApiErrorBody, ImportReport } from '../../shared/api-types.js';
 
 const WEB = `type: Dataplane
 mesh: default
@@ -37,7 +38,7 @@ describe('transfer routes', () => {
 
     const imported = await fetch(`${target.api.url}/import`, { method: 'POST', body: text });
     expect(imported.status).toBe(200);
-    expect((await imported.json()).dryRun).toBe(false);
+    expect(((await imported.json()) as ImportReport).dryRun).toBe(false);
     expect((await fetch(`${target.api.url}/meshes/default/dataplanes/web-1`)).status).toBe(200);
   });
 
@@ -55,7 +56,7 @@ describe('transfer routes', () => {
 
     const overwritten = await fetch(`${core.api.url}/import?overwrite=true`, { method: 'POST', body: changed });
     expect(overwritten.status).toBe(200);
-    expect((await overwritten.json()).resources).toEqual([{ type: 'Dataplane', mesh: 'default', name: 'web-1', action: 'Updated' }]);
+    expect(((await overwritten.json()) as ImportReport).resources).toEqual([{ type: 'Dataplane', mesh: 'default', name: 'web-1', action: 'Updated' }]);
   });
 
   it('answers 400 for an invalid document and for a flag that is not true or false', async () => {
@@ -63,11 +64,11 @@ describe('transfer routes', () => {
 
     const invalid = await fetch(`${core.api.url}/import`, { method: 'POST', body: 'type: Mesh\nname: Bad_Name\n' });
     expect(invalid.status).toBe(400);
-    expect((await invalid.json()).causes).toEqual([{ field: 'resource[0].name', message: expect.stringMatching(/^Mesh "Bad_Name": must consist of lower case/) }]);
+    expect(((await invalid.json()) as ApiErrorBody).causes).toEqual([{ field: 'resource[0].name', message: expect.stringMatching(/^Mesh "Bad_Name": must consist of lower case/) }]);
 
     const flag = await fetch(`${core.api.url}/import?overwrite=yes`, { method: 'POST', body: WEB });
     expect(flag.status).toBe(400);
-    expect((await flag.json()).causes).toEqual([{ field: 'overwrite', message: 'must be true or false' }]);
+    expect(((await flag.json()) as ApiErrorBody).causes).toEqual([{ field: 'overwrite', message: 'must be true or false' }]);
     expect((await fetch(`${core.api.url}/export?includeProxyRegistered=1`)).status).toBe(400);
   });
 });

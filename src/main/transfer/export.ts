@@ -21,9 +21,6 @@ export interface ExportResult {
   skippedProxyRegistered: number;
 }
 
-/** Kuma's `kumactl apply` wants a file named `.yaml` or `.yml`; this is the name the UI saves. */
-export const EXPORT_FILE_NAME = 'meshdesk-export.yaml';
-
 /** The order `kumactl apply` can write them in: a mesh-scoped resource needs its Mesh. */
 export const MESHES_FIRST: readonly ResourceType[] = [...RESOURCE_TYPES].sort((a, b) => Number(b === 'Mesh') - Number(a === 'Mesh'));
 

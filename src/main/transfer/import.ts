@@ -1,6 +1,7 @@
 // `meshdesk import`: reads what `meshdesk export` writes and what `kumactl get … -o yaml` prints (one
 // resource, or a list `{items, total, next}`), validates all of it, then writes it in one transaction.
 import { isDeepStrictEqual } from 'node:util';
+import type { ImportedResource, ImportReport } from '../../shared/api-types.js';
 import type { Resource, ResourceInput, ResourceKey, Violation } from '../../shared/resources.js';
 import type { ResourceManager } from '../manager/interfaces.js';
 import { indexPath, joinPath } from '../resources/field-path.js';
@@ -14,19 +15,6 @@ export interface ImportOptions {
   overwrite?: boolean;
   /** Decide everything, write nothing. */
   dryRun?: boolean;
-}
-
-/** kumactl's words for what `apply` did to a resource, plus what an import leaves alone. */
-export type ImportAction = 'Created' | 'Updated' | 'Unchanged';
-
-export interface ImportedResource extends ResourceKey {
-  action: ImportAction;
-}
-
-export interface ImportReport {
-  dryRun: boolean;
-  /** Every resource of the text, in the order written: Meshes first. */
-  resources: ImportedResource[];
 }
 
 /** One resource of the text, with where it was: `resource[2]`, or `resource[0].items[3]` in a list. */
