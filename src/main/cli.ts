@@ -13,10 +13,11 @@ import { ValidationError } from './resources/validation-error.js';
 import type { ImportReport } from '../shared/api-types.js';
 import { formatImported } from './transfer/import.js';
 import { bootstrapToYaml, generateEnvoyBootstrap, generateGrpcBootstrap } from './xds/generate/bootstrap.js';
+import { XDS_PROTOCOLS, type XdsProtocol } from './xds/protocol/ads-service.js';
 
 const DEFAULT_ADS_ADDRESS = '127.0.0.1:5678';
 
-const USAGE = `usage: npm run meshdesk -- bootstrap [--grpc] [--data-dir DIR] [--ads-address HOST:PORT] [--token-file FILE] [--out FILE] DATAPLANE_FILE
+const USAGE = `usage: npm run meshdesk -- bootstrap [--grpc] [--data-dir DIR] [--ads-address HOST:PORT] [--xds-protocol sotw|delta] [--token-file FILE] [--out FILE] DATAPLANE_FILE
        npm run meshdesk -- export [--data-dir DIR] [--include-proxy-registered] [--out FILE]
        npm run meshdesk -- import [--data-dir DIR] [--overwrite] [--dry-run] FILE
 
@@ -30,6 +31,8 @@ Prints the bootstrap that connects a proxy to meshdesk as the Dataplane in DATAP
                           Dataplanes uses
   --ads-address HOST:PORT where meshdesk's ADS server listens (default: the running meshdesk's,
                           else ${DEFAULT_ADS_ADDRESS}, with a warning)
+  --xds-protocol P        the ADS variant Envoy speaks: sotw (State of the World, default)
+                          or delta (incremental); gRPC's xDS clients speak sotw only
   --token-file FILE       the Dataplane's token (issued in Connect a proxy with "Issue a token", or
                           with POST /meshes/{mesh}/dataplanes/{name}/token), for when meshdesk
                           requires tokens (xds.dataplaneTokens)
@@ -65,6 +68,7 @@ interface BootstrapCommand {
   dataDir: string;
   /** Given with --ads-address; otherwise the running meshdesk's. */
   ads?: { host: string; port: number };
+  xdsProtocol: XdsProtocol;
   tokenFile?: string;
   out?: string;
 }
@@ -117,7 +121,7 @@ function parseCommandLine(argv: string[]): Command | 'help' {
   if (command === '--help' || command === 'help' || args.includes('--help')) return 'help';
   const dataDirOf = (flags: Flags): string => flags.value('--data-dir') ?? process.env.MESHDESK_DATA_DIR ?? defaultDataDir();
   if (command === 'bootstrap') {
-    const { flags, files } = readArgs(args, { switches: ['--grpc'], values: ['--ads-address', '--data-dir', '--out', '--token-file'] });
+    const { flags, files } = readArgs(args, { switches: ['--grpc'], values: ['--ads-address', '--data-dir', '--out', '--token-file', '--xds-protocol'] });
     const adsAddress = flags.value('--ads-address');
     const tokenFile = flags.value('--token-file');
     const out = flags.value('--out');
@@ -126,6 +130,7 @@ function parseCommandLine(argv: string[]): Command | 'help' {
       file: oneFile(command, 'Dataplane file', files),
       grpc: flags.has('--grpc'),
       dataDir: dataDirOf(flags),
+      xdsProtocol: parseXdsProtocol(flags.value('--xds-protocol') ?? 'sotw', flags.has('--grpc')),
       ...(adsAddress !== undefined && { ads: parseAdsAddress(adsAddress) }),
       ...(tokenFile !== undefined && { tokenFile }),
       ...(out !== undefined && { out }),
@@ -188,6 +193,14 @@ function oneFile(command: string, noun: string, files: string[]): string {
   throw new UsageError(files.length === 0 ? `${command} needs a ${noun}` : `${command} takes one ${noun}, got ${files.length}: ${files.join(', ')}`);
 }
 
+function parseXdsProtocol(protocol: string, grpc: boolean): XdsProtocol {
+  if (!(XDS_PROTOCOLS as readonly string[]).includes(protocol)) {
+    throw new UsageError(`--xds-protocol must be ${XDS_PROTOCOLS.map((each) => `"${each}"`).join(' or ')}, got "${protocol}"`);
+  }
+  if (grpc && protocol !== 'sotw') throw new UsageError('--xds-protocol delta is for Envoy: gRPC xDS clients speak State of the World only');
+  return protocol as XdsProtocol;
+}
+
 /** `host:port` or `[ipv6]:port`. */
 function parseAdsAddress(address: string): { host: string; port: number } {
   const match = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d+)$/.exec(address);
@@ -236,7 +249,7 @@ async function knownDataplanes(instance: InstanceInfo | undefined): Promise<Know
 }
 
 async function bootstrap(command: BootstrapCommand): Promise<void> {
-  const { file, grpc, tokenFile, out } = command;
+  const { file, grpc, xdsProtocol, tokenFile, out } = command;
   const dataplane = readDataplane(file);
   const token = tokenFile === undefined ? undefined : readToken(tokenFile);
   const nodeId = `${dataplane.meta.mesh}.${dataplane.meta.name}`;
@@ -244,7 +257,7 @@ async function bootstrap(command: BootstrapCommand): Promise<void> {
   const ads = adsAddressFor(command, instance);
   const text = grpc
     ? `${JSON.stringify(generateGrpcBootstrap({ nodeId, adsHost: ads.host, adsPort: ads.port, locality: {}, dataplane, token }), null, 2)}\n`
-    : bootstrapToYaml(generateEnvoyBootstrap({ dataplane, adsHost: ads.host, adsPort: ads.port, token, knownDataplanes: await knownDataplanes(instance) }));
+    : bootstrapToYaml(generateEnvoyBootstrap({ dataplane, adsHost: ads.host, adsPort: ads.port, token, knownDataplanes: await knownDataplanes(instance), xdsProtocol }));
   if (out === undefined) {
     process.stdout.write(text);
     return;

@@ -10,6 +10,7 @@ import { ResourceManager } from './manager/resource-manager.js';
 import { DataDirInUseError, InstanceLock, UnreadableLockError, type InstanceInfo } from './instance/instance-lock.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { openDatabase, type Db } from './store/database.js';
+import { StorageFaultError } from './store/errors.js';
 import { ResourceStore } from './store/resource-store.js';
 import { startXds, type Xds } from './xds/components.js';
 
@@ -55,6 +56,7 @@ export async function startCore(options: CoreOptions): Promise<Core> {
     const metrics = createMetrics();
     const settings = new Settings({ db, events, overrides: portOverrides(options) });
     const manager = new ResourceManager({ store: new ResourceStore(db), events });
+    await manager.checkStoredResources(); // read-only: logs each broken row by its key; start-up goes on
     const cachedManager = new CachedManager({
       delegate: manager,
       ttl: () => settings.get('store.cache.expirationTime'),
@@ -86,6 +88,7 @@ export async function startCore(options: CoreOptions): Promise<Core> {
           statusTracker: xds.statusTracker,
           snapshots: xds.snapshots,
           snapshotHistory: xds.history,
+          historyWrites: xds.history,
           adsServer: xds.server,
           xdsChain: xds.chain,
           dataplaneTokens: xds.dataplaneTokens,
@@ -152,6 +155,8 @@ function openDataDirectory(dataDir: string, nativeBinding: string | undefined): 
   try {
     return openDatabase(join(dataDir, DATABASE_FILE), { nativeBinding });
   } catch (error) {
+    // A damaged database says which file and what to do; another folder is not the answer.
+    if (error instanceof StorageFaultError) throw error;
     const reason = error instanceof Error ? error.message : String(error);
     throw new DataDirError(
       `cannot use data directory ${dataDir}: ${reason}. Choose a writable folder with --data-dir or MESHDESK_DATA_DIR`,

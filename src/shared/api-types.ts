@@ -19,6 +19,12 @@ export interface ApiErrorBody {
   causes: Violation[];
 }
 
+/** `GET /meshes/{mesh}/_not-applied`, `GET /meshes/{mesh}/dataplanes/{name}/_not-applied` */
+export interface NotAppliedBody {
+  /** Field paths stored as given but not acted on, e.g. `mtls`, `networking.inbound[0].serviceProbe`. */
+  notApplied: string[];
+}
+
 /** `GET /` */
 export interface ApiIndex {
   tagline: string;
@@ -53,6 +59,8 @@ export interface ProxyStatus {
   connections: number;
   /** The current stream, or the last one of an offline proxy. */
   stream: { id: number; peer: string; openedAt: number; closedAt?: number };
+  /** The xDS variant of that stream: State of the World, or incremental (delta). */
+  protocol: 'sotw' | 'delta';
   /** Every type the proxy asked for on that stream, in push order (CDS, EDS, LDS, RDS, then others). */
   types: TypeStatus[];
 }

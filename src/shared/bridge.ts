@@ -19,6 +19,8 @@ export interface ApiResponse {
   status: number;
   contentType: string;
   body: string;
+  /** Extra HTTP headers (e.g. `retry-after` when the database is locked); not carried over IPC. */
+  headers?: Record<string, string>;
 }
 
 /** What the preload exposes as `window.meshdesk` (one method per verb, validated again in main). */

@@ -24,6 +24,7 @@ function apiRoutes(core: Core): Route[] {
     statusTracker: core.xds.statusTracker,
     snapshots: core.xds.snapshots,
     snapshotHistory: core.xds.history,
+    historyWrites: core.xds.history,
     adsServer: core.xds.server,
     xdsChain: core.xds.chain,
     dataplaneTokens: core.xds.dataplaneTokens,

@@ -1,5 +1,7 @@
 import type { Locator } from 'playwright-core';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { CLUSTER_TYPE_URL } from '../../src/main/xds/protocol/type-urls.js';
+import { RawDeltaClient } from '../../src/main/xds/server/testing/raw-delta-client.js';
 import { applyDataplane, backendDataplane } from '../support/dataplanes.js';
 import { startEchoServer } from '../support/echo-server.js';
 import { eventually } from '../support/eventually.js';
@@ -38,6 +40,26 @@ describe('Proxies view', () => {
     } finally {
       await backend.stop();
     }
+  });
+
+  it('shows the xDS protocol of each proxy, State of the World or delta, in the list and in its header', async () => {
+    const core = await ui.core();
+    ui.connect(core, { name: 'sotw-1', target: 'echo', register: registering('sotw') });
+    const delta = new RawDeltaClient(core.xds.port, {
+      id: 'default.delta-1',
+      metadata: { 'dataplane.resource': JSON.stringify({ type: 'Dataplane', mesh: 'default', name: 'delta-1', ...registering('delta') }) },
+    });
+    onTestFinished(() => delta.close());
+    delta.send(CLUSTER_TYPE_URL);
+    const { page } = await ui.open(core);
+
+    const badge = (name: string) => page.locator('[role=row]', { hasText: name }).getByTestId('xds-protocol');
+    await badge('delta-1').waitFor();
+    await badge('sotw-1').waitFor();
+    expect([await badge('sotw-1').innerText(), await badge('delta-1').innerText()]).toEqual(['SotW', 'Delta']);
+
+    await page.locator('[role=row]', { hasText: 'delta-1' }).getByRole('link').click();
+    expect(await page.locator('main header').first().getByTestId('xds-protocol').innerText()).toBe('Delta');
   });
 
   it('shows a proxy that connects after the page loaded, without a reload', async () => {
@@ -110,7 +132,7 @@ describe('Proxies view', () => {
 
 async function expectRows(rows: Locator, names: string[]): Promise<void> {
   await eventually(async () => {
-    const texts = await rows.locator('.name').allInnerTexts();
+    const texts = await rows.locator('.name a').allInnerTexts();
     expect(texts).toEqual(names);
   });
 }

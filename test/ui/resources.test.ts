@@ -1,5 +1,8 @@
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { DATABASE_FILE } from '../../src/main/core.js';
 import type { ListBody, SnapshotSummary } from '../../src/shared/api-types.js';
 import { applyDataplane, backendDataplane } from '../support/dataplanes.js';
 import { startEchoServer } from '../support/echo-server.js';
@@ -100,8 +103,8 @@ describe('Resources view', () => {
     expect(await page.locator('.cm-line', { hasText: 'address:' }).locator('.cm-lintRange-error').count()).toBe(0);
     // …and listed under it, with the line.
     const violations = page.getByTestId('violations');
-    expect(await violations.locator('[data-line="7"]').innerText()).toMatch(/networking\.inbound\[0\]\.port\s+must be in the range \[1, 65535\]/);
-    expect(await violations.locator('[data-line="8"]').innerText()).toMatch(/networking\.inbound\[0\]\.tags\s+"kuma\.io\/service" is required/);
+    expect(await violations.locator('[data-line="7"]').innerText()).toMatch(/networking\.inbound\[0\]\.port\s+port must be in the range \[1, 65535\]/);
+    expect(await violations.locator('[data-line="8"]').innerText()).toMatch(/networking\.inbound\[0\]\.tags\["kuma\.io\/service"\]\s+tag has to exist/);
     expect((await fetch(`${core.api.url}/meshes/default/dataplanes/web-9`)).status).toBe(404);
 
     // Clicking an error moves the cursor to its line.
@@ -189,5 +192,26 @@ describe('Resources view', () => {
     } finally {
       await backend.stop();
     }
+  }, ROOM);
+});
+
+describe('Resources view with a broken stored row', () => {
+  it('lists the row as a warning with its key and reason, and the status bar says storage has a problem', async () => {
+    const core = await ui.core();
+    await applyDataplane(core, backendDataplane('torn-1', 18080));
+    await applyDataplane(core, backendDataplane('backend-1', 18081));
+    // What a stray write could leave: a row whose JSON does not parse, written by another connection.
+    const other = new Database(join(core.dataDir, DATABASE_FILE));
+    other.prepare("UPDATE resources SET spec = '{\"networking\": {' WHERE name = 'torn-1'").run();
+    other.close();
+
+    const { page } = await ui.open(core, '#/resources');
+
+    const row = page.getByTestId('broken-rows').locator('[data-broken-row="Dataplane:default:torn-1"]');
+    await row.getByText('stored JSON does not parse').waitFor();
+    await page.locator('[data-resource="Dataplane:default:backend-1"]').waitFor();
+    expect(await page.locator('[data-resource="Dataplane:default:torn-1"]').count()).toBe(0);
+    await page.getByTestId('storage-status').getByText('Storage: 1 broken row').waitFor();
+    if (process.env.MESHDESK_SCREENSHOT_DIR) await page.screenshot({ path: join(process.env.MESHDESK_SCREENSHOT_DIR, 'broken-rows.png') });
   }, ROOM);
 });

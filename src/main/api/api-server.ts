@@ -130,6 +130,7 @@ async function serveHttp(request: IncomingMessage, response: ServerResponse, rou
     'content-length': Buffer.byteLength(answer.body),
     'cache-control': 'no-store',
     'x-content-type-options': 'nosniff',
+    ...answer.headers,
   });
   response.end(answer.body);
 }
@@ -161,7 +162,12 @@ function detachedExchange(method: string, path: string, headers: IncomingHttpHea
 }
 
 function errorResponse(error: ApiError): ApiResponse {
-  return { status: error.status, contentType: 'application/json', body: JSON.stringify(errorBody(error), null, 2) };
+  return {
+    status: error.status,
+    contentType: 'application/json',
+    body: JSON.stringify(errorBody(error), null, 2),
+    ...(error.retryAfterSeconds !== undefined && { headers: { 'retry-after': String(error.retryAfterSeconds) } }),
+  };
 }
 
 function tooLarge(): ApiError {

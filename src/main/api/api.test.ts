@@ -58,10 +58,10 @@ networking:
   describe('rejects an invalid Dataplane with every violation by field, and writes nothing', () => {
     const cases: [string, unknown, string, { field: string; message?: RegExp }[]][] = [
       [
-        'missing kuma.io/service',
-        { ...backend, networking: { ...backend.networking, inbound: [{ port: 18080, tags: {} }] } },
+        'tags without kuma.io/service',
+        { ...backend, networking: { ...backend.networking, inbound: [{ port: 18080, tags: { version: 'v1' } }] } },
         'backend-1',
-        [{ field: 'networking.inbound[0].tags', message: /kuma\.io\/service/ }],
+        [{ field: 'networking.inbound[0].tags["kuma.io/service"]', message: /tag has to exist/ }],
       ],
       [
         'bad port',

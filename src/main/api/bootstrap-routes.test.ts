@@ -114,6 +114,18 @@ describe('bootstrap API', () => {
     expect(JSON.parse(bootstrap.node.metadata[DATAPLANE_METADATA_KEY])).toMatchObject({ name: 'backend-1' });
   });
 
+  it('makes Envoy speak delta ADS with ?xdsProtocol=delta (api_type DELTA_GRPC); State of the World (GRPC) by default', async () => {
+    const url = await serve();
+
+    const sotw = (await (await fetch(`${url}?format=json`)).json()) as any;
+    const delta = (await (await fetch(`${url}?format=json&xdsProtocol=delta`)).json()) as any;
+
+    expect(() => encodeMessage('envoy.config.bootstrap.v3.Bootstrap', delta)).not.toThrow();
+    expect([sotw.dynamic_resources.ads_config.api_type, delta.dynamic_resources.ads_config.api_type]).toEqual(['GRPC', 'DELTA_GRPC']);
+    expect({ ...delta, dynamic_resources: sotw.dynamic_resources }).toEqual(sotw); // nothing else differs
+    expect((await (await fetch(`${url}?format=json&xdsProtocol=sotw`)).json())).toEqual(sotw);
+  });
+
   it('points at loopback when the ADS server listens on every interface', async () => {
     const bootstrap = await (await fetch(`${await serve({ host: '0.0.0.0', port: ADS_PORT })}?format=json`)).json();
 
@@ -125,6 +137,8 @@ describe('bootstrap API', () => {
       ['?format=xml', 'format must be "yaml" or "json", got "xml"'],
       ['?proxyType=linkerd', 'proxyType must be "envoy" or "grpc", got "linkerd"'],
       ['?proxyType=grpc&format=yaml', 'format must be "json" (the gRPC bootstrap is a JSON file), got "yaml"'],
+      ['?xdsProtocol=incremental', 'xdsProtocol must be "sotw" or "delta", got "incremental"'],
+      ['?proxyType=grpc&xdsProtocol=delta', 'xdsProtocol must be "sotw" (gRPC xDS clients speak State of the World only), got "delta"'],
     ];
     for (const [query, details] of cases) {
       it(query, async () => {

@@ -3,6 +3,7 @@ import type { ReadOnlyResourceManager } from '../manager/interfaces.js';
 import type { DataplaneTokens } from '../security/dataplane-tokens.js';
 import { dialableAddress } from '../net/dialable-address.js';
 import { bootstrapToYaml, generateEnvoyBootstrap, generateGrpcBootstrap, knownDataplane } from '../xds/generate/bootstrap.js';
+import { XDS_PROTOCOLS } from '../xds/protocol/ads-service.js';
 import { ApiError } from './api-error.js';
 import type { AdsAddress } from './inspection-routes.js';
 import type { Reply, Route } from './router.js';
@@ -22,6 +23,8 @@ type Format = 'yaml' | 'json';
  * A stored Dataplane does not say which kind of proxy will run it, so the caller does:
  * - `?proxyType=envoy` (default): Envoy's bootstrap, YAML unless `?format=json`;
  * - `?proxyType=grpc`: the gRPC xDS bootstrap (the GRPC_XDS_BOOTSTRAP file), JSON only;
+ * - `?xdsProtocol=sotw` (default) or `delta`: the ADS variant Envoy speaks (`api_type` GRPC or
+ *   DELTA_GRPC); gRPC's own xDS clients speak State of the World only;
  * - `?token=…`: the Dataplane's token (`POST …/token`) goes into the node metadata, for when
  *   `xds.dataplaneTokens` is on. It must be the token issued for this Dataplane now: a stale one
  *   is refused here rather than by the ADS server once the proxy runs.
@@ -46,6 +49,7 @@ export function bootstrapRoutes(deps: BootstrapDependencies): Route[] {
 export async function bootstrapReply(dataplane: DataplaneResource, query: URLSearchParams, deps: BootstrapDependencies): Promise<Reply> {
   const proxyType = choice<ProxyType>(query, 'proxyType', ['envoy', 'grpc']);
   const format = choice<Format>(query, 'format', proxyType === 'grpc' ? ['json'] : ['yaml', 'json']);
+  const xdsProtocol = choice(query, 'xdsProtocol', proxyType === 'grpc' ? ['sotw'] : XDS_PROTOCOLS);
   const token = issuedToken(dataplane, query, deps.dataplaneTokens);
   const { host, port } = dialableAddress(deps.adsAddress);
   if (proxyType === 'grpc') {
@@ -53,7 +57,7 @@ export async function bootstrapReply(dataplane: DataplaneResource, query: URLSea
     return { json: generateGrpcBootstrap({ nodeId, adsHost: host, adsPort: port, locality: {}, dataplane, token }) };
   }
   const knownDataplanes = (await deps.manager.list('Dataplane')).map(knownDataplane);
-  const bootstrap = generateEnvoyBootstrap({ dataplane, adsHost: host, adsPort: port, token, knownDataplanes });
+  const bootstrap = generateEnvoyBootstrap({ dataplane, adsHost: host, adsPort: port, token, knownDataplanes, xdsProtocol });
   return format === 'json' ? { json: bootstrap } : { text: bootstrapToYaml(bootstrap), contentType: 'application/yaml' };
 }
 
@@ -73,6 +77,6 @@ function choice<T extends string>(query: URLSearchParams, name: string, allowed:
   const value = query.get(name);
   if (value === null) return allowed[0]!;
   if ((allowed as readonly string[]).includes(value)) return value as T;
-  const context = name === 'format' && allowed.length === 1 ? ' (the gRPC bootstrap is a JSON file)' : '';
+  const context = allowed.length > 1 ? '' : name === 'format' ? ' (the gRPC bootstrap is a JSON file)' : ' (gRPC xDS clients speak State of the World only)';
   throw new ApiError(400, 'Bad request', `${name} must be ${allowed.map((each) => `"${each}"`).join(' or ')}${context}, got "${value}"`);
 }

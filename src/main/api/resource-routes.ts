@@ -1,3 +1,5 @@
+import { notAppliedFields } from '../../shared/not-applied.js';
+import type { NotAppliedBody } from '../../shared/api-types.js';
 import type { Resource, ResourceType } from '../../shared/resources.js';
 import type { ResourceManager } from '../manager/interfaces.js';
 import { toKumaObject } from '../resources/kuma-json.js';
@@ -57,6 +59,17 @@ export function resourceRoutes(manager: ResourceManager): Route[] {
         handler: async (context) => {
           const { type, mesh, name } = key(context);
           return { json: toKumaObject(await manager.get(type, { mesh, name })) };
+        },
+      },
+      {
+        // Which stored fields meshdesk keeps but does not act on (Kuma accepts them; see shared/not-applied.ts).
+        method: 'GET',
+        path: `${collection.itemPath}/_not-applied`,
+        handler: async (context) => {
+          const { type, mesh, name } = key(context);
+          const resource = await manager.get(type, { mesh, name });
+          const body: NotAppliedBody = { notApplied: notAppliedFields(type, resource.spec) };
+          return { json: body };
         },
       },
       {

@@ -11,11 +11,12 @@ import { resourceRoutes } from './resource-routes.js';
 import { Router } from './router.js';
 import { settingsRoutes } from './settings-routes.js';
 import { statsRoutes } from './stats-routes.js';
+import { storageRoutes, type StorageDependencies } from './storage-routes.js';
 import { tokenRoutes, type TokenDependencies } from './token-routes.js';
 import { transferRoutes } from './transfer-routes.js';
 import { GUI_PATH, redirect, staticFileRoutes, wantsHtml } from './static-files.js';
 
-export interface ApiDependencies extends InspectionDependencies, BootstrapDependencies, TokenDependencies {
+export interface ApiDependencies extends InspectionDependencies, BootstrapDependencies, TokenDependencies, StorageDependencies {
   manager: ResourceManager;
   cachedManager: CachedManager;
   settings: Settings;
@@ -43,6 +44,7 @@ export function createApiRouter(deps: ApiDependencies): Router {
     ...inspectionRoutes(deps),
     ...tokenRoutes(deps),
     ...statsRoutes(deps),
+    ...storageRoutes(deps),
     {
       method: 'GET',
       path: '/cache',

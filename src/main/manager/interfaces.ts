@@ -1,4 +1,5 @@
 import type { Resource, ResourceInput, ResourceKey, ResourceType } from '../../shared/resources.js';
+import type { BrokenRow } from '../../shared/storage-types.js';
 
 export interface ListOptions {
   /** Only resources of this mesh; ignored for Mesh. */
@@ -26,4 +27,6 @@ export interface ResourceManager extends ReadOnlyResourceManager {
   /** All or nothing, in one transaction: inputs without `version` are created, with one updated at exactly that version. */
   writeAll(inputs: ResourceInput[]): Promise<UpsertResult[]>;
   delete(key: ResourceKey, options?: { version?: number }): Promise<void>;
+  /** Stored rows left out of every read because they do not parse or validate, as reads have met them. */
+  brokenRows(): BrokenRow[];
 }

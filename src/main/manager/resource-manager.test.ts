@@ -28,10 +28,11 @@ function dataplane(meshName: string, name: string, port = 18080): ResourceInput<
 }
 
 /** SPEC §3: an inbound must carry `kuma.io/service`. */
+/** Tags that do not name the service: invalid (tags-less inbounds are valid since Kuma 2.14). */
 function dataplaneWithoutService(meshName: string, name: string): ResourceInput<'Dataplane'> {
   return {
     ...dataplane(meshName, name),
-    spec: { networking: { address: '127.0.0.1', inbound: [{ port: 18080, tags: {} }] } },
+    spec: { networking: { address: '127.0.0.1', inbound: [{ port: 18080, tags: { version: 'v1' } }] } },
   };
 }
 
@@ -89,8 +90,9 @@ class RacedStore extends ResourceStore {
     super(db);
   }
 
-  override find(key: ResourceKey): Resource | undefined {
-    const found = super.find(key);
+  /** The read upsert makes before its write. */
+  override version(key: ResourceKey): number | undefined {
+    const found = super.version(key);
     const isTarget = key.type === this.race.target.type && key.name === this.race.target.name;
     if (isTarget && this.writes < this.race.times) {
       this.writes++;

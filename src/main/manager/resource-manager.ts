@@ -8,8 +8,10 @@ import {
   ResourcePreconditionError,
 } from '../store/errors.js';
 import { GroupCommit } from '../store/group-commit.js';
+import type { BrokenRow } from '../store/broken-rows.js';
 import type { ResourceStore } from '../store/resource-store.js';
-import type { Resource, ResourceInput, ResourceKey, ResourceType } from '../../shared/resources.js';
+import { StoredResourceCheck } from './stored-resource-check.js';
+import { RESOURCE_TYPES, type Resource, type ResourceInput, type ResourceKey, type ResourceType } from '../../shared/resources.js';
 import type { ListOptions, ResourceManager as ResourceManagerContract, UpsertResult } from './interfaces.js';
 
 export interface ResourceManagerOptions {
@@ -32,19 +34,32 @@ export class ResourceManager implements ResourceManagerContract {
   readonly #store: ResourceStore;
   readonly #events: EventBus;
   readonly #commits: GroupCommit;
+  readonly #check: StoredResourceCheck;
 
   constructor(options: ResourceManagerOptions) {
     this.#store = options.store;
     this.#events = options.events;
     this.#commits = new GroupCommit((fn) => this.#store.transaction(fn));
+    this.#check = new StoredResourceCheck(this.#store.brokenRows);
   }
 
+  /** @throws ResourceNotFoundError, BrokenRowError (a stored row that does not parse or validate) */
   async get<T extends ResourceType>(type: T, key: { mesh: string; name: string }): Promise<Resource<T>> {
-    return this.#store.get({ type, ...key }) as Resource<T>;
+    return this.#check.require(this.#store.get({ type, ...key })) as Resource<T>;
   }
 
+  /** Broken rows are left out (and reported by `brokenRows`): one bad row must not cost a mesh its config. */
   async list<T extends ResourceType>(type: T, options: ListOptions = {}): Promise<Resource<T>[]> {
-    return this.#store.list(type, options.mesh) as Resource<T>[];
+    return this.#store.list(type, options.mesh).filter((resource) => this.#check.usable(resource)) as Resource<T>[];
+  }
+
+  brokenRows(): BrokenRow[] {
+    return this.#store.brokenRows.list();
+  }
+
+  /** Reads every stored resource once, so that start-up logs each broken row by its key and goes on. */
+  async checkStoredResources(): Promise<void> {
+    for (const type of RESOURCE_TYPES) await this.list(type);
   }
 
   async create<T extends ResourceType>(input: ResourceInput<T>): Promise<Resource<T>> {
@@ -60,13 +75,14 @@ export class ResourceManager implements ResourceManagerContract {
   async upsert<T extends ResourceType>(input: ResourceInput<T>): Promise<UpsertResult<T>> {
     validateResourceInput(input);
     for (let attempt = 1; ; attempt++) {
-      const current = this.#store.find(input);
+      // The version alone: a broken stored row can still be replaced.
+      const current = this.#store.version(input);
       try {
         // A caller version means "update exactly that version": never turn it into a create.
-        if (!current && input.version === undefined) {
+        if (current === undefined && input.version === undefined) {
           return { resource: await this.#create(input), created: true };
         }
-        const version = input.version ?? current?.meta.version;
+        const version = input.version ?? current;
         return { resource: await this.#update({ ...input, version }), created: false };
       } catch (error) {
         const lostRace =
@@ -102,12 +118,12 @@ export class ResourceManager implements ResourceManagerContract {
       if (key.type === 'Mesh') this.#requireMeshWithoutDataplanes(key);
       return this.#store.delete(key, options.version);
     });
-    this.#publish('deleted', deleted);
+    this.#announce('deleted', deleted.key, deleted.version);
   }
 
   /** Creates the mesh `default` unless it exists (SPEC §3: it exists from the start). */
   async ensureDefaultMesh(): Promise<void> {
-    if (this.#store.find(defaultMesh())) return;
+    if (this.#store.version(defaultMesh()) !== undefined) return;
     try {
       await this.create(defaultMesh());
     } catch (error) {
@@ -153,13 +169,14 @@ export class ResourceManager implements ResourceManagerContract {
     );
   }
 
+  #publish(change: 'created' | 'updated', resource: Resource): void {
+    this.#check.written(resource); // validated before it was written
+    this.#announce(change, { type: resource.type, mesh: resource.meta.mesh, name: resource.meta.name }, resource.meta.version);
+  }
+
   /** Called only once the write's transaction has committed, so listeners can read what they are told about. */
-  #publish(change: 'created' | 'updated' | 'deleted', resource: Resource): void {
-    this.#events.publish({
-      topic: 'resource.changed',
-      change,
-      key: { type: resource.type, mesh: resource.meta.mesh, name: resource.meta.name },
-      version: resource.meta.version,
-    });
+  #announce(change: 'created' | 'updated' | 'deleted', key: ResourceKey, version: number): void {
+    if (change === 'deleted') this.#check.forget(key);
+    this.#events.publish({ topic: 'resource.changed', change, key, version });
   }
 }

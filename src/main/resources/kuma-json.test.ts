@@ -79,7 +79,8 @@ describe('defaultMesh', () => {
 
 describe('round trip of generated valid Dataplanes', () => {
   const meshName = fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,14}[a-z0-9])?$/);
-  const resourceName = fc.stringMatching(/^[a-z0-9]([a-z0-9.-]{0,20}[a-z0-9])?$/);
+  // Kuma's names: lowercase RFC 1123 subdomains.
+  const resourceName = fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,8}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,8}[a-z0-9])?){0,2}$/);
   const tagValue = fc.stringMatching(/^[a-zA-Z0-9.\-_:]{1,16}$/);
   const extraTagName = fc
     .stringMatching(/^[a-zA-Z0-9.\-_:/]{1,16}$/)

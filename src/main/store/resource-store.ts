@@ -1,11 +1,18 @@
 import type { Statement } from 'better-sqlite3';
 import type { Resource, ResourceInput, ResourceKey, ResourceType } from '../../shared/resources.js';
 import type { Db } from './database.js';
-import { ResourceAlreadyExistsError, ResourceConflictError, ResourceNotFoundError } from './errors.js';
+import { BrokenRows } from './broken-rows.js';
+import { BrokenRowError, ResourceAlreadyExistsError, ResourceConflictError, ResourceNotFoundError } from './errors.js';
 
 export interface ResourceStoreOptions {
   /** Source of creation and modification times; tests pass a fixed clock. */
   now?: () => Date;
+}
+
+/** What a delete removed: enough to announce it, read without parsing the row (a broken row can be deleted too). */
+export interface DeletedResource {
+  key: ResourceKey;
+  version: number;
 }
 
 interface ResourceRow {
@@ -55,11 +62,14 @@ export class ResourceStore {
   readonly #countByTypeAndMesh: Statement<[{ type: ResourceType; mesh: string }], number>;
   readonly #insert: Statement<[Omit<WriteParams, 'version'>], ResourceRow>;
   readonly #update: Statement<[WriteParams], ResourceRow>;
-  readonly #delete: Statement<[ExpectedVersionParams], ResourceRow>;
+  readonly #delete: Statement<[ExpectedVersionParams], Pick<ResourceRow, 'type' | 'mesh' | 'name' | 'version'>>;
+  readonly #selectVersion: Statement<[KeyParams], number>;
   /** One reusable transaction wrapper; `immediate` takes the write lock up front (see `transaction`). */
   readonly #runInTransaction: { immediate(fn: () => unknown): unknown };
   /** The time of this store's latest write, in ms since the epoch (see `#timestamp`). */
   #lastWriteMs = -Infinity;
+  /** Rows that reads found unusable; the manager adds the ones whose spec fails validation. */
+  readonly brokenRows = new BrokenRows();
 
   constructor(db: Db, options: ResourceStoreOptions = {}) {
     this.#now = options.now ?? (() => new Date());
@@ -86,29 +96,49 @@ export class ResourceStore {
        WHERE ${KEY} AND ${EXPECTED_VERSION}
        RETURNING *`,
     );
-    this.#delete = db.prepare(`DELETE FROM resources WHERE ${KEY} AND ${EXPECTED_VERSION} RETURNING *`);
+    this.#delete = db.prepare(
+      `DELETE FROM resources WHERE ${KEY} AND ${EXPECTED_VERSION} RETURNING type, mesh, name, version`,
+    );
+    this.#selectVersion = db.prepare<[KeyParams], number>(`SELECT version FROM resources WHERE ${KEY}`).pluck();
     this.#runInTransaction = db.transaction((fn: () => unknown) => fn());
   }
 
-  /** @throws ResourceNotFoundError */
+  /** @throws ResourceNotFoundError, BrokenRowError */
   get(key: ResourceKey): Resource {
     const row = this.#selectOne.get(storageKey(key));
     if (!row) throw new ResourceNotFoundError(storageKey(key));
-    return toResource(row);
+    return this.#parse(row);
   }
 
+  /** @throws BrokenRowError */
   find(key: ResourceKey): Resource | undefined {
     const row = this.#selectOne.get(storageKey(key));
-    return row && toResource(row);
+    return row && this.#parse(row);
   }
 
-  /** Ordered by mesh, then name. `mesh` narrows to one mesh; it is ignored for Mesh, which is global. */
+  /** The stored version, without reading the rest of the row (which may be broken); undefined when absent. */
+  version(key: ResourceKey): number | undefined {
+    return this.#selectVersion.get(storageKey(key));
+  }
+
+  /**
+   * Ordered by mesh, then name. `mesh` narrows to one mesh; it is ignored for Mesh, which is global.
+   * A row that does not parse is left out and reported in `brokenRows`: it must not cost the others.
+   */
   list(type: ResourceType, mesh?: string): Resource[] {
     const rows =
       mesh === undefined || type === 'Mesh'
         ? this.#selectByType.all({ type })
         : this.#selectByTypeAndMesh.all({ type, mesh });
-    return rows.map(toResource);
+    const resources: Resource[] = [];
+    for (const row of rows) {
+      try {
+        resources.push(this.#parse(row));
+      } catch (error) {
+        if (!(error instanceof BrokenRowError)) throw error;
+      }
+    }
+    return resources;
   }
 
   count(type: ResourceType, mesh: string): number {
@@ -144,16 +174,17 @@ export class ResourceStore {
 
   /**
    * Removes a resource, only if it is still at `expectedVersion` when that is given.
-   * Returns the resource as it was.
    * @throws ResourceNotFoundError, ResourceConflictError
    */
-  delete(key: ResourceKey, expectedVersion?: number): Resource {
+  delete(key: ResourceKey, expectedVersion?: number): DeletedResource {
     const storedKey = storageKey(key);
-    return this.transaction(() => {
+    const deleted = this.transaction(() => {
       const row = this.#delete.get({ ...storedKey, version: expectedVersion ?? null });
       if (!row) this.#explainRejectedWrite(storedKey, expectedVersion);
-      return toResource(row);
+      return { key: { type: row.type, mesh: row.mesh, name: row.name }, version: row.version };
     });
+    this.brokenRows.clear({ table: 'resources', key: deleted.key });
+    return deleted;
   }
 
   /**
@@ -171,6 +202,20 @@ export class ResourceStore {
     const current = this.#selectOne.get(key);
     if (!current) throw new ResourceNotFoundError(key);
     throw new ResourceConflictError(key, expectedVersion!, current.version);
+  }
+
+  /** The row as a resource; a row whose JSON does not parse is reported and thrown as a BrokenRowError. */
+  #parse(row: ResourceRow): Resource {
+    const key = { type: row.type, mesh: row.mesh, name: row.name };
+    let resource: Resource;
+    try {
+      resource = toResource(row);
+    } catch (error) {
+      const reason = `stored JSON does not parse: ${error instanceof Error ? error.message : String(error)}`;
+      this.brokenRows.report({ table: 'resources', key, reason });
+      throw new BrokenRowError(key, reason);
+    }
+    return resource;
   }
 
   #content(input: ResourceInput): { spec: string; labels: string } {

@@ -57,7 +57,7 @@ export async function startXds(deps: XdsDependencies): Promise<Xds> {
     metrics,
   });
   const snapshots = new SnapshotCache();
-  const history = new SnapshotHistory(deps.db);
+  const history = new SnapshotHistory(deps.db, { onLost: (count, kind) => metrics.snapshotHistoryLost.inc({ kind }, count) });
   const lifecycle = new DataplaneLifecycle({
     manager: deps.manager,
     cachedManager: deps.cachedManager,
@@ -122,6 +122,7 @@ export async function startXds(deps: XdsDependencies): Promise<Xds> {
       await server.stop();
       await lifecycle.close();
       await syncTracker.close();
+      history.close();
       meshContexts.close();
     },
   };

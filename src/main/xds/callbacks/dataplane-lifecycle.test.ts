@@ -112,14 +112,14 @@ describe('universal flow: the proxy brings its Dataplane in its metadata', () =>
 
   test('refuses an invalid Dataplane with INVALID_ARGUMENT naming the proxy and every violation, and stores nothing', async () => {
     const port = await serve(controlPlane.lifecycle());
-    const invalid = { ...universalDataplane('default', 'backend-1'), networking: { address: '127.0.0.1', inbound: [{ port: 70000, tags: {} }] } };
+    const invalid = { ...universalDataplane('default', 'backend-1'), networking: { address: '127.0.0.1', inbound: [{ port: 70000, tags: { version: 'v1' } }] } };
 
     const closed = await refusedStatus(port, nodeWithDataplane(PROXY_ID, invalid));
 
     expect(closed.code).toBe(status.INVALID_ARGUMENT);
     expect(closed.details).toContain(`proxy "${PROXY_ID}" sent an invalid Dataplane in node metadata "dataplane.resource"`);
-    expect(closed.details).toContain('networking.inbound[0].port: must be in the range [1, 65535]');
-    expect(closed.details).toContain('networking.inbound[0].tags: "kuma.io/service" is required');
+    expect(closed.details).toContain('networking.inbound[0].port: port must be in the range [1, 65535]');
+    expect(closed.details).toContain('networking.inbound[0].tags["kuma.io/service"]: tag has to exist');
     expect(await controlPlane.manager.list('Dataplane')).toEqual([]);
     expect(controlPlane.kinds(PROXY_ID)).toEqual(['stream-opened', 'stream-closed']);
   });

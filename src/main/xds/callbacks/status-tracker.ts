@@ -10,6 +10,7 @@ import type {
 } from '../server/callbacks.js';
 import { now, type ProxyTimeline } from '../status/proxy-timeline.js';
 import type { ProxyStatus, TypeStatus } from '../../../shared/api-types.js';
+import type { XdsProtocol } from '../protocol/ads-service.js';
 
 export type { ProxyStatus, TypeStatus };
 
@@ -20,6 +21,7 @@ export interface StatusTrackerOptions {
 
 interface OpenStream {
   peer: string;
+  protocol: XdsProtocol;
   openedAt: number;
   /** Known from the stream's first request on. */
   proxyId?: string;
@@ -56,36 +58,36 @@ export class StatusTracker implements Callbacks {
     this.#metrics = metrics;
   }
 
-  onStreamOpen({ streamId, peer }: StreamOpenEvent): void {
-    this.#streams.set(streamId, { peer, openedAt: now() });
+  onStreamOpen({ streamId, peer, protocol }: StreamOpenEvent): void {
+    this.#streams.set(streamId, { peer, protocol, openedAt: now() });
   }
 
   onStreamRequest({ streamId, node, request, classification }: StreamRequestEvent): void {
-    const { kind, typeUrl } = classification;
+    const { kind, typeUrl, version } = classification;
     if (kind === 'stale') return;
     const proxy = this.#attach(streamId, node.id);
     if (!proxy) return;
     const type = typeState(proxy, typeUrl);
     const at = now();
     if (kind === 'ack') {
-      type.lastAcked = { version: request.version_info, nonce: request.response_nonce, at };
+      type.lastAcked = { version, nonce: request.response_nonce, at };
       type.counts.acks += 1;
-      this.#timeline.record(proxy.proxyId, { kind: 'ack', at, typeUrl, version: request.version_info, nonce: request.response_nonce });
+      this.#timeline.record(proxy.proxyId, { kind: 'ack', at, typeUrl, version, nonce: request.response_nonce });
       this.#observeDelivery(proxy, type, at);
     } else if (kind === 'nack') {
       // A NACK echoes the latest nonce, so the version it rejects is the one last sent.
       const rejectedVersion = type.lastSent?.version ?? '';
       const error = request.error_detail?.message ?? '';
-      type.lastNack = { rejectedVersion, acceptedVersion: request.version_info, nonce: request.response_nonce, error, at };
+      type.lastNack = { rejectedVersion, acceptedVersion: version, nonce: request.response_nonce, error, at };
       type.counts.nacks += 1;
       this.#timeline.record(proxy.proxyId, { kind: 'nack', at, typeUrl, version: rejectedVersion, nonce: request.response_nonce, error });
     }
   }
 
-  onStreamResponse({ streamId, response }: StreamResponseEvent): void {
+  onStreamResponse({ streamId, response, version }: StreamResponseEvent): void {
     const proxy = this.#proxyOfKnownStream(streamId);
     if (!proxy) return;
-    const { type_url: typeUrl, version_info: version, nonce } = response;
+    const { type_url: typeUrl, nonce } = response;
     const type = typeState(proxy, typeUrl);
     const at = now();
     type.lastSent = { version, nonce, resources: response.resources.length, at };
@@ -135,7 +137,7 @@ export class StatusTracker implements Callbacks {
    * fresh set of types. Undefined for a stream another stream of the same proxy has replaced.
    */
   #attach(streamId: number, proxyId: string): ProxyState | undefined {
-    const stream = this.#streams.get(streamId) ?? { peer: '', openedAt: now() };
+    const stream = this.#streams.get(streamId) ?? { peer: '', protocol: 'sotw', openedAt: now() };
     this.#streams.set(streamId, stream);
     if (stream.proxyId !== undefined) return this.#proxyOfKnownStream(streamId);
     stream.proxyId = proxyId;
@@ -145,6 +147,7 @@ export class StatusTracker implements Callbacks {
       since: now(),
       connections: (this.#proxies.get(proxyId)?.connections ?? 0) + 1,
       stream: { id: streamId, peer: stream.peer, openedAt: stream.openedAt },
+      protocol: stream.protocol,
       types: new Map(),
     };
     this.#proxies.set(proxyId, proxy);

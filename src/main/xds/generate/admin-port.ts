@@ -37,7 +37,7 @@ export function adminPortOf(dataplane: KnownDataplane, known: readonly KnownData
   const taken = new Set<number>();
   for (const each of [...others, self]) for (const port of usedPorts(each)) taken.add(port);
   // Older Dataplanes without an admin port take their defaults first, in age order.
-  for (const older of others.filter((each) => each.networking.admin === undefined && isOlder(each, self)).sort(byAge)) {
+  for (const older of others.filter((each) => each.networking.admin?.port === undefined && isOlder(each, self)).sort(byAge)) {
     taken.add(firstFree(older, taken));
   }
   return firstFree(self, taken);
@@ -57,7 +57,7 @@ function firstFree(dataplane: KnownDataplane, taken: ReadonlySet<number>): numbe
 
 function usedPorts({ networking }: KnownDataplane): number[] {
   return [
-    ...(networking.admin ? [networking.admin.port] : []),
+    ...(networking.admin?.port === undefined ? [] : [networking.admin.port]),
     ...(networking.inbound ?? []).flatMap((inbound) => [inbound.port, ...(inbound.servicePort === undefined ? [] : [inbound.servicePort])]),
     ...(networking.outbound ?? []).map((outbound) => outbound.port),
   ];

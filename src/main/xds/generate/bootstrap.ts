@@ -1,6 +1,7 @@
 import { stringify } from 'yaml';
 import { SERVICE_TAG, type DataplaneResource } from '../../../shared/resources.js';
 import { toKumaObject } from '../../resources/kuma-json.js';
+import type { XdsProtocol } from '../protocol/ads-service.js';
 import type { ProtoJson } from '../protocol/proto-json.js';
 import { adminPortOf, type KnownDataplane } from './admin-port.js';
 import { adsConfigSource } from './config-source.js';
@@ -23,7 +24,12 @@ export interface EnvoyBootstrapOptions {
   knownDataplanes?: readonly KnownDataplane[];
   /** The Dataplane's token (POST …/token), sent in node metadata; needed when `xds.dataplaneTokens` is enabled. */
   token?: string;
+  /** The ADS variant Envoy speaks: `sotw` (default, as Kuma's) or `delta` (incremental). */
+  xdsProtocol?: XdsProtocol;
 }
+
+/** Envoy's ApiConfigSource.api_type for each ADS variant. */
+const ADS_API_TYPE: { readonly [P in XdsProtocol]: string } = { sotw: 'GRPC', delta: 'DELTA_GRPC' };
 
 /**
  * A complete Envoy bootstrap (`envoy -c bootstrap.yaml` needs nothing else): the node names the
@@ -34,7 +40,7 @@ export function generateEnvoyBootstrap(options: EnvoyBootstrapOptions): ProtoJso
   const adminPort = options.adminPort ?? adminPortOf(knownDataplane(options.dataplane), options.knownDataplanes ?? []);
   // The Dataplane registers with the admin port it runs with: the port stays its own from then on.
   const dataplane = withAdminPort(options.dataplane, adminPort);
-  const firstService = dataplane.spec.networking.inbound?.[0]?.tags[SERVICE_TAG];
+  const firstService = dataplane.spec.networking.inbound?.[0]?.tags?.[SERVICE_TAG];
   return {
     node: {
       id: nodeId(dataplane),
@@ -43,13 +49,15 @@ export function generateEnvoyBootstrap(options: EnvoyBootstrapOptions): ProtoJso
     },
     dynamic_resources: {
       ads_config: {
-        api_type: 'GRPC',
+        api_type: ADS_API_TYPE[options.xdsProtocol ?? 'sotw'],
         transport_api_version: 'V3',
         grpc_services: [{ envoy_grpc: { cluster_name: ADS_CLUSTER } }],
         set_node_on_first_message_only: true,
       },
-      lds_config: adsConfigSource(),
-      cds_config: adsConfigSource(),
+      // As Kuma's bootstrap: wait for the first listeners and clusters however long the control
+      // plane takes (a post-create wait can exceed Envoy's 15 s default) rather than start without them.
+      lds_config: { ...adsConfigSource(), initial_fetch_timeout: '0s' },
+      cds_config: { ...adsConfigSource(), initial_fetch_timeout: '0s' },
     },
     static_resources: {
       clusters: [

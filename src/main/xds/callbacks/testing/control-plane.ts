@@ -16,6 +16,7 @@ import type { Callbacks } from '../../server/callbacks.js';
 import { SnapshotCache } from '../../server/snapshot-cache.js';
 import type { StreamInfo } from '../../server/stream.js';
 import { RawAdsClient, withProbe } from '../../server/testing/raw-ads-client.js';
+import { RawDeltaClient } from '../../server/testing/raw-delta-client.js';
 import { RecordingCallbacks } from '../../server/testing/recording-callbacks.js';
 import { ProxyTimeline, type ProxyEvent, type ProxyEventKind } from '../../status/proxy-timeline.js';
 import { DataplaneLifecycle, type DataplaneLifecycleOptions } from '../dataplane-lifecycle.js';
@@ -43,7 +44,7 @@ export class TestControlPlane {
   /** First in every chain, so that its close hook runs after all the others. */
   readonly #streams = new RecordingCallbacks();
   readonly #servers: AdsServer[] = [];
-  readonly #clients: RawAdsClient[] = [];
+  readonly #clients: Array<RawAdsClient | RawDeltaClient> = [];
   readonly #lifecycles: DataplaneLifecycle[] = [];
 
   /** The Mesh `default` exists from the start, as in the product. */
@@ -80,6 +81,14 @@ export class TestControlPlane {
   proxy(port: number, node: Node): RawAdsClient {
     this.snapshots.setSnapshot(node.id, withProbe(new Map()));
     const client = new RawAdsClient(port, node);
+    this.#clients.push(client);
+    return client;
+  }
+
+  /** The same, speaking delta xDS. */
+  deltaProxy(port: number, node: Node): RawDeltaClient {
+    this.snapshots.setSnapshot(node.id, withProbe(new Map()));
+    const client = new RawDeltaClient(port, node);
     this.#clients.push(client);
     return client;
   }

@@ -18,6 +18,7 @@ import type {
 } from '../../../../shared/api-types.js';
 import type { ApiMethod } from '../../../../shared/bridge.js';
 import type { CacheStats, XdsStats } from '../../../../shared/stats-types.js';
+import type { StorageStatus } from '../../../../shared/storage-types.js';
 import type { CoreEvent } from '../../../../shared/events.js';
 import type { ResourceKey, Violation } from '../../../../shared/resources.js';
 import type { ConnectionStatus, Transport } from './transport.js';
@@ -257,6 +258,11 @@ export class MeshdeskClient {
   /** Time to first config per proxy and per strategy, generation and delivery distributions, recent ticks. */
   xdsStats(): Promise<XdsStats> {
     return this.json('GET', '/stats/xds');
+  }
+
+  /** Config history write status and the stored rows left out as broken (the storage indicator polls it). */
+  storage(): Promise<StorageStatus> {
+    return this.json('GET', '/storage');
   }
 
   /** Prometheus text exposition (`store_cache`, `mesh_cache`, `xds_generation`, `xds_delivery`, …). */

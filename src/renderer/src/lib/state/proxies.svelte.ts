@@ -1,5 +1,5 @@
 import { createSubscriber, SvelteMap } from 'svelte/reactivity';
-import type { DataplaneOverview, FirstConfigBreakdown, TypeStatus } from '../../../../shared/api-types.js';
+import type { DataplaneOverview, FirstConfigBreakdown, ProxyStatus, TypeStatus } from '../../../../shared/api-types.js';
 import type { CoreEvent } from '../../../../shared/events.js';
 import { client } from '../api/index.js';
 import { compareCodeUnits } from '../compare.js';
@@ -21,6 +21,8 @@ export interface ProxyRow {
   state: 'online' | 'offline' | 'never';
   since?: number;
   connections: number;
+  /** The xDS variant of its (last) stream; undefined for a proxy never seen. */
+  protocol?: ProxyStatus['protocol'];
   /** By short type (`cds`, `eds`, `lds`, `rds`). */
   types: Record<string, TypeStatus>;
   /** Lower-case text the search matches against. */
@@ -30,7 +32,7 @@ export interface ProxyRow {
 export function toProxyRow(overview: DataplaneOverview): ProxyRow {
   const { mesh, name, labels, dataplane, dataplaneInsight: insight } = overview;
   const services = [
-    ...new Set((dataplane.networking.inbound ?? []).map((inbound) => inbound.tags['kuma.io/service']).filter((s) => s !== undefined)),
+    ...new Set((dataplane.networking.inbound ?? []).map((inbound) => inbound.tags?.['kuma.io/service']).filter((s) => s !== undefined)),
   ];
   const origin = labels[ORIGIN_LABEL] === 'proxy' ? 'proxy' : 'api';
   const state = insight === null ? 'never' : insight.online ? 'online' : 'offline';
@@ -45,8 +47,9 @@ export function toProxyRow(overview: DataplaneOverview): ProxyRow {
     state,
     since: insight?.since,
     connections: insight?.connections ?? 0,
+    protocol: insight?.protocol,
     types: Object.fromEntries((insight?.types ?? []).map((type) => [type.type, type])),
-    haystack: [mesh, name, address, origin, state, ...services].join(' ').toLowerCase(),
+    haystack: [mesh, name, address, origin, state, insight?.protocol ?? '', ...services].join(' ').toLowerCase(),
   };
 }
 
