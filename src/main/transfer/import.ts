@@ -118,13 +118,10 @@ function itemsOf(value: unknown, path: string): [string, unknown][] {
   return [[path, value]];
 }
 
-/**
- * The fields the server computes are not part of what is imported: `kri` (Kuma's), `version`
- * (meshdesk's; the import decides versions itself). Times are tolerated by the validator.
- */
+/** meshdesk's `version` (in a GET answer) is not imported: the import decides versions itself. */
 function readDocument(value: unknown, path: string, violations: ViolationList): ResourceInput | undefined {
   try {
-    return validateResource(isObject(value) ? withoutComputedFields(value) : value);
+    return validateResource(isObject(value) ? withoutVersion(value) : value);
   } catch (error) {
     if (!(error instanceof ValidationError)) throw error;
     const what = isObject(value) ? describe(value) : 'resource';
@@ -133,7 +130,7 @@ function readDocument(value: unknown, path: string, violations: ViolationList): 
   }
 }
 
-function withoutComputedFields({ kri: _kri, version: _version, ...document }: Record<string, unknown>): Record<string, unknown> {
+function withoutVersion({ version: _version, ...document }: Record<string, unknown>): Record<string, unknown> {
   return document;
 }
 
