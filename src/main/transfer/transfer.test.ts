@@ -26,10 +26,11 @@ function dataplane(mesh: string, name: string, labels: Record<string, string> = 
       mesh,
       name,
       labels,
+      probes: { port: 9000, endpoints: [{ inboundPort: 18080, inboundPath: '/healthz', path: '/probe' }] },
       networking: {
         address: '127.0.0.1',
         admin: { port: 9950 },
-        inbound: [{ port: 18080, servicePort: 8080, serviceAddress: '127.0.0.2', tags: { 'kuma.io/service': name, 'kuma.io/protocol': 'http' } }],
+        inbound: [{ name: 'main', port: 18080, servicePort: 8080, serviceAddress: '127.0.0.2', tags: { 'kuma.io/service': name, 'kuma.io/protocol': 'http' } }],
         outbound: [{ port: 20001, address: '127.0.0.3', tags: { 'kuma.io/service': 'db' } }],
       },
     },
@@ -38,7 +39,16 @@ function dataplane(mesh: string, name: string, labels: Record<string, string> = 
 }
 
 async function seed(core: Core): Promise<void> {
-  await core.manager.create({ type: 'Mesh', mesh: '', name: 'payments', labels: { env: 'dev' }, spec: {} });
+  // Fields meshdesk stores but does not act on (mTLS, routing, probes, an inbound's name) travel too.
+  await core.manager.create(
+    validateResource({
+      type: 'Mesh',
+      name: 'payments',
+      labels: { env: 'dev' },
+      mtls: { enabledBackend: 'ca-1', backends: [{ name: 'ca-1', type: 'builtin' }] },
+      routing: { zoneEgress: true },
+    }),
+  );
   await core.manager.create(dataplane('payments', 'billing-1'));
   await core.manager.create(dataplane('default', 'web-1', {}));
   await core.manager.create(dataplane('default', 'registered-1', { [ORIGIN_LABEL]: PROXY_ORIGIN }));
@@ -73,6 +83,7 @@ describe('export', () => {
       creationTime: expect.any(String),
       modificationTime: expect.any(String),
       labels: { team: 'payments' },
+      probes: { port: 9000, endpoints: [{ inboundPort: 18080, inboundPath: '/healthz', path: '/probe' }] },
       networking: dataplane('payments', 'billing-1').spec.networking,
     });
     expect(documents.every((document) => !('version' in document))).toBe(true);
@@ -95,6 +106,7 @@ describe('import', () => {
     const source = await startTestCore();
     await seed(source);
     const exported = (await exportResources(source.manager, { includeProxyRegistered: true })).text;
+    for (const kept of ['enabledBackend: ca-1', 'zoneEgress: true', 'inboundPath: /healthz', 'name: main']) expect(exported).toContain(kept);
 
     const target = await startTestCore();
     const report = await importResources(target.manager, exported);
