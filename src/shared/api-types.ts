@@ -304,3 +304,23 @@ export interface KumaDataplaneOverview {
   /** Absent for a proxy never seen. */
   dataplaneInsight?: { subscriptions: KumaDiscoverySubscription[] };
 }
+
+// ---- Export and import -------------------------------------------------------------------------
+
+/** kumactl's words for what `apply` did to a resource, plus what an import leaves alone. */
+export type ImportAction = 'Created' | 'Updated' | 'Unchanged';
+
+export interface ImportedResource {
+  type: ResourceType;
+  /** '' for a Mesh. */
+  mesh: string;
+  name: string;
+  action: ImportAction;
+}
+
+/** `POST /import[?overwrite=true][&dryRun=true]`: what was done, or with dryRun what would be done. */
+export interface ImportReport {
+  dryRun: boolean;
+  /** Every resource of the text, in the order written: Meshes first. */
+  resources: ImportedResource[];
+}

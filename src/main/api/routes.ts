@@ -14,6 +14,7 @@ import { settingsRoutes } from './settings-routes.js';
 import { statsRoutes } from './stats-routes.js';
 import { storageRoutes, type StorageDependencies } from './storage-routes.js';
 import { tokenRoutes, type TokenDependencies } from './token-routes.js';
+import { transferRoutes } from './transfer-routes.js';
 import { GUI_PATH, redirect, staticFileRoutes, wantsHtml } from './static-files.js';
 
 export interface ApiDependencies extends InspectionDependencies, BootstrapDependencies, TokenDependencies, StorageDependencies {
@@ -39,6 +40,7 @@ export function createApiRouter(deps: ApiDependencies): Router {
     // Before the resource routes: `dataplanes/_overview` would otherwise read as a Dataplane named `_overview`.
     ...dataplaneOverviewRoutes(deps),
     ...resourceRoutes(deps.manager),
+    ...transferRoutes(deps.manager),
     ...settingsRoutes(deps.settings),
     ...bootstrapRoutes(deps),
     ...bootstrapPreviewRoutes(deps),

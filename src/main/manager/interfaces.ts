@@ -33,6 +33,8 @@ export interface ResourceManager extends ReadOnlyResourceManager {
   update<T extends ResourceType>(input: ResourceInput<T>): Promise<Resource<T>>;
   /** Create or update; without `input.version`, retries on a conflict with a concurrent writer. */
   upsert<T extends ResourceType>(input: ResourceInput<T>, options?: UpsertOptions<T>): Promise<UpsertResult<T>>;
+  /** All or nothing, in one transaction: inputs without `version` are created, with one updated at exactly that version. */
+  writeAll(inputs: ResourceInput[]): Promise<UpsertResult[]>;
   delete(key: ResourceKey, options?: { version?: number }): Promise<void>;
   /** Stored rows left out of every read because they do not parse or validate, as reads have met them. */
   brokenRows(): BrokenRow[];

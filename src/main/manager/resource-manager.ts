@@ -98,6 +98,24 @@ export class ResourceManager implements ResourceManagerContract {
     }
   }
 
+  /**
+   * All or nothing: writes every input in one transaction, in order. An input without `version` is
+   * created (it must not exist yet); one with `version` updates exactly that version. If any write
+   * fails (it exists, a concurrent change, a missing mesh), none of them remains.
+   */
+  async writeAll(inputs: ResourceInput[]): Promise<UpsertResult[]> {
+    for (const input of inputs) validateResourceInput(input);
+    const written = await this.#commits.run(() =>
+      inputs.map((input): UpsertResult =>
+        input.version === undefined
+          ? { resource: this.#createInTransaction(input), created: true }
+          : { resource: this.#updateInTransaction(input), created: false },
+      ),
+    );
+    for (const { resource, created } of written) this.#publish(created ? 'created' : 'updated', resource);
+    return written;
+  }
+
   async delete(key: ResourceKey, options: { version?: number } = {}): Promise<void> {
     const deleted = await this.#commits.run(() => {
       if (key.type === 'Mesh') this.#requireMeshWithoutDataplanes(key);

@@ -5,6 +5,7 @@ import type {
   ConfigDump,
   DataplaneOverview,
   FirstConfigBreakdown,
+  ImportReport,
   ListBody,
   ProxyStatus,
   ProxyStatusDetail,
@@ -211,6 +212,17 @@ export class MeshdeskClient {
 
   snapshot(mesh: string, name: string, id: number): Promise<SnapshotRecord> {
     return this.json('GET', `${proxyPath(mesh, name)}/_history/${id}`);
+  }
+
+  /** The whole store as `kumactl apply -f` YAML (proxy-registered Dataplanes left out). */
+  exportYaml(): Promise<string> {
+    return this.request('GET', '/export');
+  }
+
+  /** Imports an export or `kumactl get -o yaml` output, all or nothing; `dryRun` only says what would happen. */
+  importResources(text: string, options: { overwrite: boolean; dryRun: boolean }): Promise<ImportReport> {
+    const query = new URLSearchParams({ overwrite: String(options.overwrite), dryRun: String(options.dryRun) });
+    return this.json('POST', `/import?${query}`, text);
   }
 
   /** The bootstrap file's text: Envoy YAML (default) or JSON, or gRPC's JSON bootstrap. */
