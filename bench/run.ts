@@ -7,6 +7,7 @@ import { cachedReads } from './suites/cached-reads.js';
 import { firstConfig } from './suites/first-config.js';
 import { fleet } from './suites/fleet.js';
 import { generation } from './suites/generation.js';
+import { hostileParsing } from './suites/hostile-parsing.js';
 import { proxiesView } from './suites/proxies-view.js';
 
 const SUITES: Record<string, (options: BenchOptions) => Promise<BenchRow[]>> = {
@@ -15,6 +16,7 @@ const SUITES: Record<string, (options: BenchOptions) => Promise<BenchRow[]>> = {
   'first config': firstConfig,
   fleet,
   'proxies view': proxiesView,
+  'hostile parsing': hostileParsing,
 };
 
 const args = process.argv.slice(2);

@@ -1,5 +1,7 @@
 // `npm run screenshots`: every view in light and dark, from a real core with live demo data,
 // into docs/screenshots/<view>-<theme>.png. Views add themselves to VIEWS.
+// `npm run screenshots -- cache resources --size 1024x768 --out /tmp/shots`: some views, another
+// window size (the app opens at 1280×800 and must work down to 1024×768), somewhere else.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,13 +76,32 @@ async function showCacheExpirationChange(page: Page): Promise<void> {
   const preset = (await control.getByRole('radio', { name: '500ms', checked: true }).count()) > 0 ? '1s' : '500ms';
   await control.getByRole('radio', { name: preset }).click();
   await page.waitForTimeout(5000);
+  // Entries come and go with their expiration: take the picture while some are cached.
+  await page.locator('[data-time-left-ms]').first().waitFor();
 }
 
 const THEMES = ['light', 'dark'] as const;
-const OUT_DIR = 'docs/screenshots';
+
+/** `--size WxH` and `--out DIR` among the view names. */
+function parseArguments(args: string[]) {
+  const options = { only: [] as string[], viewport: { width: 1440, height: 900 }, outDir: 'docs/screenshots' };
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index]!;
+    if (arg === '--size') {
+      const [width, height] = (args[++index] ?? '').split('x').map(Number);
+      if (!width || !height) throw new Error('--size takes WIDTHxHEIGHT, e.g. 1280x800');
+      options.viewport = { width, height };
+    } else if (arg === '--out') {
+      options.outDir = args[++index] ?? options.outDir;
+    } else {
+      options.only.push(arg);
+    }
+  }
+  return options;
+}
 
 async function main(): Promise<void> {
-  const only = process.argv.slice(2);
+  const { only, viewport, outDir: OUT_DIR } = parseArguments(process.argv.slice(2));
   const dataDir = mkdtempSync(join(tmpdir(), 'meshdesk-screenshots-'));
   const core = await startCore({ dataDir, host: '127.0.0.1', apiPort: 0, adsPort: 0 });
   const demo = await startDemoData(core);
@@ -91,9 +112,9 @@ async function main(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 3000));
     for (const view of VIEWS.filter((each) => only.length === 0 || only.includes(each.name))) {
       for (const theme of THEMES) {
-        const { page, context, errors } = await openUi(browser, core.api.url, { hash: view.hash, colorScheme: theme });
+        const { page, context, errors } = await openUi(browser, core.api.url, { hash: view.hash, colorScheme: theme, viewport });
         await view.ready(page);
-        await page.waitForTimeout(400);
+        if (view.name !== 'cache') await page.waitForTimeout(400);
         const file = join(OUT_DIR, `${view.name}-${theme}.png`);
         await page.screenshot({ path: file });
         await context.close();

@@ -1,7 +1,8 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { LOCK_FILE } from '../src/main/instance/instance-lock.js';
 import { listen } from '../src/main/net/listen.js';
 import { DATAPLANE_METADATA_KEY } from '../src/main/xds/generate/bootstrap.js';
 import { CLUSTER_TYPE_URL } from '../src/main/xds/protocol/type-urls.js';
@@ -26,19 +27,24 @@ describe('headless mode', () => {
     const first = await startHeadless(['--data-dir', dataDir, '--api-port', '0', '--ads-port', '0']);
     const url = `${first.apiUrl}/meshes/default/dataplanes/backend-1`;
     expect((await fetch(url, { method: 'PUT', body: JSON.stringify(backend) })).status).toBe(201);
-    const updated = await fetch(url, { method: 'PUT', body: JSON.stringify({ ...backend, labels: { team: 'a' } }) });
-    const written = (await updated.json()) as { version: number };
+    expect((await fetch(url, { method: 'PUT', body: JSON.stringify({ ...backend, labels: { team: 'a' } }) })).status).toBe(200);
+    const written = (await (await fetch(url)).json()) as { version: number };
     expect(written.version).toBe(2);
+    expect(existsSync(join(dataDir, LOCK_FILE))).toBe(true);
     expect(await first.stop('SIGTERM')).toBe(0);
+    // Stopped by a signal, it freed its data directory: the next start takes it over from nobody.
+    expect(existsSync(join(dataDir, LOCK_FILE))).toBe(false);
 
     const second = await startHeadless(['--data-dir', dataDir, '--api-port', '0', '--ads-port', '0']);
     try {
       const read = await fetch(`${second.apiUrl}/meshes/default/dataplanes/backend-1`);
       expect(read.status).toBe(200);
-      expect(await read.json()).toMatchObject({ ...backend, labels: { team: 'a' }, version: 2 });
+      expect(await read.json()).toMatchObject({ ...backend, labels: { team: 'a', 'kuma.io/origin': 'zone' }, version: 2 });
+      expect(second.output()).not.toContain('took the data directory over');
     } finally {
       expect(await second.stop('SIGINT')).toBe(0);
     }
+    expect(existsSync(join(dataDir, LOCK_FILE))).toBe(false);
   });
 
   it('prints one line per proxy state change, with the status a refused proxy got, and none per tick', async () => {
@@ -77,6 +83,9 @@ describe('headless mode', () => {
     try {
       expect(proc.output()).toContain(`data directory: ${dataDir}`);
       expect((await fetch(`${proc.apiUrl}/meshes/default`)).status).toBe(200);
+      const described = (await (await fetch(`${proc.apiUrl}/settings/schema`)).json()) as { name: string; source: string; sourceName?: string; pendingValue?: unknown }[];
+      expect(described.find((setting) => setting.name === 'apiServer.port')).toMatchObject({ source: 'environment', sourceName: 'MESHDESK_API_PORT' });
+      expect(described.find((setting) => setting.name === 'apiServer.port')).not.toHaveProperty('pendingValue');
     } finally {
       await proc.stop();
     }
@@ -93,6 +102,21 @@ describe('headless mode', () => {
     } finally {
       blocker.close();
     }
+  });
+
+  it('says a flag wins over an environment variable, and refuses one port for both listeners, naming both settings', async () => {
+    const dataDir = tempDir();
+    const proc = await startHeadless(['--data-dir', dataDir, '--api-port', '0'], { MESHDESK_API_PORT: '1', MESHDESK_ADS_PORT: '0' });
+    try {
+      const described = (await (await fetch(`${proc.apiUrl}/settings/schema`)).json()) as { name: string; source: string; sourceName?: string }[];
+      expect(described.find((setting) => setting.name === 'apiServer.port')).toMatchObject({ source: 'command line', sourceName: '--api-port' });
+      expect(described.find((setting) => setting.name === 'xds.port')).toMatchObject({ source: 'environment', sourceName: 'MESHDESK_ADS_PORT' });
+    } finally {
+      await proc.stop();
+    }
+    const { code, output } = await runHeadlessExpectingFailure(['--data-dir', dataDir, '--api-port', '7000', '--ads-port', '7000']);
+    expect(code).toBe(1);
+    expect(output).toContain('xds.port (--ads-port) and apiServer.port (--api-port) are both 7000');
   });
 
   it('refuses to start when the data directory cannot be created, naming it', async () => {

@@ -97,7 +97,7 @@ export async function generation(options: BenchOptions): Promise<BenchRow[]> {
 async function skippedTick(dir: string): Promise<BenchRow> {
   const { context, clients } = meshWithServices(100);
   const { reconciler } = reconcilerOn(dir);
-  const proxy = { proxyId: `default.${clients[0]!.meta.name}`, dataplaneKey: { type: 'Dataplane' as const, mesh: 'default', name: clients[0]!.meta.name }, kind: 'envoy' as const };
+  const proxy = { proxyId: `default.${clients[0]!.meta.name}`, dataplaneKey: { type: 'Dataplane' as const, mesh: 'default', name: clients[0]!.meta.name }, kind: 'envoy' as const, features: new Set<string>() };
   const watchdog = new DataplaneWatchdog({
     proxy,
     meshContexts: { get: async () => context },

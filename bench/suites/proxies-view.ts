@@ -41,7 +41,7 @@ export async function proxiesView(options: BenchOptions): Promise<BenchRow[]> {
         mesh: 'default',
         name: `proxy-${String(index).padStart(4, '0')}`,
         labels: {},
-        spec: { networking: { address: '127.0.0.1', inbound: [{ port: 18000, tags: { 'kuma.io/service': `svc-${index % 50}` } }] } },
+        spec: { networking: { address: '127.0.0.1', inbound: [{ port: 18000 + index, tags: { 'kuma.io/service': `svc-${index % 50}` } }] } },
       });
     }
     const renders: number[] = [];

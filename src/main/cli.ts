@@ -1,24 +1,58 @@
-// `npm run meshdesk -- <command>`: what can be done without a running control plane.
-import { readFileSync, writeFileSync } from 'node:fs';
+// `npm run meshdesk -- <command>`: what can be done without a running control plane (and, when one
+// runs on the data directory, with what it knows: its ADS address, its Dataplanes).
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import type { DataplaneResource } from '../shared/resources.js';
+import { defaultDataDir } from './core-options.js';
+import { InstanceLock, UnreadableLockError, type InstanceInfo } from './instance/instance-lock.js';
+import { dialableAddress } from './net/dialable-address.js';
+import type { KnownDataplane } from './xds/generate/admin-port.js';
 import { parseResourceText } from './resources/parse.js';
 import { validateResource } from './resources/validate.js';
 import { ValidationError } from './resources/validation-error.js';
+import type { ImportReport } from '../shared/api-types.js';
+import { formatImported } from './transfer/import.js';
 import { bootstrapToYaml, generateEnvoyBootstrap, generateGrpcBootstrap } from './xds/generate/bootstrap.js';
+import { XDS_PROTOCOLS, type XdsProtocol } from './xds/protocol/ads-service.js';
 
 const DEFAULT_ADS_ADDRESS = '127.0.0.1:5678';
 
-const USAGE = `usage: npm run meshdesk -- bootstrap [--grpc] [--ads-address HOST:PORT] [--token-file FILE] [--out FILE] DATAPLANE_FILE
+const USAGE = `usage: npm run meshdesk -- bootstrap [--grpc] [--data-dir DIR] [--ads-address HOST:PORT] [--xds-protocol sotw|delta] [--token-file FILE] [--out FILE] DATAPLANE_FILE
+       npm run meshdesk -- export [--data-dir DIR] [--include-proxy-registered] [--out FILE]
+       npm run meshdesk -- import [--data-dir DIR] [--overwrite] [--dry-run] FILE
 
 Prints the bootstrap that connects a proxy to meshdesk as the Dataplane in DATAPLANE_FILE
 (YAML or JSON, Kuma universal format); connecting registers that Dataplane.
   (default)               Envoy bootstrap, YAML: envoy -c bootstrap.yaml
   --grpc                  gRPC xDS bootstrap, JSON: GRPC_XDS_BOOTSTRAP=bootstrap.json
-  --ads-address HOST:PORT where meshdesk's ADS server listens (default ${DEFAULT_ADS_ADDRESS})
-  --token-file FILE       the Dataplane's token (issued in Settings or with POST …/token),
-                          for when meshdesk requires tokens (xds.dataplaneTokens)
+  --data-dir DIR          the data directory of the meshdesk to connect to (default: MESHDESK_DATA_DIR,
+                          else the one the desktop app and headless mode use); the bootstrap uses the
+                          ADS address that meshdesk serves on, and an Envoy admin port none of its
+                          Dataplanes uses
+  --ads-address HOST:PORT where meshdesk's ADS server listens (default: the running meshdesk's,
+                          else ${DEFAULT_ADS_ADDRESS}, with a warning)
+  --xds-protocol P        the ADS variant Envoy speaks: sotw (State of the World, default)
+                          or delta (incremental); gRPC's xDS clients speak sotw only
+  --token-file FILE       the Dataplane's token (issued in Connect a proxy with "Issue a token", or
+                          with POST /meshes/{mesh}/dataplanes/{name}/token), for when meshdesk
+                          requires tokens (xds.dataplaneTokens)
   --out FILE              write to FILE instead of standard output
-  --help                  show this text`;
+  --help                  show this text
+
+export: every Mesh, then every Dataplane, as the multi-document YAML that \`kumactl apply -f\` takes
+(name the file .yaml or .yml for kumactl). Settings and tokens are meshdesk's own and stay out.
+  --include-proxy-registered  also the Dataplanes proxies registered themselves (in Kuma, kuma-dp
+                          registers those when the proxy starts)
+  --out FILE              write FILE (whole or not at all) instead of standard output
+
+import: the resources of FILE ("-" for standard input): an export, or what \`kumactl get meshes -o yaml\`
+and \`kumactl get dataplanes -o yaml\` print. Every document is checked first: one invalid document
+and nothing is written. Nothing is ever deleted.
+  --overwrite             update resources that exist with other content (refused without it)
+  --dry-run               say what would be created and updated, write nothing
+
+export and import talk to the meshdesk running on the data directory (--data-dir DIR, else
+MESHDESK_DATA_DIR, else the default), through its API; without one they refuse.`;
 
 /** Exit codes: 0 done, 1 the input is wrong (file, Dataplane), 2 the command line is wrong. */
 const EXIT_INVALID_INPUT = 1;
@@ -28,21 +62,45 @@ class UsageError extends Error {}
 class InputError extends Error {}
 
 interface BootstrapCommand {
+  kind: 'bootstrap';
   file: string;
   grpc: boolean;
-  ads: { host: string; port: number };
+  dataDir: string;
+  /** Given with --ads-address; otherwise the running meshdesk's. */
+  ads?: { host: string; port: number };
+  xdsProtocol: XdsProtocol;
   tokenFile?: string;
   out?: string;
 }
 
-function main(argv: string[]): number {
+interface ExportCommand {
+  kind: 'export';
+  dataDir: string;
+  includeProxyRegistered: boolean;
+  out?: string;
+}
+
+interface ImportCommand {
+  kind: 'import';
+  dataDir: string;
+  /** '-' is standard input. */
+  file: string;
+  overwrite: boolean;
+  dryRun: boolean;
+}
+
+type Command = BootstrapCommand | ExportCommand | ImportCommand;
+
+async function main(argv: string[]): Promise<number> {
   try {
     const command = parseCommandLine(argv);
     if (command === 'help') {
       console.log(USAGE);
       return 0;
     }
-    bootstrap(command);
+    if (command.kind === 'bootstrap') await bootstrap(command);
+    else if (command.kind === 'export') await exportStore(command);
+    else await importFile(command);
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {
@@ -57,42 +115,90 @@ function main(argv: string[]): number {
   }
 }
 
-function parseCommandLine(argv: string[]): BootstrapCommand | 'help' {
+function parseCommandLine(argv: string[]): Command | 'help' {
   const [command, ...args] = argv;
   if (command === undefined) throw new UsageError('a command is required');
   if (command === '--help' || command === 'help' || args.includes('--help')) return 'help';
-  if (command !== 'bootstrap') throw new UsageError(`unknown command "${command}"`);
+  const dataDirOf = (flags: Flags): string => flags.value('--data-dir') ?? process.env.MESHDESK_DATA_DIR ?? defaultDataDir();
+  if (command === 'bootstrap') {
+    const { flags, files } = readArgs(args, { switches: ['--grpc'], values: ['--ads-address', '--data-dir', '--out', '--token-file', '--xds-protocol'] });
+    const adsAddress = flags.value('--ads-address');
+    const tokenFile = flags.value('--token-file');
+    const out = flags.value('--out');
+    return {
+      kind: 'bootstrap',
+      file: oneFile(command, 'Dataplane file', files),
+      grpc: flags.has('--grpc'),
+      dataDir: dataDirOf(flags),
+      xdsProtocol: parseXdsProtocol(flags.value('--xds-protocol') ?? 'sotw', flags.has('--grpc')),
+      ...(adsAddress !== undefined && { ads: parseAdsAddress(adsAddress) }),
+      ...(tokenFile !== undefined && { tokenFile }),
+      ...(out !== undefined && { out }),
+    };
+  }
+  if (command === 'export') {
+    const { flags, files } = readArgs(args, { switches: ['--include-proxy-registered'], values: ['--data-dir', '--out'] });
+    if (files.length > 0) throw new UsageError(`export takes no file (use --out FILE), got ${files.join(', ')}`);
+    const out = flags.value('--out');
+    return {
+      kind: 'export',
+      dataDir: dataDirOf(flags),
+      includeProxyRegistered: flags.has('--include-proxy-registered'),
+      ...(out !== undefined && { out }),
+    };
+  }
+  if (command === 'import') {
+    const { flags, files } = readArgs(args, { switches: ['--overwrite', '--dry-run'], values: ['--data-dir'] });
+    return {
+      kind: 'import',
+      dataDir: dataDirOf(flags),
+      file: oneFile(command, 'file of resources', files),
+      overwrite: flags.has('--overwrite'),
+      dryRun: flags.has('--dry-run'),
+    };
+  }
+  throw new UsageError(`unknown command "${command}"`);
+}
 
+interface Flags {
+  has(flag: string): boolean;
+  value(flag: string): string | undefined;
+}
+
+/** `--flag`, `--flag VALUE` and `--flag=VALUE`; anything not starting with '-' is a file ('-' alone is standard input). */
+function readArgs(args: string[], known: { switches: string[]; values: string[] }): { flags: Flags; files: string[] } {
+  const switches = new Set<string>();
+  const values = new Map<string, string>();
   const files: string[] = [];
-  let grpc = false;
-  let adsAddress = DEFAULT_ADS_ADDRESS;
-  let out: string | undefined;
-  let tokenFile: string | undefined;
   for (let index = 0; index < args.length; index++) {
     const arg = args[index]!;
     const [flag, inline] = arg.startsWith('--') ? (arg.split('=', 2) as [string, string | undefined]) : [arg, undefined];
-    const value = (): string => {
+    if (known.switches.includes(flag) && inline === undefined) {
+      switches.add(flag);
+    } else if (known.values.includes(flag)) {
       const given = inline ?? args[++index];
       if (given === undefined || given === '') throw new UsageError(`${flag} needs a value`);
-      return given;
-    };
-    if (flag === '--grpc' && inline === undefined) grpc = true;
-    else if (flag === '--ads-address') adsAddress = value();
-    else if (flag === '--out') out = value();
-    else if (flag === '--token-file') tokenFile = value();
-    else if (arg.startsWith('-')) throw new UsageError(`unknown option "${arg}"`);
-    else files.push(arg);
+      values.set(flag, given);
+    } else if (arg.startsWith('-') && arg !== '-') {
+      throw new UsageError(`unknown option "${arg}"`);
+    } else {
+      files.push(arg);
+    }
   }
-  if (files.length !== 1) {
-    throw new UsageError(files.length === 0 ? 'bootstrap needs a Dataplane file' : `bootstrap takes one Dataplane file, got ${files.length}: ${files.join(', ')}`);
+  return { flags: { has: (flag) => switches.has(flag), value: (flag) => values.get(flag) }, files };
+}
+
+function oneFile(command: string, noun: string, files: string[]): string {
+  if (files.length === 1) return files[0]!;
+  throw new UsageError(files.length === 0 ? `${command} needs a ${noun}` : `${command} takes one ${noun}, got ${files.length}: ${files.join(', ')}`);
+}
+
+function parseXdsProtocol(protocol: string, grpc: boolean): XdsProtocol {
+  if (!(XDS_PROTOCOLS as readonly string[]).includes(protocol)) {
+    throw new UsageError(`--xds-protocol must be ${XDS_PROTOCOLS.map((each) => `"${each}"`).join(' or ')}, got "${protocol}"`);
   }
-  return {
-    file: files[0]!,
-    grpc,
-    ads: parseAdsAddress(adsAddress),
-    ...(tokenFile !== undefined && { tokenFile }),
-    ...(out !== undefined && { out }),
-  };
+  if (grpc && protocol !== 'sotw') throw new UsageError('--xds-protocol delta is for Envoy: gRPC xDS clients speak State of the World only');
+  return protocol as XdsProtocol;
 }
 
 /** `host:port` or `[ipv6]:port`. */
@@ -105,13 +211,53 @@ function parseAdsAddress(address: string): { host: string; port: number } {
   return { host: match[1] ?? match[2]!, port };
 }
 
-function bootstrap({ file, grpc, ads, tokenFile, out }: BootstrapCommand): void {
+/** The meshdesk running on the data directory, if any; a lock file nobody can read is warned about and ignored. */
+function runningInstance(dataDir: string): InstanceInfo | undefined {
+  try {
+    return InstanceLock.owner(dataDir);
+  } catch (error) {
+    if (!(error instanceof UnreadableLockError)) throw error;
+    console.error(`meshdesk: warning: ${error.message}`);
+    return undefined;
+  }
+}
+
+/** --ads-address, else the running meshdesk's ADS address, else the default with a warning naming it. */
+function adsAddressFor(command: BootstrapCommand, instance: InstanceInfo | undefined): { host: string; port: number } {
+  if (command.ads) return command.ads;
+  if (instance?.adsAddress) return dialableAddress(parseAdsAddress(instance.adsAddress));
+  const why = instance
+    ? `the meshdesk on data directory ${command.dataDir} (pid ${instance.pid}) has not bound its ADS server yet`
+    : `no meshdesk is running on data directory ${command.dataDir}`;
+  console.error(`meshdesk: warning: ${why}; the bootstrap uses the default ADS address ${DEFAULT_ADS_ADDRESS}. Start meshdesk first, or give --ads-address HOST:PORT (or --data-dir DIR)`);
+  return parseAdsAddress(DEFAULT_ADS_ADDRESS);
+}
+
+/** The running meshdesk's Dataplanes, so that the admin port is one none of them uses; none when it cannot say. */
+async function knownDataplanes(instance: InstanceInfo | undefined): Promise<KnownDataplane[]> {
+  if (!instance?.apiAddress) return [];
+  const url = `${apiBaseUrl(instance.apiAddress)}/dataplanes`;
+  try {
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(`answered ${response.status}`);
+    const { items } = (await response.json()) as { items: KnownDataplane[] };
+    return items.map(({ mesh, name, creationTime, networking }) => ({ mesh, name, creationTime, networking }));
+  } catch (error) {
+    console.error(`meshdesk: warning: cannot list the running meshdesk's Dataplanes (${url}: ${(error as Error).message}); the admin port may be one of theirs`);
+    return [];
+  }
+}
+
+async function bootstrap(command: BootstrapCommand): Promise<void> {
+  const { file, grpc, xdsProtocol, tokenFile, out } = command;
   const dataplane = readDataplane(file);
   const token = tokenFile === undefined ? undefined : readToken(tokenFile);
   const nodeId = `${dataplane.meta.mesh}.${dataplane.meta.name}`;
+  const instance = runningInstance(command.dataDir);
+  const ads = adsAddressFor(command, instance);
   const text = grpc
     ? `${JSON.stringify(generateGrpcBootstrap({ nodeId, adsHost: ads.host, adsPort: ads.port, locality: {}, dataplane, token }), null, 2)}\n`
-    : bootstrapToYaml(generateEnvoyBootstrap({ dataplane, adsHost: ads.host, adsPort: ads.port, token }));
+    : bootstrapToYaml(generateEnvoyBootstrap({ dataplane, adsHost: ads.host, adsPort: ads.port, token, knownDataplanes: await knownDataplanes(instance), xdsProtocol }));
   if (out === undefined) {
     process.stdout.write(text);
     return;
@@ -122,6 +268,96 @@ function bootstrap({ file, grpc, ads, tokenFile, out }: BootstrapCommand): void 
     throw new InputError(`cannot write ${out}: ${(error as Error).message}`);
   }
   console.log(`wrote the ${grpc ? 'gRPC' : 'Envoy'} bootstrap of proxy "${nodeId}" (ADS ${ads.host}:${ads.port}) to ${out}`);
+}
+
+/** `http://host:port` of an API address from the lock, dialable even when it is a wildcard bind. */
+function apiBaseUrl(apiAddress: string): string {
+  const api = dialableAddress(parseAdsAddress(apiAddress));
+  return `http://${api.host.includes(':') ? `[${api.host}]` : api.host}:${api.port}`;
+}
+
+/**
+ * The running meshdesk's API. Export and import refuse without one: the data directory's database
+ * belongs to whoever holds its lock, and nothing opens it behind a running meshdesk's back.
+ */
+function runningApi(dataDir: string): string {
+  const instance = runningInstance(dataDir);
+  if (!instance) {
+    throw new InputError(
+      `no meshdesk is running on data directory ${dataDir}; export and import go through a running meshdesk's API: start it (npm run headless -- --data-dir ${dataDir}, or the desktop app) and try again`,
+    );
+  }
+  if (!instance.apiAddress) {
+    throw new InputError(`the meshdesk on data directory ${dataDir} (pid ${instance.pid}) is still starting; try again in a moment`);
+  }
+  return apiBaseUrl(instance.apiAddress);
+}
+
+/** The body of a successful answer; an error answer becomes an InputError with its title, details and causes. */
+async function callApi(base: string, method: 'GET' | 'POST', path: string, body?: string): Promise<string> {
+  let response: Response;
+  try {
+    response = await fetch(`${base}${path}`, { method, body, headers: body === undefined ? {} : { 'content-type': 'application/yaml' } });
+  } catch (error) {
+    throw new InputError(`cannot reach meshdesk's API at ${base}: ${(error as Error).message}`);
+  }
+  const text = await response.text();
+  if (response.ok) return text;
+  let explained: string;
+  try {
+    const { title, details, detail, causes } = JSON.parse(text) as { title: string; details?: string; detail?: string; causes?: { field: string; message: string }[] };
+    const lines = (causes ?? []).map(({ field, message }) => `  ${field === '' ? message : `${field}: ${message}`}`);
+    explained = [`${title}: ${details ?? detail}`, ...lines].join('\n');
+  } catch {
+    explained = `meshdesk answered ${response.status}: ${text}`;
+  }
+  throw new InputError(explained);
+}
+
+async function exportStore(command: ExportCommand): Promise<void> {
+  const base = runningApi(command.dataDir);
+  const text = await callApi(base, 'GET', `/export${command.includeProxyRegistered ? '?includeProxyRegistered=true' : ''}`);
+  if (command.out === undefined) {
+    process.stdout.write(text);
+    return;
+  }
+  writeFileAtomically(command.out, text);
+  const count = text.match(/^---$/gm)?.length ?? 0;
+  const left = command.includeProxyRegistered ? '' : '; Dataplanes registered by their proxies are left out (--include-proxy-registered adds them)';
+  console.error(`exported ${count} ${count === 1 ? 'resource' : 'resources'} to ${command.out}${left}. Apply it to Kuma with: kumactl apply -f ${command.out}`);
+}
+
+/** Written to a temporary file beside it, flushed, then renamed over it: a reader sees the old file or the whole new one. */
+function writeFileAtomically(file: string, text: string): void {
+  const temporary = join(dirname(file), `.${basename(file)}.${process.pid}.tmp`);
+  try {
+    const fd = openSync(temporary, 'w');
+    try {
+      writeSync(fd, text);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temporary, file);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw new InputError(`cannot write ${file}: ${(error as Error).message}`);
+  }
+}
+
+async function importFile(command: ImportCommand): Promise<void> {
+  // Asked first: without a meshdesk to import into, standard input is not waited for.
+  const base = runningApi(command.dataDir);
+  let text: string;
+  try {
+    text = readFileSync(command.file === '-' ? 0 : command.file, 'utf8');
+  } catch (error) {
+    throw new InputError(`cannot read ${command.file}: ${(error as Error).message}`);
+  }
+  const query = new URLSearchParams({ overwrite: String(command.overwrite), dryRun: String(command.dryRun) });
+  const report = JSON.parse(await callApi(base, 'POST', `/import?${query}`, text)) as ImportReport;
+  for (const resource of report.resources) console.log(formatImported(resource));
+  if (report.dryRun) console.log('dry run: nothing was written');
 }
 
 /** A token file holds the token alone, as issued; a trailing newline (an editor's, `echo`'s) is not part of it. */
@@ -161,4 +397,4 @@ function readDataplane(file: string): DataplaneResource {
   }
 }
 
-process.exitCode = main(process.argv.slice(2));
+process.exitCode = await main(process.argv.slice(2));

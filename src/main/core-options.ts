@@ -1,6 +1,12 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
+/** The flag or environment variable a port was given with. */
+export interface PortOrigin {
+  source: 'command line' | 'environment';
+  sourceName: string;
+}
+
 export interface CoreOptions {
   /** Folder holding meshdesk.db; created if missing. */
   dataDir: string;
@@ -10,6 +16,8 @@ export interface CoreOptions {
   apiPort?: number;
   /** Override the persisted `xds.port` setting for this run (0 = any free port). */
   adsPort?: number;
+  /** Where `apiPort` and `adsPort` came from, for Settings to say; a flag when not given. */
+  portOrigins?: { apiPort?: PortOrigin; adsPort?: PortOrigin };
   /** better-sqlite3's compiled addon to load; the Electron shell passes its Electron-ABI build (SPEC §1). */
   nativeBinding?: string;
 }
@@ -24,13 +32,19 @@ export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, platform = 
   return join(env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'meshdesk');
 }
 
-const USAGE = `usage: npm run headless -- [--data-dir DIR] [--api-port N] [--ads-port N] [--host ADDRESS]
-environment: MESHDESK_DATA_DIR, MESHDESK_API_PORT, MESHDESK_ADS_PORT, MESHDESK_HOST`;
+export const HEADLESS_USAGE = `usage: npm run headless -- [--data-dir DIR] [--api-port N] [--ads-port N] [--host ADDRESS] [--help]
+environment: MESHDESK_DATA_DIR, MESHDESK_API_PORT, MESHDESK_ADS_PORT, MESHDESK_HOST
+(flags win over environment variables, which win over the settings saved in the data directory)`;
+
+/** `--help` or `-h` anywhere on the command line: print the usage and do nothing else. */
+export function wantsHelp(argv: readonly string[]): boolean {
+  return argv.includes('--help') || argv.includes('-h');
+}
 
 export class UsageError extends Error {
   override readonly name = 'UsageError';
   constructor(message: string) {
-    super(`${message}\n${USAGE}`);
+    super(`${message}\n${HEADLESS_USAGE}`);
   }
 }
 
@@ -46,19 +60,28 @@ export function parseCoreOptions(argv: string[], env: NodeJS.ProcessEnv = proces
     flags.set(flag, value);
   }
   const pick = (flag: string, variable: string) => flags.get(flag) ?? env[variable] ?? undefined;
+  const portOrigins: NonNullable<CoreOptions['portOrigins']> = {};
   const options: CoreOptions = {
     dataDir: pick('--data-dir', 'MESHDESK_DATA_DIR') ?? defaultDataDir(env),
     host: pick('--host', 'MESHDESK_HOST') ?? '127.0.0.1',
+    portOrigins,
   };
-  const apiPort = pick('--api-port', 'MESHDESK_API_PORT');
-  const adsPort = pick('--ads-port', 'MESHDESK_ADS_PORT');
-  if (apiPort !== undefined) options.apiPort = parsePort(apiPort, '--api-port');
-  if (adsPort !== undefined) options.adsPort = parsePort(adsPort, '--ads-port');
+  /** The port and where it came from, so that Settings can say "--api-port" or "MESHDESK_API_PORT". */
+  const port = (flag: string, variable: string): [number, PortOrigin] | undefined => {
+    const text = pick(flag, variable);
+    if (text === undefined) return undefined;
+    const origin: PortOrigin = flags.has(flag) ? { source: 'command line', sourceName: flag } : { source: 'environment', sourceName: variable };
+    return [parsePort(text, origin.sourceName), origin];
+  };
+  const api = port('--api-port', 'MESHDESK_API_PORT');
+  const ads = port('--ads-port', 'MESHDESK_ADS_PORT');
+  if (api) [options.apiPort, portOrigins.apiPort] = api;
+  if (ads) [options.adsPort, portOrigins.adsPort] = ads;
   return options;
 }
 
-function parsePort(text: string, flag: string): number {
+function parsePort(text: string, from: string): number {
   const port = Number(text);
-  if (!/^\d+$/.test(text) || port > 65535) throw new UsageError(`${flag} must be a port number from 0 to 65535, got "${text}"`);
+  if (!/^\d+$/.test(text) || port > 65535) throw new UsageError(`${from} must be a port number from 0 to 65535, got "${text}"`);
   return port;
 }

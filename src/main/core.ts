@@ -3,18 +3,22 @@ import { startApiServer, type RunningApiServer } from './api/api-server.js';
 import { createApiRouter } from './api/routes.js';
 import { EventStream } from './api/event-stream.js';
 import { CachedManager } from './cache/cached-manager.js';
-import { Settings } from './config/settings.js';
+import { Settings, type SettingOverrides } from './config/settings.js';
 import type { CoreOptions } from './core-options.js';
 import { EventBus } from './events/event-bus.js';
 import { ResourceManager } from './manager/resource-manager.js';
+import { DataDirInUseError, InstanceLock, UnreadableLockError, type InstanceInfo } from './instance/instance-lock.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { openDatabase, type Db } from './store/database.js';
+import { StorageFaultError } from './store/errors.js';
 import { ResourceStore } from './store/resource-store.js';
 import { startXds, type Xds } from './xds/components.js';
 
 /** The running control plane: what the Electron shell, headless mode and tests hold on to. */
 export interface Core {
   readonly dataDir: string;
+  /** This process as the data directory's lock names it, and the stale lock it took over, if any. */
+  readonly instance: { readonly info: InstanceInfo; readonly takenOver: InstanceInfo | undefined };
   readonly events: EventBus;
   readonly metrics: Metrics;
   readonly settings: Settings;
@@ -22,7 +26,7 @@ export interface Core {
   readonly cachedManager: CachedManager;
   readonly xds: Xds;
   readonly api: RunningApiServer;
-  /** Stops listeners first, then closes the database, so no write is cut off half-way. */
+  /** Stops listeners first, then closes the database, so no write is cut off half-way, then frees the data directory. */
   close(): Promise<void>;
 }
 
@@ -33,15 +37,26 @@ export class DataDirError extends Error {
 
 export const DATABASE_FILE = 'meshdesk.db';
 
-/** The composition root: store → cached manager → xDS → API, in that order, and nothing else wires parts together. */
+/**
+ * The composition root: store → cached manager → xDS → API, in that order, and nothing else wires
+ * parts together. Start-up writes nothing until it holds the data directory and both listeners
+ * are bound: a start that is refused (directory in use, port taken) leaves the database as it was.
+ */
 export async function startCore(options: CoreOptions): Promise<Core> {
-  const db = openDataDirectory(options.dataDir, options.nativeBinding);
+  const lock = takeDataDirectory(options.dataDir);
+  let db: Db;
+  try {
+    db = openDataDirectory(options.dataDir, options.nativeBinding);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
   try {
     const events = new EventBus();
     const metrics = createMetrics();
     const settings = new Settings({ db, events, overrides: portOverrides(options) });
     const manager = new ResourceManager({ store: new ResourceStore(db), events });
-    await manager.ensureDefaultMesh();
+    await manager.checkStoredResources(); // read-only: logs each broken row by its key; start-up goes on
     const cachedManager = new CachedManager({
       delegate: manager,
       ttl: () => settings.get('store.cache.expirationTime'),
@@ -57,7 +72,7 @@ export async function startCore(options: CoreOptions): Promise<Core> {
       metrics,
       events,
     });
-    const eventStream = new EventStream(events);
+    const eventStream = new EventStream(events, metrics);
     let api: RunningApiServer;
     try {
       api = await startApiServer({
@@ -73,6 +88,7 @@ export async function startCore(options: CoreOptions): Promise<Core> {
           statusTracker: xds.statusTracker,
           snapshots: xds.snapshots,
           snapshotHistory: xds.history,
+          historyWrites: xds.history,
           adsServer: xds.server,
           xdsChain: xds.chain,
           dataplaneTokens: xds.dataplaneTokens,
@@ -84,8 +100,14 @@ export async function startCore(options: CoreOptions): Promise<Core> {
       await xds.close();
       throw error;
     }
+    lock.recordAddresses({ apiAddress: hostPort(options.host, api.port), adsAddress: hostPort(options.host, xds.port) });
+    // Only now, with the directory ours and both ports bound, does start-up write. Any previous
+    // owner is gone (its lock was released or stale), so its proxy-registered Dataplanes are leftovers.
+    await manager.ensureDefaultMesh();
+    await xds.lifecycle.adoptLeftovers();
     return {
       dataDir: options.dataDir,
+      instance: { info: lock.info, takenOver: lock.takenOver },
       events,
       metrics,
       settings,
@@ -94,22 +116,28 @@ export async function startCore(options: CoreOptions): Promise<Core> {
       xds,
       api,
       close: async () => {
-        await api.close();
-        await xds.close();
-        cachedManager.close();
-        db.close();
+        try {
+          await api.close();
+          await xds.close();
+          cachedManager.close();
+          db.close();
+        } finally {
+          lock.release();
+        }
       },
     };
   } catch (error) {
     db.close();
+    lock.release();
     throw error;
   }
 }
 
-function openDataDirectory(dataDir: string, nativeBinding: string | undefined): Db {
+function takeDataDirectory(dataDir: string): InstanceLock {
   try {
-    return openDatabase(join(dataDir, DATABASE_FILE), { nativeBinding });
+    return InstanceLock.acquire(dataDir);
   } catch (error) {
+    if (error instanceof DataDirInUseError || error instanceof UnreadableLockError) throw error;
     const reason = error instanceof Error ? error.message : String(error);
     throw new DataDirError(
       `cannot use data directory ${dataDir}: ${reason}. Choose a writable folder with --data-dir or MESHDESK_DATA_DIR`,
@@ -118,9 +146,29 @@ function openDataDirectory(dataDir: string, nativeBinding: string | undefined): 
   }
 }
 
-function portOverrides(options: CoreOptions) {
+/** `host:port`, with an IPv6 host in brackets. */
+function hostPort(host: string, port: number): string {
+  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+function openDataDirectory(dataDir: string, nativeBinding: string | undefined): Db {
+  try {
+    return openDatabase(join(dataDir, DATABASE_FILE), { nativeBinding });
+  } catch (error) {
+    // A damaged database says which file and what to do; another folder is not the answer.
+    if (error instanceof StorageFaultError) throw error;
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new DataDirError(
+      `cannot use data directory ${dataDir}: ${reason}. Choose a writable folder with --data-dir or MESHDESK_DATA_DIR`,
+      { cause: error },
+    );
+  }
+}
+
+function portOverrides(options: CoreOptions): SettingOverrides {
+  const origin = (flag: 'apiPort' | 'adsPort', sourceName: string) => options.portOrigins?.[flag] ?? { source: 'command line' as const, sourceName };
   return {
-    ...(options.apiPort !== undefined && { 'apiServer.port': options.apiPort }),
-    ...(options.adsPort !== undefined && { 'xds.port': options.adsPort }),
+    ...(options.apiPort !== undefined && { 'apiServer.port': { value: options.apiPort, ...origin('apiPort', '--api-port') } }),
+    ...(options.adsPort !== undefined && { 'xds.port': { value: options.adsPort, ...origin('adsPort', '--ads-port') } }),
   };
 }

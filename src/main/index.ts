@@ -59,5 +59,8 @@ if (!app.requestSingleInstanceLock()) {
   app.on('second-instance', focusWindow);
   app.on('window-all-closed', () => app.quit());
   app.on('will-quit', stopCore);
+  // Ctrl-C in the terminal that ran `npm start`, or a service manager's SIGTERM: quit as the menu
+  // does, so that the core closes and frees the data directory's lock.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => app.quit());
   app.whenReady().then(start).catch(showStartupError);
 }

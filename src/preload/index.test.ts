@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MeshdeskBridge } from '../shared/bridge.js';
 import type { CoreEvent } from '../shared/events.js';
-import { IpcChannel } from '../shared/ipc-channels.js';
+import { EVENTS_PER_RECEIPT, IpcChannel } from '../shared/ipc-channels.js';
 
 // A stubbed `electron`: the preload only runs inside Electron, whose binary cannot be downloaded on
 // this machine. The stub records what the preload exposes and which channels it uses.
@@ -71,5 +71,17 @@ describe('the preload', () => {
     emit(event);
     expect(received).toHaveLength(1);
     expect(electron.listeners.get(IpcChannel.event)?.size).toBe(0);
+  });
+
+  it(`reports every ${EVENTS_PER_RECEIPT} events taken, and on a gap tells the page and says it is ready again`, async () => {
+    const bridge = await loadPreload();
+    let gaps = 0;
+    bridge.subscribe(() => {}, () => (gaps += 1));
+    for (let index = 0; index < 2 * EVENTS_PER_RECEIPT + 1; index++) emit(event);
+    expect(electron.send.mock.calls).toEqual([[IpcChannel.ready], [IpcChannel.received, EVENTS_PER_RECEIPT], [IpcChannel.received, EVENTS_PER_RECEIPT]]);
+
+    for (const listener of electron.listeners.get(IpcChannel.gap) ?? []) listener({ sender: 'ipcRenderer' });
+    expect(gaps).toBe(1);
+    expect(electron.send.mock.calls.at(-1)).toEqual([IpcChannel.ready]);
   });
 });

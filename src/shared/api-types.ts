@@ -12,18 +12,45 @@ export interface ListBody<T> {
   next: string | null;
 }
 
-/** Every error the API answers, as Kuma shapes it; `causes` name fields (validation errors). */
-export interface ApiErrorBody {
-  title: string;
-  details: string;
-  causes: Violation[];
+/** One field at fault in an error answer (Kuma's `invalid_parameters`). */
+export interface InvalidParameter {
+  field: string;
+  reason: string;
 }
 
-/** `GET /` */
+/**
+ * Every error the API answers, in Kuma's `/std-errors` envelope (pkg/core/rest/errors/types): `detail`
+ * and `invalid_parameters` today, and the older `details` and `causes` (the same facts) that kumactl
+ * falls back to. Field lists are absent when empty.
+ */
+export interface ApiErrorBody {
+  type: '/std-errors';
+  status: number;
+  title: string;
+  detail: string;
+  invalid_parameters?: InvalidParameter[];
+  details: string;
+  causes?: Violation[];
+}
+
+/** `GET /meshes/{mesh}/_not-applied`, `GET /meshes/{mesh}/dataplanes/{name}/_not-applied` */
+export interface NotAppliedBody {
+  /** Field paths stored as given but not acted on, e.g. `mtls`, `networking.inbound[0].serviceProbe`. */
+  notApplied: string[];
+}
+
+/** `GET /`: what kumactl reads to identify a control plane (Kuma's IndexResponse), plus meshdesk's own version. */
 export interface ApiIndex {
-  tagline: string;
   hostname: string;
+  tagline: string;
+  product: string;
+  /** The Kuma version whose API meshdesk serves. */
   version: string;
+  basedOnKuma: string;
+  instanceId: string;
+  clusterId: string;
+  gui: string;
+  meshdesk: { version: string };
 }
 
 // ---- Proxies -----------------------------------------------------------------------------------
@@ -77,11 +104,13 @@ export interface ProxyStatus {
   connections: number;
   /** The current stream, or the last one of an offline proxy. */
   stream: { id: number; peer: string; openedAt: number; closedAt?: number };
+  /** The xDS variant of that stream: State of the World, or incremental (delta). */
+  protocol: 'sotw' | 'delta';
   /** Every type the proxy asked for on that stream, in push order (CDS, EDS, LDS, RDS, then others). */
   types: TypeStatus[];
 }
 
-/** `GET /meshes/{mesh}/dataplanes+insights` items. */
+/** `GET /meshes/{mesh}/dataplanes+status` items (meshdesk's; Kuma's own shape is KumaDataplaneOverview). */
 export interface DataplaneOverview {
   type: 'DataplaneOverview';
   mesh: string;
@@ -233,7 +262,8 @@ export interface XdsChainInfo {
 // ---- Settings ----------------------------------------------------------------------------------
 
 export type SettingKind = 'duration' | 'enum' | 'port';
-export type SettingSource = 'default' | 'stored' | 'command line';
+/** Where the value in force comes from; flags win over environment variables, which win over saved values. */
+export type SettingSource = 'command line' | 'environment' | 'saved' | 'default';
 /** As users write them: durations as strings ("1s"), ports as numbers, enums as their option. */
 export type SettingUserValue = string | number;
 
@@ -245,9 +275,13 @@ export interface SettingDescription {
   default: SettingUserValue;
   value: SettingUserValue;
   source: SettingSource;
+  /** The flag or environment variable that set the value in force (`--api-port`, `MESHDESK_API_PORT`). */
+  sourceName?: string;
+  /** The value saved in the data directory, if any: what a start without the flag or variable uses. */
+  savedValue?: SettingUserValue;
   /** false: "restart needed" after a change. */
   appliesLive: boolean;
-  /** The saved value the next start will use, when it differs from the one in force. */
+  /** The saved value the next start will use, when it differs from the one in force and no flag or variable overrides it. */
   pendingValue?: SettingUserValue;
   options?: readonly string[];
   min?: SettingUserValue;
@@ -272,4 +306,64 @@ export interface CacheEntry {
 
 export interface CacheEntriesBody {
   entries: CacheEntry[];
+}
+
+// ---- Kuma's DataplaneOverview (kumactl inspect dataplanes) ---------------------------------------
+
+/** One type's counters in a subscription; protobuf JSON writes uint64 as strings and leaves zeros out. */
+export interface KumaDiscoveryServiceStats {
+  responsesSent?: string;
+  responsesAcknowledged?: string;
+  responsesRejected?: string;
+}
+
+/** One ADS stream of a proxy (Kuma's DiscoverySubscription). */
+export interface KumaDiscoverySubscription {
+  id: string;
+  controlPlaneInstanceId: string;
+  connectTime?: string;
+  disconnectTime?: string;
+  status: {
+    lastUpdateTime?: string;
+    total: KumaDiscoveryServiceStats;
+    cds: KumaDiscoveryServiceStats;
+    eds: KumaDiscoveryServiceStats;
+    lds: KumaDiscoveryServiceStats;
+    rds: KumaDiscoveryServiceStats;
+  };
+  generation?: number;
+}
+
+/** `GET /meshes/{mesh}/dataplanes/_overview` and `…/dataplanes+insights` items, as Kuma shapes them. */
+export interface KumaDataplaneOverview {
+  type: 'DataplaneOverview';
+  mesh: string;
+  name: string;
+  creationTime: string;
+  modificationTime: string;
+  labels?: Record<string, string>;
+  kri: string;
+  dataplane: DataplaneSpec;
+  /** Absent for a proxy never seen. */
+  dataplaneInsight?: { subscriptions: KumaDiscoverySubscription[] };
+}
+
+// ---- Export and import -------------------------------------------------------------------------
+
+/** kumactl's words for what `apply` did to a resource, plus what an import leaves alone. */
+export type ImportAction = 'Created' | 'Updated' | 'Unchanged';
+
+export interface ImportedResource {
+  type: ResourceType;
+  /** '' for a Mesh. */
+  mesh: string;
+  name: string;
+  action: ImportAction;
+}
+
+/** `POST /import[?overwrite=true][&dryRun=true]`: what was done, or with dryRun what would be done. */
+export interface ImportReport {
+  dryRun: boolean;
+  /** Every resource of the text, in the order written: Meshes first. */
+  resources: ImportedResource[];
 }

@@ -19,11 +19,16 @@ export interface ApiResponse {
   status: number;
   contentType: string;
   body: string;
+  /** Extra HTTP headers (e.g. `retry-after` when the database is locked); not carried over IPC. */
+  headers?: Record<string, string>;
 }
 
 /** What the preload exposes as `window.meshdesk` (one method per verb, validated again in main). */
 export interface MeshdeskBridge {
   request(request: ApiRequest): Promise<ApiResponse>;
-  /** Live core events; returns the unsubscribe function. */
-  subscribe(listener: (event: CoreEvent) => void): () => void;
+  /**
+   * Live core events; returns the unsubscribe function. `onGap` hears that the page fell behind
+   * and events were dropped: whatever it shows must be reloaded.
+   */
+  subscribe(listener: (event: CoreEvent) => void, onGap?: () => void): () => void;
 }

@@ -9,4 +9,14 @@ export const IpcChannel = {
   ready: 'meshdesk:ready',
   /** send, main → renderer: one CoreEvent. */
   event: 'meshdesk:event',
+  /** send, renderer → main: how many events the page has taken since it last said (EVENTS_PER_RECEIPT). */
+  received: 'meshdesk:received',
+  /**
+   * send, main → renderer: the page fell behind and events after this were dropped; it reloads
+   * what it shows and says `ready` again, and events flow again.
+   */
+  gap: 'meshdesk:gap',
 } as const;
+
+/** The page reports the events it has taken in batches of this many. */
+export const EVENTS_PER_RECEIPT = 100;

@@ -11,8 +11,50 @@ export const PROTOCOL_TAG = 'kuma.io/protocol';
 export type Protocol = 'tcp' | 'http' | 'http2' | 'grpc';
 export const PROTOCOLS: readonly Protocol[] = ['tcp', 'http', 'http2', 'grpc'];
 
-/** A Mesh carries no policy yet; its spec is kept open for later fields. */
-export type MeshSpec = Record<string, never>;
+// The specs below are Kuma v2.14.3's Mesh and Dataplane protos (api/mesh/v1alpha1/*.proto) in their
+// JSON form: every field Kuma has, by its JSON name. meshdesk acts on some of them (NOT_APPLIED in
+// not-applied.ts lists the others); all are validated as Kuma validates them and stored as given.
+
+/** `1s`, `500ms`, `1m30s`: a google.protobuf.Duration as Go's time.ParseDuration reads it. */
+export type DurationText = string;
+/** A google.protobuf.Struct: any JSON object, read by the backend it configures. */
+export type JsonStruct = Record<string, unknown>;
+
+export interface CertificateAuthorityBackend {
+  name?: string;
+  type?: string;
+  dpCert?: { rotation?: { expiration?: string }; requestTimeout?: DurationText };
+  conf?: JsonStruct;
+  mode?: 'STRICT' | 'PERMISSIVE';
+  rootChain?: { requestTimeout?: DurationText };
+}
+
+/** Logging, tracing and metrics backends share this shape; `conf` depends on `type`. */
+export interface NamedBackend {
+  name?: string;
+  type?: string;
+  conf?: JsonStruct;
+}
+
+export interface MeshSpec {
+  mtls?: { enabledBackend?: string; backends?: CertificateAuthorityBackend[]; skipValidation?: boolean };
+  tracing?: { defaultBackend?: string; backends?: (NamedBackend & { sampling?: number })[] };
+  logging?: { defaultBackend?: string; backends?: (NamedBackend & { format?: string })[] };
+  metrics?: { enabledBackend?: string; backends?: NamedBackend[] };
+  networking?: { outbound?: { passthrough?: boolean } };
+  routing?: { localityAwareLoadBalancing?: boolean; zoneEgress?: boolean; defaultForbidMeshExternalServiceAccess?: boolean };
+  constraints?: { dataplaneProxy?: { requirements?: { tags?: Tags }[]; restrictions?: { tags?: Tags }[] } };
+  skipCreatingInitialPolicies?: string[];
+  meshServices?: { mode?: 'Disabled' | 'Everywhere' | 'ReachableBackends' | 'Exclusive' };
+}
+
+export interface ServiceProbe {
+  interval?: DurationText;
+  timeout?: DurationText;
+  unhealthyThreshold?: number;
+  healthyThreshold?: number;
+  tcp?: Record<string, never>;
+}
 
 export interface Inbound {
   /** Envoy listens here. */
@@ -22,14 +64,69 @@ export interface Inbound {
   /** Address Envoy binds for this inbound; defaults to `networking.address`. */
   address?: string;
   serviceAddress?: string;
-  tags: Tags;
+  /** Optional since Kuma 2.14: an inbound without tags is identified by its `name` or port. */
+  tags?: Tags;
+  health?: { ready?: boolean };
+  serviceProbe?: ServiceProbe;
+  state?: 'Ready' | 'NotReady' | 'Ignored';
+  name?: string;
+  protocol?: string;
+}
+
+/** What an outbound reaches instead of a `kuma.io/service` tag. */
+export interface BackendRef {
+  kind?: string;
+  name?: string;
+  port?: number;
+  labels?: Record<string, string>;
 }
 
 export interface Outbound {
   /** Envoy listens on `address`:`port` (default 127.0.0.1) and forwards to the tagged service. */
   port: number;
   address?: string;
-  tags: Tags;
+  /** Either tags naming `kuma.io/service` or a `backendRef`. */
+  tags?: Tags;
+  backendRef?: BackendRef;
+}
+
+export interface ReachableBackendRef {
+  kind?: string;
+  name?: string;
+  namespace?: string;
+  port?: number;
+  labels?: Record<string, string>;
+}
+
+export interface TransparentProxying {
+  redirectPortInbound?: number;
+  redirectPortOutbound?: number;
+  directAccessServices?: string[];
+  reachableServices?: string[];
+  ipFamilyMode?: 'UnSpecified' | 'DualStack' | 'IPv4' | 'IPv6';
+  reachableBackends?: { refs?: ReachableBackendRef[] };
+}
+
+export interface Gateway {
+  tags?: Tags;
+  type?: 'DELEGATED' | 'BUILTIN';
+}
+
+/** A ZoneIngress or ZoneEgress listener (Kuma 2.14). */
+export interface Listener {
+  type?: 'Unspecified' | 'ZoneIngress' | 'ZoneEgress';
+  address?: string;
+  port?: number;
+  name?: string;
+  state?: 'Ready' | 'NotReady';
+}
+
+export interface PrometheusAggregate {
+  name?: string;
+  port?: number;
+  path?: string;
+  enabled?: boolean;
+  address?: string;
 }
 
 export interface DataplaneSpec {
@@ -38,8 +135,13 @@ export interface DataplaneSpec {
     advertisedAddress?: string;
     inbound?: Inbound[];
     outbound?: Outbound[];
-    admin?: { port: number };
+    gateway?: Gateway;
+    transparentProxying?: TransparentProxying;
+    admin?: { port?: number };
+    listeners?: Listener[];
   };
+  metrics?: NamedBackend;
+  probes?: { port?: number; endpoints?: { inboundPort?: number; inboundPath?: string; path?: string }[] };
 }
 
 export interface SpecByType {

@@ -22,7 +22,7 @@ function percentEncodeUnsafe(text: string): string {
 }
 
 const segment = fc.oneof(
-  { weight: 4, arbitrary: fc.constantFrom('meshes', 'default', 'dataplanes', 'backend-1', 'settings', 'schema', 'token', 'dataplane-tokens', '_status', '_timeline', '_history', '_first-config', 'xds', 'bootstrap', 'proxies', 'cache', 'metrics', 'dataplanes+insights', '1') },
+  { weight: 4, arbitrary: fc.constantFrom('meshes', 'default', 'dataplanes', 'backend-1', 'settings', 'schema', 'token', 'dataplane-tokens', '_status', '_timeline', '_history', '_first-config', 'xds', 'bootstrap', 'proxies', 'cache', 'metrics', 'dataplanes+insights', 'dataplanes+status', '_overview', '_kri', '1') },
   { weight: 2, arbitrary: fc.constantFrom('..', '.', '%2e%2e', '%2F', '..%2F..%2Fetc%2Fpasswd', '%00', '%', '%zz', '%E0%A4%A', '%C0%AE', '~', '%20', '%F0%9F%92%A5', 'a'.repeat(300), 'Default', 'DEFAULT', 'x.y', 'events') },
   // Any text, percent-encoded where a request line cannot carry it as is.
   { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 12 }).map(percentEncodeUnsafe) },
@@ -66,7 +66,7 @@ async function state(core: Core) {
 function expectJsonError(response: SentResponse, request: string): void {
   expect(response.headers['content-type'], request).toBe('application/json');
   const parsed = JSON.parse(response.body) as Record<string, unknown>;
-  expect(parsed, request).toMatchObject({ title: expect.any(String), details: expect.any(String), causes: expect.any(Array) });
+  expect(parsed, request).toMatchObject({ type: '/std-errors', status: expect.any(Number), title: expect.any(String), detail: expect.any(String), details: expect.any(String) });
 }
 
 describe('random HTTP API requests', () => {

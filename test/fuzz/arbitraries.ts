@@ -4,7 +4,8 @@ import { PROTOCOLS, PROTOCOL_TAG, SERVICE_TAG } from '../../src/shared/resources
 /** Generators of resources in the Kuma API shape (what a user PUTs or writes in YAML), valid or nearly so. */
 
 export const meshName = fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,14}[a-z0-9])?$/);
-export const resourceName = fc.stringMatching(/^[a-z0-9]([a-z0-9.-]{0,20}[a-z0-9])?$/);
+// Kuma's resource names: lowercase RFC 1123 subdomains.
+export const resourceName = fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,8}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,8}[a-z0-9])?){0,2}$/);
 const tagValue = fc.stringMatching(/^[a-zA-Z0-9.\-_:]{1,16}$/);
 const ip = fc.oneof(fc.ipV4(), fc.ipV6());
 const host = fc.oneof(ip, fc.domain()).filter((address) => address !== '0.0.0.0' && address !== '::');

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DATABASE_FILE } from '../../src/main/core.js';
 import { ORIGIN_LABEL, PROXY_ORIGIN } from '../../src/main/xds/callbacks/dataplane-lifecycle.js';
-import { nodeWithDataplane, universalDataplane } from '../../src/main/xds/callbacks/testing/control-plane.js';
+import { inboundPortOf, nodeWithDataplane, universalDataplane } from '../../src/main/xds/callbacks/testing/control-plane.js';
 import { CLUSTER_TYPE_URL } from '../../src/main/xds/protocol/type-urls.js';
 import { RawAdsClient } from '../../src/main/xds/server/testing/raw-ads-client.js';
 import type { Node } from '../../src/main/xds/protocol/ads-service.js';
@@ -60,7 +60,7 @@ const STOPS = Number(process.env.MESHDESK_STOPS ?? (LONG_RUN ? 50 : 3));
 async function comeAndGo(adsPort: number, random: Random, stopped: () => boolean): Promise<void> {
   for (let round = 0; !stopped(); round++) {
     const name = `passing-${round % 3}`;
-    const client = new RawAdsClient(adsPort, nodeWithDataplane(`default.${name}`, universalDataplane('default', name)));
+    const client = new RawAdsClient(adsPort, nodeWithDataplane(`default.${name}`, universalDataplane('default', name, 'backend', inboundPortOf('default', name))));
     client.send(CLUSTER_TYPE_URL);
     await Promise.race([client.next(), client.status]);
     await new Promise((resolve) => setTimeout(resolve, random.int(0, 20)));
@@ -85,20 +85,20 @@ describe('graceful shutdown', () => {
 
     await put(apiUrl, '/settings', { 'xds.postCreateStrategy': 'invalidate', 'xds.dataplaneDeregistrationDelay': '1h' });
     for (const name of [...API_ONLY, API_WITH_METADATA_PROXY, API_WITH_PLAIN_PROXY]) {
-      await put(apiUrl, `/meshes/default/dataplanes/${name}`, universalDataplane('default', name));
+      await put(apiUrl, `/meshes/default/dataplanes/${name}`, universalDataplane('default', name, 'backend', inboundPortOf('default', name)));
     }
     const clients = [
-      await connect(adsPort, nodeWithDataplane(`default.${API_WITH_METADATA_PROXY}`, universalDataplane('default', API_WITH_METADATA_PROXY))),
+      await connect(adsPort, nodeWithDataplane(`default.${API_WITH_METADATA_PROXY}`, universalDataplane('default', API_WITH_METADATA_PROXY, 'backend', inboundPortOf('default', API_WITH_METADATA_PROXY)))),
       await connect(adsPort, { id: `default.${API_WITH_PLAIN_PROXY}` }),
-      ...(await Promise.all(REGISTERED_LIVE.map((name) => connect(adsPort, nodeWithDataplane(`default.${name}`, universalDataplane('default', name)))))),
+      ...(await Promise.all(REGISTERED_LIVE.map((name) => connect(adsPort, nodeWithDataplane(`default.${name}`, universalDataplane('default', name, 'backend', inboundPortOf('default', name))))))),
     ];
-    const left = await connect(adsPort, nodeWithDataplane(`default.${REGISTERED_LEFT}`, universalDataplane('default', REGISTERED_LEFT)));
+    const left = await connect(adsPort, nodeWithDataplane(`default.${REGISTERED_LEFT}`, universalDataplane('default', REGISTERED_LEFT, 'backend', inboundPortOf('default', REGISTERED_LEFT))));
     left.close();
     await left.status;
 
     // A proxy caught in its post-create wait (strategy sleep, one long cache expiration): registered, not yet configured.
     await put(apiUrl, '/settings', { 'xds.postCreateStrategy': 'sleep', 'store.cache.expirationTime': '1h' });
-    const waiting = new RawAdsClient(adsPort, nodeWithDataplane(`default.${REGISTERED_WAITING}`, universalDataplane('default', REGISTERED_WAITING)));
+    const waiting = new RawAdsClient(adsPort, nodeWithDataplane(`default.${REGISTERED_WAITING}`, universalDataplane('default', REGISTERED_WAITING, 'backend', inboundPortOf('default', REGISTERED_WAITING))));
     waiting.send(CLUSTER_TYPE_URL);
     clients.push(waiting);
     await eventually(async () => expect((await fetch(`${apiUrl}/meshes/default/dataplanes/${REGISTERED_WAITING}`)).status).toBe(200), { deadlineMs: 60_000 });

@@ -1,12 +1,16 @@
 import { status, type StatusObject } from '@grpc/grpc-js';
+import { readFileSync } from 'node:fs';
+import http2 from 'node:http2';
+import { connect as connectTcp } from 'node:net';
 import fc from 'fast-check';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { Core } from '../../src/main/core.js';
 import type { ProxyStatus } from '../../src/main/xds/callbacks/status-tracker.js';
+import { MAX_METADATA_DATAPLANE_BYTES } from '../../src/main/xds/callbacks/metadata-dataplane.js';
 import { DATAPLANE_METADATA_KEY, DATAPLANE_TOKEN_METADATA_KEY } from '../../src/main/xds/generate/bootstrap.js';
 import { PROXY_TYPE_METADATA_KEY } from '../../src/main/xds/generate/proxy.js';
-import { DEFAULT_MAX_RESPONSE_BYTES } from '../../src/main/xds/server/ads-server.js';
-import type { DiscoveryResponse, Node } from '../../src/main/xds/protocol/ads-service.js';
+import { DEFAULT_MAX_CONNECTION_IDLE_MS, DEFAULT_MAX_RESPONSE_BYTES } from '../../src/main/xds/server/ads-server.js';
+import { adsServiceDefinition, type DiscoveryResponse, type Node } from '../../src/main/xds/protocol/ads-service.js';
 import { CLUSTER_TYPE_URL, LISTENER_TYPE_URL } from '../../src/main/xds/protocol/type-urls.js';
 import { RawAdsClient } from '../../src/main/xds/server/testing/raw-ads-client.js';
 import { startTestCore } from '../support/core.js';
@@ -169,6 +173,11 @@ describe('malformed node metadata', () => {
     },
     { problem: 'a Dataplane that is not YAML', metadata: { [DATAPLANE_METADATA_KEY]: 'type: [Dataplane' }, details: /invalid Dataplane in node metadata "dataplane\.resource"/ },
     { problem: 'a Dataplane nested 10 000 levels deep', metadata: { [DATAPLANE_METADATA_KEY]: '['.repeat(10_000) }, details: /nested deeper than 64 levels/ },
+    {
+      problem: 'a Dataplane over the size limit (the issue 12 attack: 300 KB of keys)',
+      metadata: { [DATAPLANE_METADATA_KEY]: Array.from({ length: 30_000 }, (_, index) => `k${index}: v`).join('\n') },
+      details: new RegExp(`node metadata "dataplane\\.resource".*is \\d+ bytes; the limit is ${MAX_METADATA_DATAPLANE_BYTES} bytes`),
+    },
     { problem: 'an unknown proxy type', metadata: { [PROXY_TYPE_METADATA_KEY]: 'nginx' }, details: /node metadata "meshdesk\.proxyType" must be "envoy" or "grpc", got "nginx"/ },
   ];
 
@@ -236,4 +245,48 @@ describe('malformed node metadata', () => {
     core.settings.update({ 'xds.dataplaneTokens': 'disabled' });
     expect(core.xds.server.streams().map((stream) => stream.nodeId)).toContain('default.bystander');
   });
+});
+
+/** TCP sockets of this machine on local `port`, by state ('08' is CLOSE-WAIT), from /proc/net/tcp. */
+function socketStates(port: number): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of readFileSync(file, 'utf8').split('\n').slice(1)) {
+      const [, local, , state] = line.trim().split(/\s+/);
+      if (local && Number.parseInt(local.split(':')[1]!, 16) === port) counts[state!] = (counts[state!] ?? 0) + 1;
+    }
+  }
+  return counts;
+}
+
+describe('a client that cancels a burst of streams and half-closes its connection', () => {
+  it('leaves no stream and no connection in CLOSE-WAIT behind (issue 12: one per burst of 2,000)', async () => {
+    const core = await startTestCore();
+    const { server, port } = core.xds;
+    const definition = adsServiceDefinition().StreamAggregatedResources;
+    const socket = connectTcp(port, '127.0.0.1');
+    const session = http2.connect(`http://127.0.0.1:${port}`, { createConnection: () => socket });
+    session.on('error', () => {});
+    const streams = Array.from({ length: 2000 }, (_, index) => {
+      const stream = session.request({ ':method': 'POST', ':path': definition.path, 'content-type': 'application/grpc', te: 'trailers' });
+      stream.on('error', () => {});
+      const body = definition.requestSerialize({ version_info: '', node: { id: `default.p${index}` }, resource_names: [], type_url: CLUSTER_TYPE_URL, response_nonce: '' });
+      const frame = Buffer.alloc(5 + body.length);
+      frame.writeUInt32BE(body.length, 1);
+      body.copy(frame, 5);
+      stream.write(frame);
+      return stream;
+    });
+    await eventually(() => expect(server.streamCount).toBe(2000));
+
+    // The connection half-closes while the server still tears the cancelled streams down.
+    for (const stream of streams) stream.close(http2.constants.NGHTTP2_CANCEL);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    socket.end(); // FIN; the client's side stays open
+
+    await eventually(() => expect(server.streamCount).toBe(0));
+    // Closed once idle for DEFAULT_MAX_CONNECTION_IDLE_MS.
+    await eventually(() => expect(socketStates(port)['08'] ?? 0, 'server sockets in CLOSE-WAIT').toBe(0), { deadlineMs: 4 * DEFAULT_MAX_CONNECTION_IDLE_MS });
+    socket.destroy();
+  }, 6 * DEFAULT_MAX_CONNECTION_IDLE_MS);
 });

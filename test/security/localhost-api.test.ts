@@ -24,6 +24,7 @@ function apiRoutes(core: Core): Route[] {
     statusTracker: core.xds.statusTracker,
     snapshots: core.xds.snapshots,
     snapshotHistory: core.xds.history,
+    historyWrites: core.xds.history,
     adsServer: core.xds.server,
     xdsChain: core.xds.chain,
     dataplaneTokens: core.xds.dataplaneTokens,
@@ -96,7 +97,7 @@ describe('localhost API protection', () => {
           attack,
           status: 403,
         });
-        expect(JSON.parse(response.body)).toMatchObject({ title, details: expect.any(String), causes: [] });
+        expect(JSON.parse(response.body)).toMatchObject({ type: '/std-errors', status: response.status, title, detail: expect.any(String) });
         expect(response.headers['access-control-allow-origin']).toBeUndefined();
       }
     }

@@ -32,6 +32,30 @@ async function lookups(page: Page): Promise<number> {
   return Number((await page.locator('[data-stat="Lookups"]').innerText()).replaceAll(',', ''));
 }
 
+interface EntriesSample {
+  /** Test clock (epoch ms): the table was read at t0, then GET /cache asked and answered by t1. */
+  t0: number;
+  t1: number;
+  /** Epoch ms when the table's own answer was asked for. */
+  asOf: number;
+  rows: { key: string; timeLeftMs: number; text: string }[];
+  api: { key: string; ageMs: number; timeLeftMs: number }[];
+}
+
+/** Reads the table, then asks GET /cache, in one go inside the page: nothing else runs in between. */
+const SAMPLE_ENTRIES = `(async () => {
+  const t0 = Date.now();
+  const table = document.querySelector('[role=grid][aria-label="Cache entries"]');
+  const asOf = Number(table?.closest('[data-as-of]')?.getAttribute('data-as-of'));
+  const rows = [...(table?.querySelectorAll('[role=row]:not([aria-rowindex="1"])') ?? [])].map((row) => ({
+    key: row.querySelector('[role=gridcell]')?.getAttribute('title') ?? '',
+    timeLeftMs: Number(row.querySelector('[data-time-left-ms]')?.getAttribute('data-time-left-ms')),
+    text: row.textContent,
+  }));
+  const api = (await (await fetch('/cache')).json()).entries;
+  return { t0, t1: Date.now(), asOf, rows, api };
+})()`;
+
 // Real proxies on a shared 2-core box: give each test room; nothing here asserts on time.
 describe('Cache view', { timeout: 60_000 }, () => {
   it('shows live counters per operation and type, MeshContext counters and the entries of a core serving a real proxy', async () => {
@@ -48,6 +72,56 @@ describe('Cache view', { timeout: 60_000 }, () => {
     // The proxy's sync tracker keeps reading: the view follows without a reload.
     const before = await lookups(page);
     await eventually(async () => expect(await lookups(page)).toBeGreaterThan(before));
+  });
+
+  it('agrees with GET /cache at every moment it is sampled, at the default 1 s expiration', async () => {
+    const core = await coreWithProxy();
+    // The defaults the issue was seen with: entries live one second and the proxy reads every second.
+    core.settings.update({ 'store.cache.expirationTime': '1s', 'xds.dataplaneConfigurationRefreshInterval': '1s' });
+    const { page } = await ui.open(core, '#/cache');
+    await page.locator('[role=row]', { hasText: 'LIST:Dataplane:default' }).waitFor();
+
+    let checkedShown = 0;
+    let checkedListed = 0;
+    for (let index = 0; index < 40; index++) {
+      // Spread over the expiration's phase: the old view agreed only at one phase.
+      await new Promise((resolve) => setTimeout(resolve, 90 + ((index * 137) % 240)));
+      const sample = (await page.evaluate(SAMPLE_ENTRIES)) as EntriesSample;
+      const gap = sample.t1 - sample.t0;
+      const staleness = sample.t0 - sample.asOf;
+      const context = JSON.stringify(sample);
+      // GET /cache lists fresh entries only: the table never calls one expired.
+      for (const row of sample.rows) expect(row.text, context).not.toMatch(/expired/);
+      // What the table shows with time to spare is in the API's answer…
+      const apiKeys = new Set(sample.api.map((entry) => entry.key));
+      for (const row of sample.rows.filter((each) => each.timeLeftMs > gap)) {
+        expect(apiKeys.has(row.key), `${row.key} shown live but not in GET /cache: ${context}`).toBe(true);
+        checkedShown++;
+      }
+      // …and what the API had loaded before the table's own answer was asked for, and still has
+      // for a while, the table shows: no stale "Nothing cached".
+      const tableKeys = new Set(sample.rows.map((row) => row.key));
+      for (const entry of sample.api.filter((each) => each.ageMs > staleness + gap && each.timeLeftMs > staleness + gap)) {
+        expect(tableKeys.has(entry.key), `${entry.key} in GET /cache but not in the table: ${context}`).toBe(true);
+        checkedListed++;
+      }
+    }
+    // The rules were put to work, not skipped for want of entries.
+    expect(checkedShown).toBeGreaterThan(20);
+    expect(checkedListed).toBeGreaterThan(5);
+  });
+
+  it('keeps the chart history across visits of other views', async () => {
+    const core = await coreWithProxy();
+    const { page } = await ui.open(core, '#/cache');
+    const chart = page.getByTestId('cache-rate-chart');
+    await eventually(async () => expect(Number(await chart.getAttribute('data-samples'))).toBeGreaterThanOrEqual(3));
+    const before = Number(await chart.getAttribute('data-samples'));
+    await page.keyboard.press('1');
+    await page.locator('main[data-view=proxies] h1').waitFor();
+    await page.keyboard.press('2');
+    await page.locator('main[data-view=cache] h1').waitFor();
+    expect(Number(await chart.getAttribute('data-samples'))).toBeGreaterThanOrEqual(before);
   });
 
   it('changing the cache expiration here changes the setting in force, the view and marks the chart', async () => {

@@ -88,6 +88,48 @@ describe('Connect a proxy view', () => {
     expect((await fetch(`${core.api.url}/meshes/default/dataplanes/shop-1`)).status).toBe(404);
   }, ROOM);
 
+  it('gives each Envoy an admin port of its own, shown in an editable field and written into the Dataplane', async () => {
+    const core = await ui.core();
+    const { page } = await ui.open(core, '#/connect');
+    await page.getByLabel('Name').fill('shop-1');
+
+    const picked = await eventually(async () => {
+      const parsed = parse(await fileText(page, 'bootstrap-shop-1.yaml'));
+      const port = parsed.admin.address.socket_address.port_value as number;
+      expect(JSON.parse(parsed.node.metadata[DATAPLANE_METADATA_KEY]).networking.admin).toEqual({ port });
+      return port;
+    });
+    expect(picked).not.toBe(9901);
+    await eventually(async () => expect(await page.getByLabel('Admin port').getAttribute('placeholder')).toBe(`${picked} (automatic)`));
+    await eventually(async () => expect(parse(await fileText(page, 'dataplane-shop-1.yaml')).networking.admin).toEqual({ port: picked }));
+
+    await page.getByLabel('Admin port').fill('9950');
+    await eventually(async () => {
+      const parsed = parse(await fileText(page, 'bootstrap-shop-1.yaml'));
+      expect(parsed.admin.address.socket_address.port_value).toBe(9950);
+      expect(JSON.parse(parsed.node.metadata[DATAPLANE_METADATA_KEY]).networking.admin).toEqual({ port: 9950 });
+    });
+    await page.getByLabel('Admin port').fill('99999');
+    await page.getByText('a port from 1 to 65535').waitFor();
+  });
+
+  it('starts a proxyless gRPC server from its preset: the inbound port is the port the server listens on', async () => {
+    const core = await ui.core();
+    const { page } = await ui.open(core, '#/connect');
+    await page.getByRole('group', { name: 'Start from' }).getByRole('button', { name: 'gRPC server' }).click();
+
+    expect(await page.getByRole('radio', { name: 'Proxyless gRPC' }).getAttribute('aria-checked')).toBe('true');
+    await page.getByTestId('grpc-server-hint').getByText('the port your server listens on').waitFor();
+    expect(await page.getByLabel('Admin port').count()).toBe(0);
+    await eventually(async () => {
+      const parsed = JSON.parse(await fileText(page, 'bootstrap-greeter-1.json'));
+      expect(JSON.parse(parsed.node.metadata[DATAPLANE_METADATA_KEY]).networking).toEqual({
+        address: '127.0.0.1',
+        inbound: [{ port: 50051, tags: { 'kuma.io/service': 'greeter', 'kuma.io/protocol': 'grpc' } }],
+      });
+    });
+  });
+
   it('marks bad fields as they are typed, and shows what only the API knows at its field', async () => {
     const core = await ui.core();
     const { page, errors } = await ui.open(core, '#/connect');

@@ -1,5 +1,7 @@
 import type { Locator } from 'playwright-core';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { CLUSTER_TYPE_URL } from '../../src/main/xds/protocol/type-urls.js';
+import { RawDeltaClient } from '../../src/main/xds/server/testing/raw-delta-client.js';
 import { applyDataplane, backendDataplane } from '../support/dataplanes.js';
 import { startEchoServer } from '../support/echo-server.js';
 import { eventually } from '../support/eventually.js';
@@ -40,6 +42,26 @@ describe('Proxies view', () => {
     }
   });
 
+  it('shows the xDS protocol of each proxy, State of the World or delta, in the list and in its header', async () => {
+    const core = await ui.core();
+    ui.connect(core, { name: 'sotw-1', target: 'echo', register: registering('sotw') });
+    const delta = new RawDeltaClient(core.xds.port, {
+      id: 'default.delta-1',
+      metadata: { 'dataplane.resource': JSON.stringify({ type: 'Dataplane', mesh: 'default', name: 'delta-1', ...registering('delta') }) },
+    });
+    onTestFinished(() => delta.close());
+    delta.send(CLUSTER_TYPE_URL);
+    const { page } = await ui.open(core);
+
+    const badge = (name: string) => page.locator('[role=row]', { hasText: name }).getByTestId('xds-protocol');
+    await badge('delta-1').waitFor();
+    await badge('sotw-1').waitFor();
+    expect([await badge('sotw-1').innerText(), await badge('delta-1').innerText()]).toEqual(['SotW', 'Delta']);
+
+    await page.locator('[role=row]', { hasText: 'delta-1' }).getByRole('link').click();
+    expect(await page.locator('main header').first().getByTestId('xds-protocol').innerText()).toBe('Delta');
+  });
+
   it('shows a proxy that connects after the page loaded, without a reload', async () => {
     const core = await ui.core();
     const { page } = await ui.open(core);
@@ -54,7 +76,7 @@ describe('Proxies view', () => {
 
   it('filters by search and state, and opens the selected proxy with the keyboard', async () => {
     const core = await ui.core();
-    for (const name of ['alpha-1', 'beta-1', 'gamma-1']) await applyDataplane(core, backendDataplane(name, 18000));
+    for (const [index, name] of ['alpha-1', 'beta-1', 'gamma-1'].entries()) await applyDataplane(core, backendDataplane(name, 18000 + index));
     ui.connect(core, { name: 'delta-1', target: 'echo', register: registering('delta') });
     const { page } = await ui.open(core);
     const rows = page.locator('[role=rowgroup] [role=row]');
@@ -82,13 +104,13 @@ describe('Proxies view', () => {
     const core = await ui.core();
     const names = Array.from({ length: 1000 }, (_, index) => `proxy-${String(index).padStart(4, '0')}`);
     // Through the manager rather than 1000 HTTP requests: this test is about the UI, not the API.
-    for (const name of names) {
+    for (const [index, name] of names.entries()) {
       await core.manager.upsert({
         type: 'Dataplane',
         mesh: 'default',
         name,
         labels: {},
-        spec: { networking: { address: '127.0.0.1', inbound: [{ port: 18000, tags: { 'kuma.io/service': 'echo' } }] } },
+        spec: { networking: { address: '127.0.0.1', inbound: [{ port: 18000 + index, tags: { 'kuma.io/service': 'echo' } }] } },
       });
     }
     const { page } = await ui.open(core);
@@ -110,7 +132,7 @@ describe('Proxies view', () => {
 
 async function expectRows(rows: Locator, names: string[]): Promise<void> {
   await eventually(async () => {
-    const texts = await rows.locator('.name').allInnerTexts();
+    const texts = await rows.locator('.name a').allInnerTexts();
     expect(texts).toEqual(names);
   });
 }

@@ -1,5 +1,8 @@
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { DATABASE_FILE } from '../../src/main/core.js';
 import type { ListBody, SnapshotSummary } from '../../src/shared/api-types.js';
 import { applyDataplane, backendDataplane } from '../support/dataplanes.js';
 import { startEchoServer } from '../support/echo-server.js';
@@ -49,7 +52,7 @@ describe('Resources view', () => {
     await setEditorText(page, WEB_9);
     await page.keyboard.press('ControlOrMeta+S');
 
-    await page.getByTestId('editor-notice').getByText('Applied Dataplane default/web-9: version 1').waitFor();
+    await page.getByTestId('editor-notice').getByText('Created Dataplane default/web-9: version 1').waitFor();
     await page.locator('[data-resource="Dataplane:default:web-9"]').waitFor();
     expect(new URL(page.url()).hash).toBe('#/resources/dataplane/default/web-9');
     const stored = await getJson<{ networking: unknown }>(`${core.api.url}/meshes/default/dataplanes/web-9`);
@@ -100,8 +103,8 @@ describe('Resources view', () => {
     expect(await page.locator('.cm-line', { hasText: 'address:' }).locator('.cm-lintRange-error').count()).toBe(0);
     // …and listed under it, with the line.
     const violations = page.getByTestId('violations');
-    expect(await violations.locator('[data-line="7"]').innerText()).toMatch(/networking\.inbound\[0\]\.port\s+must be in the range \[1, 65535\]/);
-    expect(await violations.locator('[data-line="8"]').innerText()).toMatch(/networking\.inbound\[0\]\.tags\s+"kuma\.io\/service" is required/);
+    expect(await violations.locator('[data-line="7"]').innerText()).toMatch(/networking\.inbound\[0\]\.port\s+port must be in the range \[1, 65535\]/);
+    expect(await violations.locator('[data-line="8"]').innerText()).toMatch(/networking\.inbound\[0\]\.tags\["kuma\.io\/service"\]\s+tag has to exist/);
     expect((await fetch(`${core.api.url}/meshes/default/dataplanes/web-9`)).status).toBe(404);
 
     // Clicking an error moves the cursor to its line.
@@ -111,23 +114,83 @@ describe('Resources view', () => {
     errors.splice(0);
   }, ROOM);
 
-  it('says a stale version is a conflict, and reloads the stored resource', async () => {
+  it('guards an edit by the version loaded: a conflict shows the stored text against the edits, to reload or overwrite', async () => {
     const core = await ui.core();
     await applyDataplane(core, backendDataplane('echo-1', 18001));
     const { page, errors } = await ui.open(core, '#/resources/dataplane/default/echo-1');
     await eventually(async () => expect(await editorText(page)).toContain('version: 1'));
 
-    await setEditorText(page, (await editorText(page)).replace('port: 18001', 'port: 18002'));
+    // The version travels with the edit even when its line is gone from the text.
+    await setEditorText(page, (await editorText(page)).replace('port: 18001', 'port: 18002').replace(/^version: 1\n/m, ''));
     await applyDataplane(core, backendDataplane('echo-1', 18003));
     await page.getByText('Changed elsewhere (now version 2)').waitFor();
     await page.keyboard.press('ControlOrMeta+S');
 
     const conflict = page.getByTestId('conflict');
-    await conflict.getByText(/stored version is 2/).waitFor();
-    await conflict.getByRole('button', { name: 'Reload' }).click();
+    await conflict.getByText('you edited version 1, version 2 is stored now').waitFor();
+    const diff = page.getByTestId('conflict-diff');
+    expect(await diff.locator('[data-kind=stored]').allInnerTexts()).toEqual(expect.arrayContaining([expect.stringContaining('port: 18003')]));
+    expect(await diff.locator('[data-kind=yours]').allInnerTexts()).toEqual(expect.arrayContaining([expect.stringContaining('port: 18002')]));
+    expect((await getJson<{ version: number }>(`${core.api.url}/meshes/default/dataplanes/echo-1`)).version).toBe(2);
+
+    await conflict.getByRole('button', { name: 'Reload (drop my edits)' }).click();
     await eventually(async () => expect(await editorText(page)).toMatch(/version: 2[\s\S]*port: 18003/));
     expect(await page.getByTestId('conflict').count()).toBe(0);
-    expect(errors).toEqual([expect.stringContaining('status of 409 (Conflict)')]);
+
+    // Again, and this time keep the edits.
+    await setEditorText(page, (await editorText(page)).replace('port: 18003', 'port: 18002'));
+    await applyDataplane(core, backendDataplane('echo-1', 18004));
+    await page.keyboard.press('ControlOrMeta+S');
+    await conflict.getByRole('button', { name: 'Overwrite with mine' }).click();
+    await page.getByTestId('editor-notice').getByText('Applied Dataplane default/echo-1: version 4').waitFor();
+    expect(await getJson(`${core.api.url}/meshes/default/dataplanes/echo-1`)).toMatchObject({ version: 4, networking: { inbound: [{ port: 18002 }] } });
+    expect(errors).toEqual([expect.stringContaining('status of 409 (Conflict)'), expect.stringContaining('status of 409 (Conflict)')]);
+    errors.splice(0);
+  }, ROOM);
+
+  it('never replaces with New, asks before taking over a proxy-registered Dataplane, and names a port another Dataplane uses', async () => {
+    const core = await ui.core();
+    ui.connect(core, {
+      name: 'backend-1',
+      target: 'web',
+      register: { networking: { address: '127.0.0.1', inbound: [{ port: 18080, tags: { 'kuma.io/service': 'backend', 'kuma.io/protocol': 'grpc' } }] } },
+    });
+    const live = `${core.api.url}/meshes/default/dataplanes/backend-1`;
+    const registered = await eventually(() => getJson<{ version: number; labels: Record<string, string> }>(live));
+    const { page, errors } = await ui.open(core, '#/resources');
+    await page.locator('[data-resource="Dataplane:default:backend-1"]').waitFor();
+
+    // The template takes a free name and a free port…
+    await page.getByRole('button', { name: 'New Dataplane', exact: true }).click();
+    await eventually(async () => expect(await editorText(page)).toMatch(/name: backend-2[\s\S]*port: 18081/));
+    // …and naming the live one instead is refused: it stays as its proxy registered it.
+    await setEditorText(page, (await editorText(page)).replace('name: backend-2', 'name: backend-1'));
+    await page.keyboard.press('ControlOrMeta+S');
+    await page.getByTestId('editor-error').getByText('Dataplane default/backend-1 already exists: a new resource never replaces one').waitFor();
+    expect(await getJson(live)).toEqual(registered);
+
+    // A port another Dataplane listens on at the same address is named at its line, with the other Dataplane.
+    await setEditorText(page, (await editorText(page)).replace('name: backend-1', 'name: backend-2').replace('port: 18081', 'port: 18080'));
+    await page.keyboard.press('ControlOrMeta+S');
+    const violations = page.getByTestId('violations');
+    await violations.getByText('127.0.0.1:18080 is already used by networking.inbound[0] of Dataplane "backend-1"').waitFor();
+    expect(await violations.locator('[data-line="7"]').count()).toBe(1);
+    expect((await fetch(`${core.api.url}/meshes/default/dataplanes/backend-2`)).status).toBe(404);
+
+    // Editing the proxy's own Dataplane asks first; taking it over makes it the API's.
+    await page.locator('[data-resource="Dataplane:default:backend-1"]').click();
+    await eventually(async () => expect(await editorText(page)).toContain('meshdesk.io/origin: proxy'));
+    await setEditorText(page, (await editorText(page)).replace('kuma.io/protocol: grpc', 'kuma.io/protocol: http'));
+    await page.getByTestId('proxy-registered').waitFor();
+    await page.keyboard.press('ControlOrMeta+S');
+    const takeOver = page.getByTestId('take-over');
+    await takeOver.getByText('was registered by its proxy').waitFor();
+    expect(await getJson(live)).toEqual(registered);
+    await takeOver.getByRole('button', { name: 'Take it over and apply' }).click();
+    await page.getByTestId('editor-notice').getByText(`Applied Dataplane default/backend-1: version ${registered.version + 1}`).waitFor();
+    const taken = await getJson<{ labels?: Record<string, string> }>(live);
+    expect(taken.labels ?? {}).toEqual({});
+    expect(errors.filter((error) => !/status of (409|400)/.test(error))).toEqual([]);
     errors.splice(0);
   }, ROOM);
 
@@ -189,5 +252,26 @@ describe('Resources view', () => {
     } finally {
       await backend.stop();
     }
+  }, ROOM);
+});
+
+describe('Resources view with a broken stored row', () => {
+  it('lists the row as a warning with its key and reason, and the status bar says storage has a problem', async () => {
+    const core = await ui.core();
+    await applyDataplane(core, backendDataplane('torn-1', 18080));
+    await applyDataplane(core, backendDataplane('backend-1', 18081));
+    // What a stray write could leave: a row whose JSON does not parse, written by another connection.
+    const other = new Database(join(core.dataDir, DATABASE_FILE));
+    other.prepare("UPDATE resources SET spec = '{\"networking\": {' WHERE name = 'torn-1'").run();
+    other.close();
+
+    const { page } = await ui.open(core, '#/resources');
+
+    const row = page.getByTestId('broken-rows').locator('[data-broken-row="Dataplane:default:torn-1"]');
+    await row.getByText('stored JSON does not parse').waitFor();
+    await page.locator('[data-resource="Dataplane:default:backend-1"]').waitFor();
+    expect(await page.locator('[data-resource="Dataplane:default:torn-1"]').count()).toBe(0);
+    await page.getByTestId('storage-status').getByText('Storage: 1 broken row').waitFor();
+    if (process.env.MESHDESK_SCREENSHOT_DIR) await page.screenshot({ path: join(process.env.MESHDESK_SCREENSHOT_DIR, 'broken-rows.png') });
   }, ROOM);
 });

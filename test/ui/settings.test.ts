@@ -1,4 +1,7 @@
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { DATABASE_FILE } from '../../src/main/core.js';
 import { eventually } from '../support/eventually.js';
 import { useUi } from './support/ui-fixture.js';
 
@@ -45,6 +48,32 @@ describe('Settings view', () => {
     errors.splice(0);
   });
 
+  it('says the database is locked by another process when a save cannot be written, and changes nothing', async () => {
+    const core = await ui.core();
+    const { page, errors } = await ui.open(core, '#/settings');
+    const field = page.locator('[data-setting="xds.nackBackoff"]');
+    const input = field.getByRole('textbox');
+    await eventually(async () => expect(await input.inputValue()).toBe('5s'));
+    // A sqlite3 shell or a backup tool holding the database.
+    const other = new Database(join(core.dataDir, DATABASE_FILE));
+    other.exec('BEGIN EXCLUSIVE');
+    try {
+      await input.fill('7s');
+      await input.press('Enter');
+
+      const error = field.getByRole('alert');
+      await error.waitFor();
+      expect(await error.innerText()).toMatch(/database locked by another process/);
+      expect(core.settings.get('xds.nackBackoff')).toBe(5000);
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+    // Chromium logs every failed fetch; this one was the point of the test.
+    expect(errors).toEqual([expect.stringContaining('status of 503 (Service Unavailable)')]);
+    errors.splice(0);
+  });
+
   it('applies an option with one click and shows changes made elsewhere live', async () => {
     const core = await ui.core();
     const { page } = await ui.open(core, '#/settings');
@@ -67,8 +96,22 @@ describe('Settings view', () => {
     const input = field.getByRole('textbox');
     await input.fill('15678');
     await field.getByRole('button', { name: 'Apply' }).click();
-    await field.getByText(/Saved 15678/).waitFor();
+    // The test core's ports come from its start options, as from --ads-port: the saved value is for starts without it.
+    await field.getByText(/started without it, meshdesk uses the saved 15678/).waitFor();
     expect(core.settings.get('xds.port')).toBe(inForce);
     expect((await settingsInForce(core.api.url))['xds.port']).toBe(inForce);
+  });
+
+  it('says where each value comes from, and never calls a port given by flag a pending save', async () => {
+    const core = await ui.core();
+    const { page } = await ui.open(core, '#/settings');
+    const apiPort = page.locator('[data-setting="apiServer.port"]');
+    await apiPort.getByTestId('setting-source').getByText('source: command line (--api-port)').waitFor();
+    await apiPort.getByText(/comes from the command line \(--api-port\) for this run; started without it, meshdesk uses the default 5681/).waitFor();
+    expect(await apiPort.getByText(/stays in force until meshdesk restarts/).count()).toBe(0);
+    // Nothing is saved for it: there is nothing to reset.
+    expect(await apiPort.getByRole('button', { name: 'Reset' }).count()).toBe(0);
+    await page.locator('[data-setting="store.cache.expirationTime"]').getByTestId('setting-source').getByText('source: saved').waitFor();
+    await page.locator('[data-setting="xds.nackBackoff"]').getByTestId('setting-source').getByText('source: default').waitFor();
   });
 });

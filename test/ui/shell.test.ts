@@ -1,4 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { startCore } from '../../src/main/core.js';
+import { tempDir } from '../support/temp-dir.js';
 import { focusedLabel, hashOf, themeOf } from './support/browser.js';
 import { useUi } from './support/ui-fixture.js';
 
@@ -63,5 +65,47 @@ describe('app shell', () => {
     // reports each refused request: losing the core is the point of this test.
     await page.close();
     errors.splice(0);
+  });
+
+  it('marks the whole page stale at once when the core stops, says since when, stops counting, and recovers', async () => {
+    const dataDir = tempDir();
+    const first = await startCore({ dataDir, host: '127.0.0.1', apiPort: 0, adsPort: 0 });
+    let firstRunning = true;
+    onTestFinished(() => (firstRunning ? first.close() : undefined));
+    ui.connect(first, {
+      name: 'web-1',
+      target: 'echo',
+      register: { networking: { address: '127.0.0.1', inbound: [{ port: 19001, tags: { 'kuma.io/service': 'web' } }] } },
+    });
+    const { page, errors } = await ui.open(first);
+    const row = page.locator('[role=row]', { hasText: 'web-1' });
+    await row.getByText(/online/).waitFor();
+    expect(await page.getByTestId('offline-banner').count()).toBe(0);
+
+    const stoppedAt = new Date();
+    await first.close();
+    firstRunning = false;
+    const banner = page.getByTestId('offline-banner');
+    await banner.waitFor();
+    const [, time] = /offline since (\d\d:\d\d:\d\d)/.exec(await banner.innerText()) ?? [];
+    const seconds = (hms: string) => hms.split(':').reduce((sum, part) => sum * 60 + Number(part), 0);
+    const stoppedAtLocal = seconds(`${stoppedAt.getHours()}:${stoppedAt.getMinutes()}:${stoppedAt.getSeconds()}`);
+    const apart = Math.abs(seconds(time!) - stoppedAtLocal);
+    expect(Math.min(apart, 86_400 - apart)).toBeLessThanOrEqual(5);
+    expect(await banner.innerText()).toContain('data below is as of then');
+    expect(await page.locator('main').getAttribute('data-stale')).toBe('true');
+
+    // Nothing counts on as if it were live: the row's "since" stays as it was when the core went.
+    const frozen = await row.innerText();
+    await new Promise((resolve) => setTimeout(resolve, 2_200));
+    expect(await row.innerText()).toBe(frozen);
+
+    const again = await startCore({ dataDir, host: '127.0.0.1', apiPort: first.api.port, adsPort: 0 });
+    onTestFinished(() => again.close());
+    await page.locator('[data-testid=connection-status][data-status=live]').waitFor();
+    await page.locator('main[data-stale=false]').waitFor();
+    expect(await banner.count()).toBe(0);
+    // Requests failed while no core listened; that outage was the point.
+    errors.splice(0, errors.length, ...errors.filter((error) => !error.includes('net::ERR_')));
   });
 });

@@ -73,10 +73,31 @@ describe('requests the HTTP parser refuses', () => {
     const [head, body] = malformed.split('\r\n\r\n');
     expect(head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
     expect(head).toContain('content-type: application/json');
-    expect(JSON.parse(body!)).toEqual({ title: 'Could not parse the HTTP request', details: expect.stringMatching(/header.*\(HPE_/i), causes: [] });
+    expect(JSON.parse(body!)).toEqual({
+      type: '/std-errors',
+      status: 400,
+      title: 'Could not parse the HTTP request',
+      detail: expect.stringMatching(/header.*\(HPE_/i),
+      details: expect.stringMatching(/header.*\(HPE_/i),
+    });
 
     const oversized = await sendRaw(core.api.url, `GET /meshes HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
     expect(oversized).toMatch(/^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
+  });
+});
+
+describe('a request without a Host header', () => {
+  it.each(['1.1', '1.0'])('gets the JSON error saying the Host header is required (HTTP/%s)', async (version) => {
+    const core = await startTestCore();
+    const answer = await sendRaw(core.api.url, `GET /meshes HTTP/${version}\r\nConnection: close\r\n\r\n`);
+    const [head, body] = answer.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(head).toContain('content-type: application/json');
+    expect(JSON.parse(body!)).toEqual({
+      title: 'Host header required',
+      details: `the request has no Host header: meshdesk only answers requests addressed to localhost:${core.api.port}, 127.0.0.1:${core.api.port}, [::1]:${core.api.port}`,
+      causes: [],
+    });
   });
 });
 

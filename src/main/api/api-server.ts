@@ -64,7 +64,8 @@ const SHUTDOWN_GRACE_MS = 2_000;
 
 export async function startApiServer(options: ApiServerOptions): Promise<RunningApiServer> {
   let boundPort = options.port;
-  const server: Server = createServer((request, response) => {
+  // Node's own check would answer a request without Host with a bare 400; the guard says why, in JSON.
+  const server: Server = createServer({ requireHostHeader: false }, (request, response) => {
     void serveHttp(request, response, options.router, boundPort);
   });
   server.on('clientError', answerUnparsableRequest);
@@ -130,6 +131,7 @@ async function serveHttp(request: IncomingMessage, response: ServerResponse, rou
     'content-length': Buffer.byteLength(answer.body),
     'cache-control': 'no-store',
     'x-content-type-options': 'nosniff',
+    ...answer.headers,
   });
   response.end(answer.body);
 }
@@ -161,7 +163,12 @@ function detachedExchange(method: string, path: string, headers: IncomingHttpHea
 }
 
 function errorResponse(error: ApiError): ApiResponse {
-  return { status: error.status, contentType: 'application/json', body: JSON.stringify(errorBody(error), null, 2) };
+  return {
+    status: error.status,
+    contentType: 'application/json',
+    body: JSON.stringify(errorBody(error), null, 2),
+    ...(error.retryAfterSeconds !== undefined && { headers: { 'retry-after': String(error.retryAfterSeconds) } }),
+  };
 }
 
 function tooLarge(): ApiError {

@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { Agent, request } from 'node:http';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { rawRequest, startTestCore } from '../../../test/support/core.js';
 
 const backend = {
@@ -21,6 +22,20 @@ async function put(url: string, body: unknown, headers: Record<string, string> =
   return { status: response.status, body: (await response.json()) as Record<string, any> };
 }
 
+/** A request on `agent`'s connections (fetch pools its own). */
+function requestOn(agent: Agent, url: string, method = 'GET', body?: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const sent = request(url, { agent, method }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
+    });
+    sent.on('error', reject);
+    sent.end(body);
+  });
+}
+
 describe('HTTP API', () => {
   it('serves the default mesh from the first start', async () => {
     const core = await startTestCore();
@@ -32,9 +47,10 @@ describe('HTTP API', () => {
     const core = await startTestCore();
     const created = await put(`${core.api.url}/meshes/default/dataplanes/backend-1`, backend);
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ ...backend, version: 1 });
+    // Kuma's answer to a create: `{}`; the stored resource is read back.
+    expect(created.body).toEqual({});
     const read = await getJson(`${core.api.url}/meshes/default/dataplanes/backend-1`);
-    expect(read).toMatchObject(backend);
+    expect(read).toMatchObject({ ...backend, version: 1 });
     expect(read.creationTime).toEqual(expect.any(String));
     const list = await getJson(`${core.api.url}/meshes/default/dataplanes`);
     expect(list).toMatchObject({ total: 1, items: [{ name: 'backend-1' }] });
@@ -58,10 +74,10 @@ networking:
   describe('rejects an invalid Dataplane with every violation by field, and writes nothing', () => {
     const cases: [string, unknown, string, { field: string; message?: RegExp }[]][] = [
       [
-        'missing kuma.io/service',
-        { ...backend, networking: { ...backend.networking, inbound: [{ port: 18080, tags: {} }] } },
+        'tags without kuma.io/service',
+        { ...backend, networking: { ...backend.networking, inbound: [{ port: 18080, tags: { version: 'v1' } }] } },
         'backend-1',
-        [{ field: 'networking.inbound[0].tags', message: /kuma\.io\/service/ }],
+        [{ field: 'networking.inbound[0].tags["kuma.io/service"]', message: /tag has to exist/ }],
       ],
       [
         'bad port',
@@ -110,6 +126,32 @@ networking:
     expect(await getJson(url)).toMatchObject({ version: 2, labels: { writer: winner } });
   });
 
+  it('upserts without a version for 100 concurrent writers: all succeed, the last write stays (issue 12: 65–91 % got 409)', async () => {
+    const core = await startTestCore();
+    const url = `${core.api.url}/meshes/default/dataplanes/backend-1`;
+    // 100 connections open first, so that the 100 PUTs reach the server together, as a burst does.
+    const agent = new Agent({ keepAlive: true, maxSockets: 100 });
+    onTestFinished(() => agent.destroy());
+    await Promise.all(Array.from({ length: 100 }, () => requestOn(agent, `${core.api.url}/meshes`)));
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, (_, writer) => requestOn(agent, url, 'PUT', JSON.stringify({ ...backend, labels: { writer: String(writer) } }))),
+    );
+
+    expect(answers.filter((answer) => answer.status !== 200 && answer.status !== 201)).toEqual([]);
+    expect(answers.filter((answer) => answer.status === 201)).toHaveLength(1);
+    const last = answers.map((answer) => JSON.parse(answer.body) as { version: number; labels: unknown }).find((body) => body.version === 100)!;
+    expect(await getJson(url)).toMatchObject({ version: 100, labels: last.labels });
+  });
+
+  it('says in a 409 the version the client sent, and only that', async () => {
+    const core = await startTestCore();
+    const url = `${core.api.url}/meshes/default/dataplanes/backend-1`;
+    await put(url, backend);
+    await put(url, backend);
+    const refused = await put(url, { ...backend, version: 1 });
+    expect(refused).toMatchObject({ status: 409, body: { details: expect.stringContaining('you sent version 1, the stored version is 2') } });
+  });
+
   it('refuses to delete a mesh that still has dataplanes, and deletes it once they are gone', async () => {
     const core = await startTestCore();
     await put(`${core.api.url}/meshes/demo`, { type: 'Mesh', name: 'demo' });
@@ -147,6 +189,16 @@ networking:
     expect(rejected.status).toBe(400);
     expect(rejected.body.causes).toContainEqual(expect.objectContaining({ field: 'store.cache.expirationTime' }));
     expect(core.settings.get('store.cache.expirationTime')).toBe(2000);
+  });
+
+  it('refuses an ADS port equal to the API port, naming both settings, and saves nothing', async () => {
+    const core = await startTestCore();
+    const rejected = await put(`${core.api.url}/settings`, { 'xds.port': 5681 });
+    expect(rejected.status).toBe(400);
+    expect(rejected.body.causes).toEqual([
+      { field: 'xds.port', message: 'xds.port (given here) and apiServer.port (default) are both 5681: the ADS server and the HTTP API need a port each' },
+    ]);
+    expect((await getJson(`${core.api.url}/settings`))['xds.port']).toBe(0);
   });
 
   it('exposes store_cache counters on /metrics in Prometheus text format', async () => {

@@ -77,6 +77,23 @@ describe('bootstrap API', () => {
     expect(bootstrap.admin.address.socket_address.port_value).toBe(9902);
   });
 
+  it('gives each Dataplane without an admin port its own, never 9901, and writes it into the Dataplane the bootstrap carries', async () => {
+    for (const name of ['web-1', 'web-2', 'web-3']) {
+      await manager.create({ type: 'Dataplane', mesh: 'default', name, labels: {}, spec: { networking: { address: '127.0.0.1', outbound: [{ port: 10001, tags: { 'kuma.io/service': 'backend' } }] } } });
+    }
+    const url = await serve();
+    const ports: number[] = [];
+    for (const name of ['web-1', 'web-2', 'web-3']) {
+      const bootstrap = parse(await (await fetch(url.replace('backend-1', name))).text());
+      const port = bootstrap.admin.address.socket_address.port_value as number;
+      expect(JSON.parse(bootstrap.node.metadata[DATAPLANE_METADATA_KEY]).networking.admin).toEqual({ port });
+      // Asked again, the same port.
+      expect(parse(await (await fetch(url.replace('backend-1', name))).text()).admin.address.socket_address.port_value).toBe(port);
+      ports.push(port);
+    }
+    expect(new Set([...ports, 9901, 9902]).size).toBe(5);
+  });
+
   it('serves the same bootstrap as JSON with ?format=json', async () => {
     const url = await serve();
 
@@ -97,6 +114,18 @@ describe('bootstrap API', () => {
     expect(JSON.parse(bootstrap.node.metadata[DATAPLANE_METADATA_KEY])).toMatchObject({ name: 'backend-1' });
   });
 
+  it('makes Envoy speak delta ADS with ?xdsProtocol=delta (api_type DELTA_GRPC); State of the World (GRPC) by default', async () => {
+    const url = await serve();
+
+    const sotw = (await (await fetch(`${url}?format=json`)).json()) as any;
+    const delta = (await (await fetch(`${url}?format=json&xdsProtocol=delta`)).json()) as any;
+
+    expect(() => encodeMessage('envoy.config.bootstrap.v3.Bootstrap', delta)).not.toThrow();
+    expect([sotw.dynamic_resources.ads_config.api_type, delta.dynamic_resources.ads_config.api_type]).toEqual(['GRPC', 'DELTA_GRPC']);
+    expect({ ...delta, dynamic_resources: sotw.dynamic_resources }).toEqual(sotw); // nothing else differs
+    expect((await (await fetch(`${url}?format=json&xdsProtocol=sotw`)).json())).toEqual(sotw);
+  });
+
   it('points at loopback when the ADS server listens on every interface', async () => {
     const bootstrap = await (await fetch(`${await serve({ host: '0.0.0.0', port: ADS_PORT })}?format=json`)).json();
 
@@ -108,6 +137,8 @@ describe('bootstrap API', () => {
       ['?format=xml', 'format must be "yaml" or "json", got "xml"'],
       ['?proxyType=linkerd', 'proxyType must be "envoy" or "grpc", got "linkerd"'],
       ['?proxyType=grpc&format=yaml', 'format must be "json" (the gRPC bootstrap is a JSON file), got "yaml"'],
+      ['?xdsProtocol=incremental', 'xdsProtocol must be "sotw" or "delta", got "incremental"'],
+      ['?proxyType=grpc&xdsProtocol=delta', 'xdsProtocol must be "sotw" (gRPC xDS clients speak State of the World only), got "delta"'],
     ];
     for (const [query, details] of cases) {
       it(query, async () => {

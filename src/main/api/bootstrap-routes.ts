@@ -1,7 +1,9 @@
 import type { DataplaneResource } from '../../shared/resources.js';
 import type { ReadOnlyResourceManager } from '../manager/interfaces.js';
 import type { DataplaneTokens } from '../security/dataplane-tokens.js';
-import { bootstrapToYaml, generateEnvoyBootstrap, generateGrpcBootstrap } from '../xds/generate/bootstrap.js';
+import { dialableAddress } from '../net/dialable-address.js';
+import { bootstrapToYaml, generateEnvoyBootstrap, generateGrpcBootstrap, knownDataplane } from '../xds/generate/bootstrap.js';
+import { XDS_PROTOCOLS } from '../xds/protocol/ads-service.js';
 import { ApiError } from './api-error.js';
 import type { AdsAddress } from './inspection-routes.js';
 import type { Reply, Route } from './router.js';
@@ -21,6 +23,8 @@ type Format = 'yaml' | 'json';
  * A stored Dataplane does not say which kind of proxy will run it, so the caller does:
  * - `?proxyType=envoy` (default): Envoy's bootstrap, YAML unless `?format=json`;
  * - `?proxyType=grpc`: the gRPC xDS bootstrap (the GRPC_XDS_BOOTSTRAP file), JSON only;
+ * - `?xdsProtocol=sotw` (default) or `delta`: the ADS variant Envoy speaks (`api_type` GRPC or
+ *   DELTA_GRPC); gRPC's own xDS clients speak State of the World only;
  * - `?token=…`: the Dataplane's token (`POST …/token`) goes into the node metadata, for when
  *   `xds.dataplaneTokens` is on. It must be the token issued for this Dataplane now: a stale one
  *   is refused here rather than by the ADS server once the proxy runs.
@@ -38,17 +42,22 @@ export function bootstrapRoutes(deps: BootstrapDependencies): Route[] {
   ];
 }
 
-/** The bootstrap of `dataplane` in the kind and format the query asks for (see bootstrapRoutes). */
-export function bootstrapReply(dataplane: DataplaneResource, query: URLSearchParams, deps: BootstrapDependencies): Reply {
+/**
+ * The bootstrap of `dataplane` in the kind and format the query asks for (see bootstrapRoutes).
+ * Envoy's admin port is the Dataplane's `networking.admin.port`, or else one no known Dataplane uses.
+ */
+export async function bootstrapReply(dataplane: DataplaneResource, query: URLSearchParams, deps: BootstrapDependencies): Promise<Reply> {
   const proxyType = choice<ProxyType>(query, 'proxyType', ['envoy', 'grpc']);
   const format = choice<Format>(query, 'format', proxyType === 'grpc' ? ['json'] : ['yaml', 'json']);
+  const xdsProtocol = choice(query, 'xdsProtocol', proxyType === 'grpc' ? ['sotw'] : XDS_PROTOCOLS);
   const token = issuedToken(dataplane, query, deps.dataplaneTokens);
-  const { host, port } = dialable(deps.adsAddress);
+  const { host, port } = dialableAddress(deps.adsAddress);
   if (proxyType === 'grpc') {
     const nodeId = `${dataplane.meta.mesh}.${dataplane.meta.name}`;
     return { json: generateGrpcBootstrap({ nodeId, adsHost: host, adsPort: port, locality: {}, dataplane, token }) };
   }
-  const bootstrap = generateEnvoyBootstrap({ dataplane, adsHost: host, adsPort: port, token });
+  const knownDataplanes = (await deps.manager.list('Dataplane')).map(knownDataplane);
+  const bootstrap = generateEnvoyBootstrap({ dataplane, adsHost: host, adsPort: port, token, knownDataplanes, xdsProtocol });
   return format === 'json' ? { json: bootstrap } : { text: bootstrapToYaml(bootstrap), contentType: 'application/yaml' };
 }
 
@@ -68,13 +77,6 @@ function choice<T extends string>(query: URLSearchParams, name: string, allowed:
   const value = query.get(name);
   if (value === null) return allowed[0]!;
   if ((allowed as readonly string[]).includes(value)) return value as T;
-  const context = name === 'format' && allowed.length === 1 ? ' (the gRPC bootstrap is a JSON file)' : '';
+  const context = allowed.length > 1 ? '' : name === 'format' ? ' (the gRPC bootstrap is a JSON file)' : ' (gRPC xDS clients speak State of the World only)';
   throw new ApiError(400, 'Bad request', `${name} must be ${allowed.map((each) => `"${each}"`).join(' or ')}${context}, got "${value}"`);
-}
-
-/** A server bound to every interface is reached on loopback: a bootstrap needs an address to dial. */
-function dialable({ host, port }: AdsAddress): AdsAddress {
-  if (host === '0.0.0.0' || host === '') return { host: '127.0.0.1', port };
-  if (host === '::' || host === '[::]') return { host: '::1', port };
-  return { host, port };
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startCore, type Core } from '../core.js';
 import { DATAPLANE_METADATA_KEY } from '../xds/generate/bootstrap.js';
-import { CLUSTER_TYPE_URL, LISTENER_TYPE_URL } from '../xds/protocol/type-urls.js';
+import { CLUSTER_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL } from '../xds/protocol/type-urls.js';
 import { RawAdsClient } from '../xds/server/testing/raw-ads-client.js';
 import type { ProxyEvent } from '../xds/status/proxy-timeline.js';
 
@@ -192,6 +192,30 @@ describe('inspection API', () => {
     expect((await fixture.get('/meshes/default/dataplanes/web-1/_history/latest')).status).toBe(400);
   });
 
+  it('shows a snapshot in history as the config dump does, and no change for a type that has no resources', async () => {
+    // TCP only: no routes. Its outbound's EDS cluster carries lb_policy ROUND_ROBIN, proto3's default.
+    const client = fixture.proxy('default.client-1', {
+      ...WEB_1,
+      name: 'client-1',
+      networking: { address: '127.0.0.1', outbound: [{ port: 10001, tags: { 'kuma.io/service': 'backend' } }] },
+    });
+    client.send(CLUSTER_TYPE_URL);
+    client.ack(await client.next());
+    await fixture.timelineUntil('default.client-1', (events) => count(events, 'ack') === 1);
+
+    const [first] = (await fixture.get('/meshes/default/dataplanes/client-1/_history')).body.items;
+    expect(first.changedTypes).not.toContain(ROUTE_TYPE_URL);
+    expect(first.changedTypes).toContain(CLUSTER_TYPE_URL);
+
+    const snapshot = (await fixture.get(`/meshes/default/dataplanes/client-1/_history/${first.id}`)).body;
+    const dump = (await fixture.get('/meshes/default/dataplanes/client-1/xds')).body;
+    const dumped = dump.configs.find((config: { '@type': string }) => config['@type'].endsWith('.ClustersConfigDump'));
+    const inDump = dumped.dynamic_active_clusters.map((entry: { cluster: unknown }) => entry.cluster);
+    const inHistory = snapshot.resources[CLUSTER_TYPE_URL].map((entry: { resource: unknown }) => entry.resource);
+    expect(inHistory).toEqual(inDump);
+    expect(JSON.stringify(inHistory)).not.toContain('lb_policy');
+  });
+
   it('lists the Dataplanes of a mesh with their proxy status, null for one never connected', async () => {
     await fixture.manager.create({
       type: 'Dataplane',
@@ -202,7 +226,7 @@ describe('inspection API', () => {
     });
     await connectAndAcceptEverything();
 
-    const { body } = await fixture.get('/meshes/default/dataplanes+insights');
+    const { body } = await fixture.get('/meshes/default/dataplanes+status');
 
     expect(body.total).toBe(2);
     expect(body.items).toEqual([

@@ -6,7 +6,7 @@ import type { ChainLink } from '../xds/callbacks/chain.js';
 import type { StatusTracker } from '../xds/callbacks/status-tracker.js';
 import type { SnapshotCache } from '../xds/server/snapshot-cache.js';
 import type { StreamInfo } from '../xds/server/stream.js';
-import { configDump } from '../xds/status/config-dump.js';
+import { asSent, configDump } from '../xds/status/config-dump.js';
 import type { ProxyTimeline } from '../xds/status/proxy-timeline.js';
 import { ApiError } from './api-error.js';
 import type { RequestContext, Route } from './router.js';
@@ -34,8 +34,9 @@ export interface InspectionDependencies {
 
 /**
  * What meshdesk tells about proxies. Kuma's paths where Kuma has one:
- * - `GET /meshes/{mesh}/dataplanes+insights`: every Dataplane of the mesh with its proxy's status
- *   (`dataplaneInsight`, meshdesk's ProxyStatus; null for a proxy never seen);
+ * - `GET /meshes/{mesh}/dataplanes+status`: every Dataplane of the mesh with its proxy's status
+ *   (`dataplaneInsight`, meshdesk's ProxyStatus; null for a proxy never seen), which the UI reads;
+ *   Kuma's own `dataplanes+insights` and `_overview` are in dataplane-overview.ts;
  * - `GET /meshes/{mesh}/dataplanes/{name}/xds`: the proxy's configuration as Envoy's admin config dump.
  * meshdesk's own, under the Dataplane with a `_` prefix as Kuma's inspection paths (`_rules`) have:
  * - `…/{name}/_status`: ProxyStatus plus the live stream's subscriptions (resource names asked for);
@@ -53,7 +54,7 @@ export function inspectionRoutes(deps: InspectionDependencies): Route[] {
     { method: 'GET', path: '/proxies', handler: () => listBody(deps.statusTracker.proxies()) },
     {
       method: 'GET',
-      path: '/meshes/:mesh/dataplanes+insights',
+      path: '/meshes/:mesh/dataplanes+status',
       handler: async ({ params }) => {
         const dataplanes = await deps.manager.list('Dataplane', { mesh: params.mesh! });
         return listBody(dataplanes.map((dataplane) => dataplaneOverview(dataplane, deps.statusTracker)));
@@ -127,7 +128,7 @@ export function inspectionRoutes(deps: InspectionDependencies): Route[] {
         if (snapshot?.proxyId !== proxyId) {
           throw notFound(`proxy "${proxyId}" has no snapshot ${id} in its history (only its newest snapshots are kept)`);
         }
-        return { json: snapshot };
+        return { json: { ...snapshot, resources: asSent(snapshot.resources) } };
       },
     },
     {
@@ -154,7 +155,7 @@ function listBody(items: unknown[]) {
   return { json: { total: items.length, items, next: null } };
 }
 
-/** Kuma's DataplaneOverview, with meshdesk's ProxyStatus as its insight. */
+/** A Dataplane with meshdesk's ProxyStatus as its insight (the shape of Kuma's DataplaneOverview, not its insight). */
 function dataplaneOverview(dataplane: Resource<'Dataplane'>, statusTracker: InspectionDependencies['statusTracker']) {
   const { mesh, name, creationTime, modificationTime, labels } = dataplane.meta;
   return {

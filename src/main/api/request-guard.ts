@@ -20,11 +20,18 @@ const OWN_SITES = new Set(['same-origin', 'none']);
 export function checkRequestOrigin(request: IncomingMessage, port: number): void {
   const allowedHosts = LOOPBACK_NAMES.map((name) => `${name}:${port}`);
   const host = request.headers.host?.toLowerCase();
-  if (!host || !allowedHosts.includes(host)) {
+  if (!host) {
+    throw new ApiError(
+      400,
+      'Host header required',
+      `the request has no Host header: meshdesk only answers requests addressed to ${allowedHosts.join(', ')}`,
+    );
+  }
+  if (!allowedHosts.includes(host)) {
     throw new ApiError(
       403,
       'Forbidden host',
-      `Host "${host ?? ''}" is not allowed: meshdesk only answers requests addressed to ${allowedHosts.join(', ')}`,
+      `Host "${host}" is not allowed: meshdesk only answers requests addressed to ${allowedHosts.join(', ')}`,
     );
   }
   const origin = request.headers.origin;

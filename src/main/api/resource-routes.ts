@@ -1,16 +1,35 @@
+import { notAppliedFields } from '../../shared/not-applied.js';
+import type { NotAppliedBody } from '../../shared/api-types.js';
 import type { Resource, ResourceType } from '../../shared/resources.js';
 import type { ResourceManager } from '../manager/interfaces.js';
+import { computeLabels } from '../resources/computed-labels.js';
+import { SHORT_NAMES, parseKri } from '../resources/kri.js';
 import { toKumaObject } from '../resources/kuma-json.js';
 import { parseResourceText } from '../resources/parse.js';
-import { validateResource } from '../resources/validate.js';
+import { DNS_1035_LABEL, validateResource } from '../resources/validate.js';
+import { ValidationError } from '../resources/validation-error.js';
+import { ORIGIN_LABEL, PROXY_ORIGIN } from '../xds/callbacks/dataplane-lifecycle.js';
+import { ApiError, toApiError } from './api-error.js';
+import { requestUrlOf } from './dataplane-overview.js';
+import { LIST_ERROR_TITLE, pageOf, readListQuery } from './list-query.js';
 import type { RequestContext, Route } from './router.js';
+
+/** `PUT …?takeOver=true`: update a Dataplane its proxy registered, making it the API's own. */
+export const TAKE_OVER_PARAMETER = 'takeOver';
+/** `PUT …?createOnly=true`, for clients that cannot send `If-None-Match: *` (the app's IPC bridge carries no headers). */
+export const CREATE_ONLY_PARAMETER = 'createOnly';
 
 /** How one resource type appears in Kuma's API: Meshes at the top level, Dataplanes inside a mesh. */
 interface Collection {
   type: ResourceType;
+  /** Kuma's ws path and display names, as `GET /_resources` lists them. */
+  wsPath: string;
+  pluralDisplayName: string;
   /** Path of one item; `:mesh` and `:name` are the parameters. */
   itemPath: string;
   listPath: string;
+  /** The list path as Kuma names it in errors (`/meshes/{mesh}/dataplanes`). */
+  endpoint: string;
   meshOf(params: Record<string, string>): string;
   nameOf(params: Record<string, string>): string;
 }
@@ -18,45 +37,111 @@ interface Collection {
 const COLLECTIONS: readonly Collection[] = [
   {
     type: 'Mesh',
+    wsPath: 'meshes',
+    pluralDisplayName: 'Meshes',
     itemPath: '/meshes/:mesh',
     listPath: '/meshes',
+    endpoint: '/meshes',
     meshOf: () => '',
     nameOf: (params) => params.mesh!,
   },
   {
     type: 'Dataplane',
+    wsPath: 'dataplanes',
+    pluralDisplayName: 'Dataplanes',
     itemPath: '/meshes/:mesh/dataplanes/:name',
     listPath: '/meshes/:mesh/dataplanes',
+    endpoint: '/meshes/{mesh}/dataplanes',
     meshOf: (params) => params.mesh!,
     nameOf: (params) => params.name!,
   },
 ];
 
-/** Kuma's list envelope. */
-function listBody(resources: Resource[]) {
-  return { total: resources.length, items: resources.map(toKumaObject), next: null };
+/** Kuma's deprecation warning for a Mesh name that is not a DNS-1035 label (it still takes it). */
+function meshNameWarnings(type: ResourceType, name: string): string[] {
+  if (type !== 'Mesh' || (name.length <= 63 && DNS_1035_LABEL.test(name))) return [];
+  return [
+    `Invalid Mesh resource name: '${name}'. It does not conform to the DNS format (RFC 1035). This is deprecated. Errors: ` +
+      "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, " +
+      "and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
+  ];
 }
 
+/**
+ * A proxy-registered Dataplane goes when its proxy goes; an API write would silently make it a
+ * permanent one (and the proxy's next registration would overwrite the edit). Only on request.
+ */
+function refuseProxyRegistered(current: Resource | undefined, takeOver: boolean): void {
+  if (takeOver || current?.type !== 'Dataplane' || current.meta.labels[ORIGIN_LABEL] !== PROXY_ORIGIN) return;
+  const { mesh, name } = current.meta;
+  throw new ApiError(
+    409,
+    'Dataplane registered by its proxy',
+    `Dataplane "${name}" in mesh "${mesh}" was registered by its proxy (${mesh}.${name}) and is deleted when the proxy leaves; ` +
+      `to update it through the API, which makes it a Dataplane of the API's that stays, add ?${TAKE_OVER_PARAMETER}=true`,
+    [{ field: `labels["${ORIGIN_LABEL}"]`, message: `is "${PROXY_ORIGIN}": add ?${TAKE_OVER_PARAMETER}=true to take it over` }],
+  );
+}
+
+/** Runs `step`, answering any failure with Kuma's title for what the endpoint was doing. */
+async function titled<T>(title: string, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    throw toApiError(error, title);
+  }
+}
+
+/**
+ * Kuma's resource endpoints (pkg/api-server/resource_endpoints.go): lists filtered and paged, items,
+ * PUT answered `{}` (201 created, 200 updated; `warnings` when Kuma has some), DELETE `{}`, and
+ * `GET /_kri/{kri}`. A mesh-scoped list or write in a mesh that does not exist is a 404.
+ */
 export function resourceRoutes(manager: ResourceManager): Route[] {
+  /** A mesh-scoped request's mesh must exist first, as Kuma checks before anything else. */
+  const requireMesh = (mesh: string) => titled('Failed to retrieve Mesh', () => manager.get('Mesh', { mesh: '', name: mesh }));
+
+  const list = async (collection: Collection | undefined, type: ResourceType, mesh: string | undefined, context: RequestContext) => {
+    const query = readListQuery(context.query, collection?.endpoint ?? '/dataplanes', type === 'Dataplane');
+    const resources = await titled(LIST_ERROR_TITLE, () => manager.list(type, mesh === undefined ? {} : { mesh }));
+    const page = pageOf(resources.filter(query.keep), query, requestUrlOf(context.request.headers.host, context.request.url));
+    return { json: { ...page, items: page.items.map(toKumaObject) } };
+  };
+
   return COLLECTIONS.flatMap((collection): Route[] => {
     const key = ({ params }: RequestContext) => ({
       type: collection.type,
       mesh: collection.meshOf(params),
       name: collection.nameOf(params),
     });
+    const scoped = collection.type !== 'Mesh';
     return [
       {
         method: 'GET',
         path: collection.listPath,
-        handler: async ({ params }) =>
-          ({ json: listBody(await manager.list(collection.type, { mesh: collection.meshOf(params) })) }),
+        handler: async (context) => {
+          const mesh = scoped ? collection.meshOf(context.params) : undefined;
+          if (mesh !== undefined) await requireMesh(mesh);
+          return list(collection, collection.type, mesh, context);
+        },
       },
       {
         method: 'GET',
         path: collection.itemPath,
         handler: async (context) => {
           const { type, mesh, name } = key(context);
-          return { json: toKumaObject(await manager.get(type, { mesh, name })) };
+          return { json: toKumaObject(await titled('Could not retrieve a resource', () => manager.get(type, { mesh, name }))) };
+        },
+      },
+      {
+        // Which stored fields meshdesk keeps but does not act on (Kuma accepts them; see shared/not-applied.ts).
+        method: 'GET',
+        path: `${collection.itemPath}/_not-applied`,
+        handler: async (context) => {
+          const { type, mesh, name } = key(context);
+          const resource = await titled('Could not retrieve a resource', () => manager.get(type, { mesh, name }));
+          const body: NotAppliedBody = { notApplied: notAppliedFields(type, resource.spec) };
+          return { json: body };
         },
       },
       {
@@ -64,31 +149,118 @@ export function resourceRoutes(manager: ResourceManager): Route[] {
         path: collection.itemPath,
         handler: async (context) => {
           const expected = key(context);
-          const input = validateResource(parseResourceText(await context.body()), {
-            type: expected.type,
-            mesh: expected.mesh || undefined,
-            name: expected.name,
+          if (scoped) await requireMesh(expected.mesh);
+          const body = readBody(expected.type, await context.body());
+          const input = await titled('Could not process a resource', async () =>
+            validateResource(body, { type: expected.type, mesh: expected.mesh || undefined, name: expected.name }),
+          );
+          // Only the proxy lifecycle marks a Dataplane as the proxy's; what the API writes is the API's.
+          const { [ORIGIN_LABEL]: _claimed, ...labels } = computeLabels(input);
+          const write = { ...input, labels };
+          // `If-None-Match: *` (HTTP's "only if nothing is there"): create, never replace.
+          const createOnly =
+            context.request.headers['if-none-match']?.trim() === '*' || context.query.get(CREATE_ONLY_PARAMETER) === 'true';
+          const takeOver = context.query.get(TAKE_OVER_PARAMETER) === 'true';
+          const created = await titled('Could not process a resource', async () => {
+            if (createOnly) {
+              await manager.create(write);
+              return true;
+            }
+            // With a version in the body: update exactly that version or fail (optimistic concurrency).
+            const result = await manager.upsert(write, { precondition: (current) => refuseProxyRegistered(current, takeOver) });
+            return result.created;
           });
-          // A body with a version asks for optimistic concurrency: update exactly that version or fail.
-          if (input.version !== undefined) {
-            return { status: 200, json: toKumaObject(await manager.update(input)) };
-          }
-          const { resource, created } = await manager.upsert(input);
-          return { status: created ? 201 : 200, json: toKumaObject(resource) };
+          const warnings = meshNameWarnings(expected.type, expected.name);
+          return { status: created ? 201 : 200, json: warnings.length > 0 ? { warnings } : {} };
         },
       },
       {
         method: 'DELETE',
         path: collection.itemPath,
         handler: async (context) => {
-          await manager.delete(key(context));
+          await titled('Could not delete a resource', () => manager.delete(key(context)));
           return { json: {} };
         },
       },
     ];
-  }).concat({
+  }).concat(
+    {
+      method: 'GET',
+      path: '/dataplanes',
+      handler: (context) => list(undefined, 'Dataplane', undefined, context),
+    },
+    {
+      // Kuma's type catalogue, for the types meshdesk stores.
+      method: 'GET',
+      path: '/_resources',
+      handler: () => ({
+        json: {
+          resources: COLLECTIONS.map((collection) => ({
+            name: collection.type,
+            singularDisplayName: collection.type,
+            pluralDisplayName: collection.pluralDisplayName,
+            path: collection.wsPath,
+            scope: collection.type === 'Mesh' ? 'Global' : 'Mesh',
+            readOnly: false,
+            includeInFederation: collection.type === 'Mesh',
+            shortName: SHORT_NAMES[collection.type],
+          })),
+        },
+      }),
+    },
+    {
+      method: 'GET',
+      path: '/_kri/:kri',
+      handler: async ({ params }) => {
+        const parts = parseKri(params.kri!);
+        if (typeof parts === 'string') throw new ApiError(400, 'Bad Request', parts);
+        const resource: Resource = await titled('Could not retrieve a resource', () =>
+          manager.get(parts.type, { mesh: parts.type === 'Mesh' ? '' : parts.mesh, name: parts.name }),
+        );
+        return { json: toKumaObject(resource) };
+      },
+    },
+  );
+}
+
+/**
+ * Kuma's other mesh-scoped types (policies, MeshServices…), which meshdesk does not store: the mesh is
+ * checked first, as Kuma does. Last in the router, so that it shadows no other `/meshes/{mesh}/…` path.
+ */
+export function unservedCollectionRoute(manager: ResourceManager): Route {
+  return {
     method: 'GET',
-    path: '/dataplanes',
-    handler: async () => ({ json: listBody(await manager.list('Dataplane')) }),
-  });
+    path: '/meshes/:mesh/:collection',
+    handler: async ({ params }) => {
+      await titled('Failed to retrieve Mesh', () => manager.get('Mesh', { mesh: '', name: params.mesh! }));
+      throw new ApiError(404, 'Not found', `meshdesk does not serve ${params.collection}: it stores Meshes and Dataplanes only`);
+    },
+  };
+}
+
+/**
+ * The body as plain values. Text that is not JSON or YAML, or meta fields of the wrong JSON type, are
+ * Kuma's 400 `Bad Request` / `invalid <Type> object: "…"`; the syntax errors keep their line and column
+ * as fields, so that an editor can point at them.
+ */
+function readBody(type: ResourceType, text: string): unknown {
+  let body: unknown;
+  try {
+    body = parseResourceText(text);
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    const reason = error.violations.map((violation) => violation.message).join('; ');
+    throw new ApiError(400, 'Bad Request', `invalid ${type} object: ${JSON.stringify(reason)}`, error.violations);
+  }
+  if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
+    for (const field of ['type', 'mesh', 'name'] as const) {
+      const value = (body as Record<string, unknown>)[field];
+      if (value === undefined || value === null || typeof value === 'string') continue;
+      // Go's encoding/json message, as Kuma passes it on.
+      const goType = typeof value === 'number' ? 'number' : typeof value === 'boolean' ? 'bool' : Array.isArray(value) ? 'array' : 'object';
+      const detail = `json: cannot unmarshal ${goType} into Go struct field ResourceMeta.${field} of type string`;
+      throw new ApiError(400, 'Bad Request', `invalid ${type} object: ${JSON.stringify(detail)}`);
+    }
+  }
+  return body;
 }

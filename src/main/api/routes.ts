@@ -1,20 +1,23 @@
-import { hostname } from 'node:os';
 import type { CachedManager } from '../cache/cached-manager.js';
 import type { Settings } from '../config/settings.js';
 import type { ResourceManager } from '../manager/interfaces.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { bootstrapPreviewRoutes } from './bootstrap-preview-routes.js';
 import { bootstrapRoutes, type BootstrapDependencies } from './bootstrap-routes.js';
+import { apiIndex } from './control-plane-identity.js';
+import { dataplaneOverviewRoutes } from './dataplane-overview.js';
 import type { EventStream } from './event-stream.js';
 import { inspectionRoutes, type InspectionDependencies } from './inspection-routes.js';
-import { resourceRoutes } from './resource-routes.js';
+import { resourceRoutes, unservedCollectionRoute } from './resource-routes.js';
 import { Router } from './router.js';
 import { settingsRoutes } from './settings-routes.js';
 import { statsRoutes } from './stats-routes.js';
+import { storageRoutes, type StorageDependencies } from './storage-routes.js';
 import { tokenRoutes, type TokenDependencies } from './token-routes.js';
+import { transferRoutes } from './transfer-routes.js';
 import { GUI_PATH, redirect, staticFileRoutes, wantsHtml } from './static-files.js';
 
-export interface ApiDependencies extends InspectionDependencies, BootstrapDependencies, TokenDependencies {
+export interface ApiDependencies extends InspectionDependencies, BootstrapDependencies, TokenDependencies, StorageDependencies {
   manager: ResourceManager;
   cachedManager: CachedManager;
   settings: Settings;
@@ -31,16 +34,20 @@ export function createApiRouter(deps: ApiDependencies): Router {
       handler: (context) =>
         wantsHtml(context)
           ? redirect(context.response, `${GUI_PATH}/`)
-          : { json: { tagline: 'meshdesk', hostname: hostname(), version: process.env.npm_package_version ?? 'dev', pid: process.pid } },
+          : { json: apiIndex() },
     },
     ...staticFileRoutes(),
+    // Before the resource routes: `dataplanes/_overview` would otherwise read as a Dataplane named `_overview`.
+    ...dataplaneOverviewRoutes(deps),
     ...resourceRoutes(deps.manager),
+    ...transferRoutes(deps.manager),
     ...settingsRoutes(deps.settings),
     ...bootstrapRoutes(deps),
     ...bootstrapPreviewRoutes(deps),
     ...inspectionRoutes(deps),
     ...tokenRoutes(deps),
     ...statsRoutes(deps),
+    ...storageRoutes(deps),
     {
       method: 'GET',
       path: '/cache',
@@ -55,5 +62,6 @@ export function createApiRouter(deps: ApiDependencies): Router {
       }),
     },
     deps.eventStream.route(),
+    unservedCollectionRoute(deps.manager),
   ]);
 }

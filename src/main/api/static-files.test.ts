@@ -95,6 +95,6 @@ describe('static files under /gui', () => {
     expect(browser.headers.location).toBe('/gui/');
     const api = await rawRequest(`${server.url}/`, { headers: { accept: 'application/json' } });
     expect(api.status).toBe(200);
-    expect(JSON.parse(api.body)).toMatchObject({ tagline: 'meshdesk' });
+    expect(JSON.parse(api.body)).toMatchObject({ product: 'Kuma', meshdesk: { version: expect.any(String) } });
   });
 });

@@ -107,7 +107,7 @@ describe('MeshContextCache', () => {
 
   it('builds a new context after the TTL when a dataplane was written', async () => {
     const first = await contexts.get('default');
-    await manager.create(dataplane('backend-2', 'backend'));
+    await manager.create(dataplane('backend-2', 'backend', 18081));
 
     expect(await contexts.get('default')).toBe(first);
     time += TTL;
@@ -128,7 +128,7 @@ describe('MeshContextCache', () => {
     await afterTurn();
     expect(changed).toEqual([]);
 
-    await manager.create(dataplane('backend-2', 'backend'));
+    await manager.create(dataplane('backend-2', 'backend', 18081));
     time += TTL;
     const next = await contexts.get('default');
     await afterTurn();
@@ -139,7 +139,7 @@ describe('MeshContextCache', () => {
 
   it('reads again at once after invalidate, given fresh reads underneath', async () => {
     const first = await contexts.get('default');
-    await manager.create(dataplane('backend-2', 'backend'));
+    await manager.create(dataplane('backend-2', 'backend', 18081));
     cachedManager.invalidate({ type: 'Dataplane', mesh: 'default', name: 'backend-2' });
 
     contexts.invalidate('default');
@@ -169,7 +169,7 @@ describe('MeshContextCache', () => {
   it('shares one load among registrations that invalidate before it read, and that load sees every one of them', async () => {
     await contexts.get('default'); // cached, as a running mesh has it
     const register = async (name: string) => {
-      await manager.create(dataplane(name, 'web'));
+      await manager.create(dataplane(name, 'web', 18100 + Number(name.at(-1))));
       cachedManager.invalidate({ type: 'Dataplane', mesh: 'default', name });
       contexts.invalidate('default');
       return contexts.get('default');

@@ -30,6 +30,11 @@ describe('parseDuration', () => {
   it('explains which units are allowed', () => {
     expect(() => parseDuration('5')).toThrow('one of the units h, m, s, ms');
   });
+
+  // Issue 12: "0.0001ms" was read as 0 and turned caching off.
+  it.each(['0.0001ms', '0.0000001s', '1.0000001s', '0.4ms', '1m0.0001s'])('refuses "%s", finer than a millisecond, instead of rounding it', (text) => {
+    expect(() => parseDuration(text)).toThrow('is not a whole number of milliseconds: meshdesk keeps durations to the millisecond');
+  });
 });
 
 describe('formatDuration', () => {

@@ -26,7 +26,8 @@ export function parseDuration(text: string): number {
   if (text === '0') return 0;
   if (text === '') throw new DurationSyntaxError(text, 'expected a number and a unit, e.g. "1s" or "500ms"');
   const component = new RegExp(COMPONENT_SOURCE, 'y');
-  let total = 0;
+  // Exact decimal arithmetic: a float sum rounded to the µs read "0.0001ms" as 0 (caching off).
+  let total = 0n;
   while (component.lastIndex < text.length) {
     const start = component.lastIndex;
     const match = component.exec(text);
@@ -36,13 +37,16 @@ export function parseDuration(text: string): number {
         `unexpected "${text.slice(start)}"; write a number followed by one of the units h, m, s, ms, e.g. "1m30s"`,
       );
     }
-    total += Number(match[1]) * UNIT_MS[match[2] as Unit];
+    const [whole = '', fraction = ''] = match[1]!.split('.');
+    const scaled = BigInt(`${whole}${fraction}` || '0') * BigInt(UNIT_MS[match[2] as Unit]);
+    const divisor = 10n ** BigInt(fraction.length);
+    if (scaled % divisor !== 0n) {
+      throw new DurationSyntaxError(text, `"${match[0]}" is not a whole number of milliseconds: meshdesk keeps durations to the millisecond`);
+    }
+    total += scaled / divisor;
   }
-  // Decimal fractions are inexact in binary (1.1 * 1000 = 1100.0000000000002): round away the noise first.
-  const ms = Math.round(total * 1000) / 1000;
-  if (!Number.isInteger(ms)) throw new DurationSyntaxError(text, 'meshdesk keeps durations to the millisecond');
-  if (!Number.isSafeInteger(ms)) throw new DurationSyntaxError(text, 'too long');
-  return ms;
+  if (total > BigInt(Number.MAX_SAFE_INTEGER)) throw new DurationSyntaxError(text, 'too long');
+  return Number(total);
 }
 
 /** The inverse of parseDuration, Go-style but without zero parts: 1000 → "1s", 1500 → "1.5s", 90000 → "1m30s", 7200000 → "2h". */

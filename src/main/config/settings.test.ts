@@ -109,7 +109,7 @@ describe('Settings', () => {
     expect(settings.get('store.cache.expirationTime')).toBe(2_000);
     expect(settings.get('xds.postCreateStrategy')).toBe('invalidate');
     expect(settings.get('apiServer.port')).toBe(15681);
-    expect(settings.describe().find((setting) => setting.name === 'apiServer.port')?.source).toBe('stored');
+    expect(settings.describe().find((setting) => setting.name === 'apiServer.port')?.source).toBe('saved');
     expect(storedRows()).toEqual([
       { name: 'apiServer.port', value: '15681' },
       { name: 'store.cache.expirationTime', value: '"2s"' },
@@ -231,23 +231,88 @@ describe('Settings', () => {
   it('lets command-line overrides win over saved values without saving them', () => {
     open().settings.update({ 'apiServer.port': 15681 });
 
-    const { settings } = reopen({ overrides: { 'apiServer.port': 0, 'store.cache.expirationTime': 0 } });
+    const { settings } = reopen({
+      overrides: {
+        'apiServer.port': { value: 0, source: 'command line', sourceName: '--api-port' },
+        'store.cache.expirationTime': { value: 0, source: 'command line', sourceName: '--ttl' },
+      },
+    });
     expect(settings.get('apiServer.port')).toBe(0);
     expect(settings.get('store.cache.expirationTime')).toBe(0);
     expect(settings.describe().find((setting) => setting.name === 'apiServer.port')).toMatchObject({
       value: 0,
       source: 'command line',
-      pendingValue: 15681,
+      sourceName: '--api-port',
+      savedValue: 15681,
     });
     expect(storedRows()).toEqual([{ name: 'apiServer.port', value: '15681' }]);
     expect(reopen().settings.get('apiServer.port')).toBe(15681);
   });
 
-  it('refuses invalid command-line overrides, naming each', () => {
-    const overrides = { 'xds.port': 70000, 'xds.nackBackoff': -1 };
+  it('says where each value comes from: flag, environment variable, saved or default, and never calls a flag a pending save', () => {
+    open().settings.update({ 'xds.nackBackoff': '2s' });
+    const { settings } = reopen({
+      overrides: {
+        'apiServer.port': { value: 33977, source: 'command line', sourceName: '--api-port' },
+        'xds.port': { value: 33978, source: 'environment', sourceName: 'MESHDESK_ADS_PORT' },
+      },
+    });
+    const described = new Map(settings.describe().map((setting) => [setting.name, setting]));
+
+    expect(described.get('apiServer.port')).toMatchObject({ value: 33977, source: 'command line', sourceName: '--api-port' });
+    expect(described.get('xds.port')).toMatchObject({ value: 33978, source: 'environment', sourceName: 'MESHDESK_ADS_PORT' });
+    expect(described.get('xds.nackBackoff')).toMatchObject({ value: '2s', source: 'saved', savedValue: '2s' });
+    expect(described.get('xds.nackBackoff')).not.toHaveProperty('sourceName');
+    expect(described.get('store.cache.expirationTime')).toMatchObject({ source: 'default' });
+    // Nothing was saved for the ports: "Saved 5681; 33977 stays in force until meshdesk restarts" would be false.
+    expect(described.get('apiServer.port')).not.toHaveProperty('pendingValue');
+    expect(described.get('apiServer.port')).not.toHaveProperty('savedValue');
+    expect(described.get('xds.port')).not.toHaveProperty('pendingValue');
+
+    // A port saved while a flag is in force is the saved value, not a pending one.
+    settings.update({ 'apiServer.port': 6000 });
+    expect(settings.describe().find((setting) => setting.name === 'apiServer.port')).toMatchObject({ value: 33977, source: 'command line', savedValue: 6000 });
+    expect(settings.describe().find((setting) => setting.name === 'apiServer.port')).not.toHaveProperty('pendingValue');
+  });
+
+  it('refuses invalid command-line overrides, naming each with its flag', () => {
+    const overrides = {
+      'xds.port': { value: 70000, source: 'command line', sourceName: '--ads-port' },
+      'xds.nackBackoff': { value: -1, source: 'environment', sourceName: 'MESHDESK_NACK_BACKOFF' },
+    } as const;
     expect(violationsOf(() => open({ overrides }))).toEqual([
-      { field: 'xds.port', message: 'must be a port number from 0 to 65535, not the number 70000' },
-      { field: 'xds.nackBackoff', message: 'must be a whole, non-negative number of milliseconds, not the number -1' },
+      { field: 'xds.port (--ads-port)', message: 'must be a port number from 0 to 65535, not the number 70000' },
+      { field: 'xds.nackBackoff (MESHDESK_NACK_BACKOFF)', message: 'must be a whole, non-negative number of milliseconds, not the number -1' },
+    ]);
+  });
+
+  it('refuses the ADS port equal to the API port, naming both settings, whether saved, given in a PUT, by flag or by variable', () => {
+    const { settings } = open();
+    expect(violationsOf(() => settings.update({ 'xds.port': 5681 }))).toEqual([
+      { field: 'xds.port', message: 'xds.port (given here) and apiServer.port (default) are both 5681: the ADS server and the HTTP API need a port each' },
+    ]);
+    expect(violationsOf(() => settings.update({ 'xds.port': 7000, 'apiServer.port': 7000 }))).toEqual([
+      { field: 'xds.port', message: 'xds.port (given here) and apiServer.port (given here) are both 7000: the ADS server and the HTTP API need a port each' },
+    ]);
+    expect(storedRows()).toEqual([]);
+    // Port 0 asks for any free port: two of them never clash.
+    settings.update({ 'xds.port': 0, 'apiServer.port': 0 });
+
+    expect(
+      violationsOf(() =>
+        reopen({
+          overrides: {
+            'apiServer.port': { value: 6000, source: 'command line', sourceName: '--api-port' },
+            'xds.port': { value: 6000, source: 'environment', sourceName: 'MESHDESK_ADS_PORT' },
+          },
+        }),
+      ),
+    ).toEqual([
+      { field: 'xds.port', message: 'xds.port (MESHDESK_ADS_PORT) and apiServer.port (--api-port) are both 6000: the ADS server and the HTTP API need a port each' },
+    ]);
+    const { settings: withFlag } = reopen({ overrides: { 'apiServer.port': { value: 6000, source: 'command line', sourceName: '--api-port' } } });
+    expect(violationsOf(() => withFlag.update({ 'xds.port': 6000 }))).toEqual([
+      { field: 'xds.port', message: 'xds.port (given here) and apiServer.port (--api-port) are both 6000: the ADS server and the HTTP API need a port each' },
     ]);
   });
 

@@ -16,11 +16,21 @@ import {
   type SettingValues,
 } from './settings-schema.js';
 
+/** A value for this run only, and the flag or environment variable it came from. */
+export interface SettingOverride<V = unknown> {
+  value: V;
+  source: Extract<SettingSource, 'command line' | 'environment'>;
+  /** `--api-port`, `MESHDESK_API_PORT`: what the UI names as the value's origin. */
+  sourceName: string;
+}
+
+export type SettingOverrides = { [N in SettingName]?: SettingOverride<SettingValues[N]> };
+
 export interface SettingsOptions {
   db: Db;
   events: EventBus;
-  /** Values for this run only (command-line flags such as ports): they win over stored values and are never saved. */
-  overrides?: Partial<SettingValues>;
+  /** Values for this run only (flags, environment variables): they win over saved values and are never saved. */
+  overrides?: SettingOverrides;
 }
 
 /**
@@ -52,6 +62,7 @@ export class Settings {
   readonly #stored: Partial<SettingValues> = {};
   readonly #current: SettingValues;
   readonly #source = {} as Record<SettingName, SettingSource>;
+  readonly #overrides: SettingOverrides;
   readonly #listeners = new Map<SettingName, Set<Listener<never>>>();
 
   constructor({ db, events, overrides = {} }: SettingsOptions) {
@@ -62,19 +73,22 @@ export class Settings {
        ON CONFLICT (name) DO UPDATE SET value = excluded.value, modification_time = excluded.modification_time`,
     );
     checkOverrides(overrides);
+    this.#overrides = overrides;
     this.#loadStored();
     const current: Partial<Record<SettingName, unknown>> = {};
     for (const name of SETTING_NAMES) {
       const override = overrides[name];
       if (override !== undefined) {
-        current[name] = override;
-        this.#source[name] = 'command line';
+        current[name] = override.value;
+        this.#source[name] = override.source;
       } else {
         current[name] = this.#configured(name);
-        this.#source[name] = this.#stored[name] === undefined ? 'default' : 'stored';
+        this.#source[name] = this.#stored[name] === undefined ? 'default' : 'saved';
       }
     }
     this.#current = current as SettingValues;
+    const clash = portClash((name) => this.#current[name], (name) => overrides[name]?.sourceName ?? this.#source[name]);
+    if (clash) throw new ValidationError('Invalid settings', [clash]);
   }
 
   /** The value in force. */
@@ -97,6 +111,8 @@ export class Settings {
     return SETTING_NAMES.map((name) => {
       const definition = SETTINGS[name];
       const pending = this.#configured(name);
+      const override = this.#overrides[name];
+      const saved = this.#stored[name];
       return {
         name,
         description: definition.description,
@@ -104,8 +120,11 @@ export class Settings {
         default: formatSettingValue(name, definition.default),
         value: formatSettingValue(name, this.#current[name]),
         source: this.#source[name],
+        ...(override && { sourceName: override.sourceName }),
+        ...(saved !== undefined && { savedValue: formatSettingValue(name, saved) }),
         appliesLive: definition.appliesLive,
-        ...(!definition.appliesLive && pending !== this.#current[name] && { pendingValue: formatSettingValue(name, pending) }),
+        // A flag or variable in force is not "pending": the next start with it uses it again.
+        ...(!override && !definition.appliesLive && pending !== this.#current[name] && { pendingValue: formatSettingValue(name, pending) }),
         ...(definition.kind === 'enum' && { options: definition.options }),
         ...(definition.kind === 'duration' && {
           min: formatSettingValue(name, definition.min),
@@ -123,6 +142,7 @@ export class Settings {
    */
   update(patch: Record<string, unknown>): ChangedSettings {
     const accepted = parsePatch(patch);
+    this.#checkPorts(accepted);
     const toSave = accepted.filter(([name, value]) => value !== this.#configured(name));
     const toApply = accepted.filter(([name, value]) => SETTINGS[name].appliesLive && value !== this.#current[name]);
 
@@ -141,7 +161,7 @@ export class Settings {
     }
     for (const [name, value] of toApply) {
       current[name] = value;
-      this.#source[name] = 'stored';
+      this.#source[name] = 'saved';
       changed[name] = formatSettingValue(name, value);
     }
     for (const [name, value] of toApply) this.#notify(name, value);
@@ -156,6 +176,25 @@ export class Settings {
     const registered = listener as Listener<never>;
     listeners.add(registered);
     return () => listeners.delete(registered);
+  }
+
+  /**
+   * Two listeners cannot share a port: refused here, naming both settings, rather than at the next
+   * start as a misleading "port in use". Checked for the values a start without flags would use and
+   * for those with this run's flags and variables on top (they are usually given again).
+   */
+  #checkPorts(accepted: Accepted[]): void {
+    const patched = new Map<SettingName, unknown>(accepted);
+    const next = (name: SettingName) => patched.get(name) ?? this.#configured(name);
+    const origin = (name: SettingName) => (patched.has(name) ? 'given here' : this.#stored[name] === undefined ? 'default' : 'saved');
+    const override = (name: SettingName) => this.#overrides[name];
+    const clash =
+      portClash(next, origin) ??
+      portClash(
+        (name) => override(name)?.value ?? next(name),
+        (name) => override(name)?.sourceName ?? origin(name),
+      );
+    if (clash) throw new ValidationError('Invalid settings', [clash]);
   }
 
   /** The value the next start uses, command-line overrides aside. */
@@ -190,6 +229,19 @@ export class Settings {
 
 type Accepted = [SettingName, SettingValues[SettingName]];
 
+/** The listeners' ports: each must differ from the others (0, "any free port", never clashes). */
+const PORT_SETTINGS = ['apiServer.port', 'xds.port'] as const satisfies readonly SettingName[];
+
+function portClash(value: (name: SettingName) => unknown, origin: (name: SettingName) => string): Violation | undefined {
+  const [api, ads] = PORT_SETTINGS;
+  const port = value(ads);
+  if (port === 0 || port !== value(api)) return undefined;
+  return {
+    field: ads,
+    message: `${ads} (${origin(ads)}) and ${api} (${origin(api)}) are both ${String(port)}: the ADS server and the HTTP API need a port each`,
+  };
+}
+
 function parsePatch(patch: Record<string, unknown>): Accepted[] {
   const accepted: Accepted[] = [];
   const violations: Violation[] = [];
@@ -206,12 +258,12 @@ function parsePatch(patch: Record<string, unknown>): Accepted[] {
   return accepted;
 }
 
-function checkOverrides(overrides: Partial<Record<string, unknown>>): void {
+function checkOverrides(overrides: Partial<Record<string, SettingOverride>>): void {
   const violations: Violation[] = [];
-  for (const [name, value] of Object.entries(overrides)) {
-    if (value === undefined) continue;
-    const message = isSettingName(name) ? checkSettingValue(name, value) : 'unknown setting';
-    if (message !== undefined) violations.push({ field: name, message });
+  for (const [name, override] of Object.entries(overrides)) {
+    if (override === undefined) continue;
+    const message = isSettingName(name) ? checkSettingValue(name, override.value) : 'unknown setting';
+    if (message !== undefined) violations.push({ field: override.sourceName ? `${name} (${override.sourceName})` : name, message });
   }
   if (violations.length > 0) throw new ValidationError('Invalid command-line settings', violations);
 }

@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { startTestCore } from '../../../test/support/core.js';
 import type { ApiResponse } from '../../shared/bridge.js';
 import type { CoreEvent } from '../../shared/events.js';
-import { IpcChannel } from '../../shared/ipc-channels.js';
+import { EVENTS_PER_RECEIPT, IpcChannel } from '../../shared/ipc-channels.js';
 import { AppOrigin } from './app-origin.js';
-import { checkSender, EventForwarder, IpcRequestError, parseApiRequest, registerIpcBridge } from './ipc.js';
+import { checkSender, EventForwarder, IpcRequestError, MAX_UNRECEIVED_EVENTS, parseApiRequest, registerIpcBridge } from './ipc.js';
 
 const origin = AppOrigin.of(undefined);
 const appFrame = { url: 'meshdesk://app/index.html#/proxies', parent: null };
@@ -28,7 +28,12 @@ class FakeIpcMain extends EventEmitter {
 
 class FakeWebContents extends EventEmitter {
   readonly sent: CoreEvent[] = [];
+  gaps = 0;
   send(channel: string, event: CoreEvent): void {
+    if (channel === IpcChannel.gap) {
+      this.gaps += 1;
+      return;
+    }
     expect(channel).toBe(IpcChannel.event);
     this.sent.push(event);
   }
@@ -162,6 +167,53 @@ describe('event forwarding', () => {
   });
 });
 
+describe('a page that stops taking events', () => {
+  const event = (version: number): CoreEvent => ({ topic: 'resource.changed', change: 'updated', key: { type: 'Mesh', mesh: '', name: 'default' }, version });
+
+  it(`gets at most ${MAX_UNRECEIVED_EVENTS} events, then one gap, then nothing until it is ready again`, () => {
+    let sent = 0;
+    let gaps = 0;
+    const forwarder = new EventForwarder(() => (sent += 1), () => (gaps += 1));
+    forwarder.ready();
+    for (let version = 1; version <= 50_000; version++) forwarder.push(event(version));
+    expect({ sent, gaps }).toEqual({ sent: MAX_UNRECEIVED_EVENTS, gaps: 1 });
+
+    forwarder.ready(); // the page took everything up to the gap, reloaded, and listens again
+    forwarder.push(event(50_001));
+    expect({ sent, gaps }).toEqual({ sent: MAX_UNRECEIVED_EVENTS + 1, gaps: 1 });
+  });
+
+  it('is not one while it reports what it takes: every event arrives, however many', () => {
+    let sent = 0;
+    let gaps = 0;
+    const forwarder = new EventForwarder(() => {
+      if (++sent % EVENTS_PER_RECEIPT === 0) forwarder.received(EVENTS_PER_RECEIPT);
+    }, () => (gaps += 1));
+    forwarder.ready();
+    for (let version = 1; version <= 50_000; version++) forwarder.push(event(version));
+    expect({ sent, gaps }).toEqual({ sent: 50_000, gaps: 0 });
+  });
+
+  it('through the bridge: receipts count only from the app page, and only as whole batches', async () => {
+    const { core, ipcMain, webContents } = await bridgeToRealCore();
+    ipcMain.emit(IpcChannel.ready, { sender: webContents, senderFrame: appFrame });
+    const publish = (count: number) => {
+      for (let index = 0; index < count; index++) core.events.publish({ topic: 'settings.changed', changed: { index } });
+    };
+    publish(MAX_UNRECEIVED_EVENTS);
+    // Neither a foreign sender nor a made-up count buys room.
+    ipcMain.emit(IpcChannel.received, { sender: new FakeWebContents(), senderFrame: appFrame }, EVENTS_PER_RECEIPT);
+    ipcMain.emit(IpcChannel.received, { sender: webContents, senderFrame: appFrame }, 1e9);
+    publish(1);
+    expect({ sent: webContents.sent.length, gaps: webContents.gaps }).toEqual({ sent: MAX_UNRECEIVED_EVENTS, gaps: 1 });
+
+    ipcMain.emit(IpcChannel.ready, { sender: webContents, senderFrame: appFrame });
+    ipcMain.emit(IpcChannel.received, { sender: webContents, senderFrame: appFrame }, EVENTS_PER_RECEIPT);
+    publish(1);
+    expect(webContents.sent.length).toBe(MAX_UNRECEIVED_EVENTS + 1);
+  });
+});
+
 describe('the IPC bridge to a real core', () => {
   it('carries API requests in-process and answers like the HTTP API', async () => {
     const { core, ipcMain, webContents } = await bridgeToRealCore();
@@ -172,7 +224,7 @@ describe('the IPC bridge to a real core', () => {
     expect(await (await fetch(`${core.api.url}/meshes/default/dataplanes/web-1`)).json()).toEqual(JSON.parse(read.body));
     const missing = (await ipcMain.invoke(webContents, { method: 'GET', path: '/meshes/nope' })) as ApiResponse;
     expect(missing.status).toBe(404);
-    expect(JSON.parse(missing.body)).toMatchObject({ title: 'Could not find a resource' });
+    expect(JSON.parse(missing.body)).toMatchObject({ status: 404, title: 'Could not retrieve a resource', detail: 'Not found' });
   });
 
   it('refuses a malformed payload or a foreign sender before the core sees it', async () => {

@@ -1,7 +1,7 @@
 import type { IpcMain, IpcMainEvent, IpcMainInvokeEvent, WebContents } from './electron-types.js';
 import type { ApiMethod, ApiRequest, ApiResponse } from '../../shared/bridge.js';
 import type { CoreEvent } from '../../shared/events.js';
-import { IpcChannel } from '../../shared/ipc-channels.js';
+import { EVENTS_PER_RECEIPT, IpcChannel } from '../../shared/ipc-channels.js';
 import { MAX_BODY_BYTES } from '../api/api-server.js';
 import type { AppOrigin } from './app-origin.js';
 
@@ -10,6 +10,11 @@ const REQUEST_KEYS: ReadonlySet<string> = new Set<keyof ApiRequest>(['method', '
 const MAX_PATH_BYTES = 2048;
 /** Events held for a page that has not said it listens yet; beyond this the oldest are dropped. */
 const MAX_HELD_EVENTS = 1000;
+/**
+ * Events pushed to a page that has not yet reported taking them. Electron queues every message to
+ * a busy or hung renderer without limit; past this, pushes stop and the page is told to reload.
+ */
+export const MAX_UNRECEIVED_EVENTS = 2000;
 
 /** A message the main process refuses: the renderer gets this message as the rejection of its `invoke`. */
 export class IpcRequestError extends Error {
@@ -85,35 +90,70 @@ export function checkSender(event: IpcSender, trusted: { origin: AppOrigin; webC
  * Pushes core events to one page, holding them until the page says it listens (the preload sends
  * `meshdesk:ready` when the renderer subscribes), so events from before that are not lost.
  * A new document starts over: it has to say so again.
+ *
+ * A page that stops taking events (it reports them in batches, `meshdesk:received`) gets at most
+ * MAX_UNRECEIVED_EVENTS, then one `meshdesk:gap`; later events are dropped until it has reloaded
+ * and said `ready` again.
  */
 export class EventForwarder {
-  #ready = false;
+  #state: 'holding' | 'live' | 'behind' = 'holding';
   #held: CoreEvent[] = [];
+  #unreceived = 0;
 
-  constructor(private readonly send: (event: CoreEvent) => void) {}
+  constructor(
+    private readonly send: (event: CoreEvent) => void,
+    private readonly sendGap: () => void = () => {},
+  ) {}
 
   push(event: CoreEvent): void {
-    if (this.#ready) {
-      this.send(event);
+    if (this.#state === 'live') {
+      this.#deliver(event);
       return;
     }
+    if (this.#state === 'behind') return;
     this.#held.push(event);
     if (this.#held.length > MAX_HELD_EVENTS) this.#held.shift();
   }
 
+  /** The page listens: at first, or again after a gap (it has taken everything sent before it). */
   ready(): void {
-    if (this.#ready) return;
-    this.#ready = true;
+    if (this.#state === 'live') return;
+    this.#state = 'live';
+    this.#unreceived = 0;
     const held = this.#held;
     this.#held = [];
-    for (const event of held) this.send(event);
+    for (const event of held) this.#deliver(event);
+  }
+
+  /** The page reports having taken `count` more events. */
+  received(count: number): void {
+    this.#unreceived = Math.max(0, this.#unreceived - count);
   }
 
   /** The page is being replaced: hold events again until the new one is ready. */
   reset(): void {
-    this.#ready = false;
+    this.#state = 'holding';
     this.#held = [];
+    this.#unreceived = 0;
   }
+
+  #deliver(event: CoreEvent): void {
+    if (this.#unreceived >= MAX_UNRECEIVED_EVENTS) {
+      this.#state = 'behind';
+      this.sendGap();
+      return;
+    }
+    this.#unreceived += 1;
+    this.send(event);
+  }
+}
+
+/** The one check of a `meshdesk:received` payload: a whole count the preload can have sent. */
+export function parseReceivedCount(payload: unknown): number {
+  if (!Number.isSafeInteger(payload) || (payload as number) < 1 || (payload as number) > EVENTS_PER_RECEIPT) {
+    throw new IpcRequestError(`${IpcChannel.received} refused: the payload must be a whole number from 1 to ${EVENTS_PER_RECEIPT}, got ${describe(payload)}`);
+  }
+  return payload as number;
 }
 
 export interface IpcBridgeOptions {
@@ -137,9 +177,14 @@ export function registerIpcBridge(
   const { api, events, window, origin } = options;
   const { webContents } = window;
   const trusted = { origin, webContents };
-  const forwarder = new EventForwarder((event) => {
-    if (!webContents.isDestroyed()) webContents.send(IpcChannel.event, event);
-  });
+  const forwarder = new EventForwarder(
+    (event) => {
+      if (!webContents.isDestroyed()) webContents.send(IpcChannel.event, event);
+    },
+    () => {
+      if (!webContents.isDestroyed()) webContents.send(IpcChannel.gap);
+    },
+  );
 
   const onRequest = async (event: IpcMainInvokeEvent, payload: unknown): Promise<ApiResponse> => {
     try {
@@ -158,6 +203,14 @@ export function registerIpcBridge(
       console.warn(`meshdesk: ${(error as Error).message}`);
     }
   };
+  const onReceived = (event: IpcMainEvent, payload: unknown): void => {
+    try {
+      checkSender(event, trusted, IpcChannel.received);
+      forwarder.received(parseReceivedCount(payload));
+    } catch (error) {
+      console.warn(`meshdesk: ${(error as Error).message}`);
+    }
+  };
   const onNavigation = (details: { isMainFrame: boolean; isSameDocument: boolean }): void => {
     if (details.isMainFrame && !details.isSameDocument) forwarder.reset();
   };
@@ -166,12 +219,15 @@ export function registerIpcBridge(
   ipcMain.handle(IpcChannel.request, onRequest);
   ipcMain.removeAllListeners(IpcChannel.ready);
   ipcMain.on(IpcChannel.ready, onReady);
+  ipcMain.removeAllListeners(IpcChannel.received);
+  ipcMain.on(IpcChannel.received, onReceived);
   webContents.on('did-start-navigation', onNavigation);
   const unsubscribe = events.subscribe((event) => forwarder.push(event));
   const dispose = (): void => {
     unsubscribe();
     ipcMain.removeHandler(IpcChannel.request);
     ipcMain.removeListener(IpcChannel.ready, onReady);
+    ipcMain.removeListener(IpcChannel.received, onReceived);
     if (!webContents.isDestroyed()) webContents.off('did-start-navigation', onNavigation);
   };
   webContents.once('destroyed', dispose);

@@ -1,4 +1,5 @@
 import type { Resource, ResourceInput, ResourceKey, ResourceType } from '../../shared/resources.js';
+import type { BrokenRow } from '../../shared/storage-types.js';
 
 export interface ListOptions {
   /** Only resources of this mesh; ignored for Mesh. */
@@ -16,12 +17,25 @@ export interface UpsertResult<T extends ResourceType = ResourceType> {
   created: boolean;
 }
 
+export interface UpsertOptions<T extends ResourceType = ResourceType> {
+  /**
+   * Judges the stored resource (undefined when there is none) before each attempt to write; throws
+   * to refuse the write. The write then carries the version it judged, so a change in between is
+   * judged again instead of written over.
+   */
+  precondition?: (current: Resource<T> | undefined) => void;
+}
+
 export interface ResourceManager extends ReadOnlyResourceManager {
   /** Validated input only: parse and validate at the boundary first. */
   create<T extends ResourceType>(input: ResourceInput<T>): Promise<Resource<T>>;
   /** Fails with a conflict when `input.version` is set and differs from the stored version. */
   update<T extends ResourceType>(input: ResourceInput<T>): Promise<Resource<T>>;
   /** Create or update; without `input.version`, retries on a conflict with a concurrent writer. */
-  upsert<T extends ResourceType>(input: ResourceInput<T>): Promise<UpsertResult<T>>;
+  upsert<T extends ResourceType>(input: ResourceInput<T>, options?: UpsertOptions<T>): Promise<UpsertResult<T>>;
+  /** All or nothing, in one transaction: inputs without `version` are created, with one updated at exactly that version. */
+  writeAll(inputs: ResourceInput[]): Promise<UpsertResult[]>;
   delete(key: ResourceKey, options?: { version?: number }): Promise<void>;
+  /** Stored rows left out of every read because they do not parse or validate, as reads have met them. */
+  brokenRows(): BrokenRow[];
 }

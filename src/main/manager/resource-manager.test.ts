@@ -28,10 +28,11 @@ function dataplane(meshName: string, name: string, port = 18080): ResourceInput<
 }
 
 /** SPEC §3: an inbound must carry `kuma.io/service`. */
+/** Tags that do not name the service: invalid (tags-less inbounds are valid since Kuma 2.14). */
 function dataplaneWithoutService(meshName: string, name: string): ResourceInput<'Dataplane'> {
   return {
     ...dataplane(meshName, name),
-    spec: { networking: { address: '127.0.0.1', inbound: [{ port: 18080, tags: {} }] } },
+    spec: { networking: { address: '127.0.0.1', inbound: [{ port: 18080, tags: { version: 'v1' } }] } },
   };
 }
 
@@ -73,31 +74,6 @@ function managerOver(store: ResourceStore): { manager: ResourceManager; changes:
     changes.push({ change: event.change, key: event.key, version: event.version, versionSeenByOtherConnection });
   });
   return { manager: new ResourceManager({ store, events }), changes };
-}
-
-/**
- * A store that lets another connection write right after it reads `target`, `times` times:
- * the window between an upsert's read and its write, with a real concurrent writer in it.
- */
-class RacedStore extends ResourceStore {
-  writes = 0;
-
-  constructor(
-    db: Db,
-    private readonly race: { target: ResourceKey; times: number; write: () => void },
-  ) {
-    super(db);
-  }
-
-  override find(key: ResourceKey): Resource | undefined {
-    const found = super.find(key);
-    const isTarget = key.type === this.race.target.type && key.name === this.race.target.name;
-    if (isTarget && this.writes < this.race.times) {
-      this.writes++;
-      this.race.write();
-    }
-    return found;
-  }
 }
 
 beforeEach(() => {
@@ -191,7 +167,7 @@ describe('ResourceManager', () => {
   it('refuses to delete a mesh that still has dataplanes, naming them', async () => {
     await manager.create(mesh('demo'));
     await manager.create(dataplane('demo', 'web-1'));
-    await manager.create(dataplane('demo', 'backend-1'));
+    await manager.create(dataplane('demo', 'backend-1', 18081));
     changes.length = 0;
     const before = everything(store);
 
@@ -255,7 +231,7 @@ describe('ResourceManager', () => {
   });
 });
 
-describe('ResourceManager.upsert against a concurrent writer', () => {
+describe('ResourceManager.upsert against concurrent writers', () => {
   const target = keyOf(dataplane('default', 'backend-1'));
   let other: ResourceStore;
 
@@ -265,54 +241,42 @@ describe('ResourceManager.upsert against a concurrent writer', () => {
     other = new ResourceStore(open());
   });
 
-  function racedManager(times: number, write: () => void) {
-    const store = new RacedStore(open(), { target, times, write });
-    return { store, ...managerOver(store) };
-  }
+  it('without a version, every one of 100 concurrent writers wins in turn: one creates, the others update, the last write stays', async () => {
+    const { manager, changes } = managerOver(new ResourceStore(open()));
 
-  it('reads again and retries when another connection updates between its read and its write', async () => {
-    other.create(dataplane('default', 'backend-1'));
-    const { store, manager, changes } = racedManager(1, () => other.update(dataplane('default', 'backend-1', 17000)));
+    const results = await Promise.all(Array.from({ length: 100 }, (_, index) => manager.upsert(dataplane('default', 'backend-1', 20_000 + index))));
 
-    const result = await manager.upsert(dataplane('default', 'backend-1', 19000));
-
-    expect(store.writes).toBe(1);
-    expect(result).toMatchObject({ created: false, resource: { meta: { version: 3 }, spec: dataplaneSpec(19000) } });
-    expect(other.get(target)).toEqual(result.resource);
-    expect(changes).toEqual([{ change: 'updated', key: target, version: 3, versionSeenByOtherConnection: 3 }]);
+    expect(results.filter((result) => result.created)).toHaveLength(1);
+    expect(results.map((result) => result.resource.meta.version).sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, index) => index + 1));
+    const last = results.find((result) => result.resource.meta.version === 100)!;
+    expect(other.get(target)).toEqual(last.resource);
+    expect(changes.map((change) => change.change)).toEqual(['created', ...Array<string>(99).fill('updated')]);
   });
 
-  it('retries as an update when another connection creates the resource first', async () => {
-    const { store, manager, changes } = racedManager(1, () => other.create(dataplane('default', 'backend-1', 17000)));
+  it('without a version, replaces what another connection wrote in between', async () => {
+    other.create(dataplane('default', 'backend-1'));
+    const { manager } = managerOver(new ResourceStore(open()));
+    const pending = manager.upsert(dataplane('default', 'backend-1', 19000));
+    other.update(dataplane('default', 'backend-1', 17000)); // before the manager's group commits
 
-    const result = await manager.upsert(dataplane('default', 'backend-1', 19000));
-
-    expect(store.writes).toBe(1);
-    expect(result).toMatchObject({ created: false, resource: { meta: { version: 2 }, spec: dataplaneSpec(19000) } });
-    expect(changes.map(({ change, version }) => ({ change, version }))).toEqual([{ change: 'updated', version: 2 }]);
+    expect(await pending).toMatchObject({ created: false, resource: { meta: { version: 3 }, spec: dataplaneSpec(19000) } });
   });
 
-  it('does not retry when the caller sent a version', async () => {
+  it('with a version, updates only that version, and the conflict names the version sent', async () => {
     other.create(dataplane('default', 'backend-1'));
-    const { store, manager, changes } = racedManager(1, () => other.update(dataplane('default', 'backend-1', 17000)));
+    other.update(dataplane('default', 'backend-1', 17000));
+    const { manager, changes } = managerOver(new ResourceStore(open()));
 
     const refused = manager.upsert({ ...dataplane('default', 'backend-1', 19000), version: 1 });
 
     await expect(refused).rejects.toThrow(ResourceConflictError);
-    expect(store.writes).toBe(1);
+    await expect(refused).rejects.toThrow('you sent version 1, the stored version is 2');
     expect(other.get(target)).toMatchObject({ meta: { version: 2 }, spec: dataplaneSpec(17000) });
     expect(changes).toEqual([]);
   });
 
-  it('gives up with a conflict when every attempt loses the race', async () => {
-    other.create(dataplane('default', 'backend-1'));
-    const { store, manager, changes } = racedManager(Number.POSITIVE_INFINITY, () =>
-      other.update(dataplane('default', 'backend-1', 17000)),
-    );
-
-    await expect(manager.upsert(dataplane('default', 'backend-1', 19000))).rejects.toThrow(ResourceConflictError);
-    expect(store.writes).toBeGreaterThan(1);
-    expect(other.get(target)).toMatchObject({ meta: { version: 1 + store.writes }, spec: dataplaneSpec(17000) });
-    expect(changes).toEqual([]);
+  it('with a version, never creates', async () => {
+    const { manager } = managerOver(new ResourceStore(open()));
+    await expect(manager.upsert({ ...dataplane('default', 'backend-1'), version: 1 })).rejects.toThrow(ResourceNotFoundError);
   });
 });

@@ -1,24 +1,21 @@
 import type { EventBus } from '../events/event-bus.js';
 import { defaultMesh } from '../resources/kuma-json.js';
 import { validateResourceInput } from '../resources/validate.js';
-import {
-  ResourceAlreadyExistsError,
-  ResourceConflictError,
-  ResourceNotFoundError,
-  ResourcePreconditionError,
-} from '../store/errors.js';
+import { ValidationError } from '../resources/validation-error.js';
+import { BrokenRowError, ResourceAlreadyExistsError, ResourcePreconditionError } from '../store/errors.js';
 import { GroupCommit } from '../store/group-commit.js';
+import type { BrokenRow } from '../store/broken-rows.js';
 import type { ResourceStore } from '../store/resource-store.js';
-import type { Resource, ResourceInput, ResourceKey, ResourceType } from '../../shared/resources.js';
-import type { ListOptions, ResourceManager as ResourceManagerContract, UpsertResult } from './interfaces.js';
+import { StoredResourceCheck } from './stored-resource-check.js';
+import { plural } from '../../shared/plural.js';
+import { RESOURCE_TYPES, type Resource, type ResourceInput, type ResourceKey, type ResourceType } from '../../shared/resources.js';
+import type { ListOptions, ResourceManager as ResourceManagerContract, UpsertOptions, UpsertResult } from './interfaces.js';
 
 export interface ResourceManagerOptions {
   store: ResourceStore;
   events: EventBus;
 }
 
-/** How many times an upsert without a caller version re-reads and retries after losing to a concurrent writer. */
-const UPSERT_ATTEMPTS = 5;
 /** Dataplane names quoted in a refused mesh delete; the count is always exact. */
 const NAMED_DATAPLANES = 10;
 
@@ -32,19 +29,32 @@ export class ResourceManager implements ResourceManagerContract {
   readonly #store: ResourceStore;
   readonly #events: EventBus;
   readonly #commits: GroupCommit;
+  readonly #check: StoredResourceCheck;
 
   constructor(options: ResourceManagerOptions) {
     this.#store = options.store;
     this.#events = options.events;
     this.#commits = new GroupCommit((fn) => this.#store.transaction(fn));
+    this.#check = new StoredResourceCheck(this.#store.brokenRows);
   }
 
+  /** @throws ResourceNotFoundError, BrokenRowError (a stored row that does not parse or validate) */
   async get<T extends ResourceType>(type: T, key: { mesh: string; name: string }): Promise<Resource<T>> {
-    return this.#store.get({ type, ...key }) as Resource<T>;
+    return this.#check.require(this.#store.get({ type, ...key })) as Resource<T>;
   }
 
+  /** Broken rows are left out (and reported by `brokenRows`): one bad row must not cost a mesh its config. */
   async list<T extends ResourceType>(type: T, options: ListOptions = {}): Promise<Resource<T>[]> {
-    return this.#store.list(type, options.mesh) as Resource<T>[];
+    return this.#store.list(type, options.mesh).filter((resource) => this.#check.usable(resource)) as Resource<T>[];
+  }
+
+  brokenRows(): BrokenRow[] {
+    return this.#store.brokenRows.list();
+  }
+
+  /** Reads every stored resource once, so that start-up logs each broken row by its key and goes on. */
+  async checkStoredResources(): Promise<void> {
+    for (const type of RESOURCE_TYPES) await this.list(type);
   }
 
   async create<T extends ResourceType>(input: ResourceInput<T>): Promise<Resource<T>> {
@@ -57,26 +67,53 @@ export class ResourceManager implements ResourceManagerContract {
     return this.#update(input);
   }
 
-  async upsert<T extends ResourceType>(input: ResourceInput<T>): Promise<UpsertResult<T>> {
+  /**
+   * Without `input.version`: create or replace, last write wins, however many write at once. The
+   * choice between the two, and the caller's precondition, are decided inside the write's
+   * transaction, so no other writer (another request, another process on the file) can come
+   * between the read and the write; a read before the write and a conditional update, retried,
+   * lost to 100 concurrent writers most of the time.
+   * With `input.version`: update exactly that version, or fail with a conflict; never a create.
+   */
+  async upsert<T extends ResourceType>(input: ResourceInput<T>, options: UpsertOptions<T> = {}): Promise<UpsertResult<T>> {
     validateResourceInput(input);
-    for (let attempt = 1; ; attempt++) {
-      const current = this.#store.find(input);
-      try {
-        // A caller version means "update exactly that version": never turn it into a create.
-        if (!current && input.version === undefined) {
-          return { resource: await this.#create(input), created: true };
-        }
-        const version = input.version ?? current?.meta.version;
-        return { resource: await this.#update({ ...input, version }), created: false };
-      } catch (error) {
-        const lostRace =
-          error instanceof ResourceConflictError ||
-          error instanceof ResourceAlreadyExistsError ||
-          error instanceof ResourceNotFoundError;
-        if (input.version !== undefined || !lostRace || attempt === UPSERT_ATTEMPTS) throw error;
-        // Someone wrote between our read and our commit: read again and retry.
-      }
+    const result = await this.#commits.run(() => {
+      options.precondition?.(this.#storedOrBroken(input) as Resource<T> | undefined);
+      // The version alone: a broken stored row can still be replaced.
+      return input.version === undefined && this.#store.version(input) === undefined
+        ? { resource: this.#createInTransaction(input), created: true }
+        : { resource: this.#updateInTransaction(input), created: false };
+    });
+    this.#publish(result.created ? 'created' : 'updated', result.resource);
+    return result as UpsertResult<T>;
+  }
+
+  /** The stored resource for a precondition to judge; a broken row is judged as absent, so that a write can repair it. */
+  #storedOrBroken(key: ResourceKey): Resource | undefined {
+    try {
+      return this.#store.find(key);
+    } catch (error) {
+      if (error instanceof BrokenRowError) return undefined;
+      throw error;
     }
+  }
+
+  /**
+   * All or nothing: writes every input in one transaction, in order. An input without `version` is
+   * created (it must not exist yet); one with `version` updates exactly that version. If any write
+   * fails (it exists, a concurrent change, a missing mesh), none of them remains.
+   */
+  async writeAll(inputs: ResourceInput[]): Promise<UpsertResult[]> {
+    for (const input of inputs) validateResourceInput(input);
+    const written = await this.#commits.run(() =>
+      inputs.map((input): UpsertResult =>
+        input.version === undefined
+          ? { resource: this.#createInTransaction(input), created: true }
+          : { resource: this.#updateInTransaction(input), created: false },
+      ),
+    );
+    for (const { resource, created } of written) this.#publish(created ? 'created' : 'updated', resource);
+    return written;
   }
 
   async delete(key: ResourceKey, options: { version?: number } = {}): Promise<void> {
@@ -84,12 +121,12 @@ export class ResourceManager implements ResourceManagerContract {
       if (key.type === 'Mesh') this.#requireMeshWithoutDataplanes(key);
       return this.#store.delete(key, options.version);
     });
-    this.#publish('deleted', deleted);
+    this.#announce('deleted', deleted.key, deleted.version);
   }
 
   /** Creates the mesh `default` unless it exists (SPEC §3: it exists from the start). */
   async ensureDefaultMesh(): Promise<void> {
-    if (this.#store.find(defaultMesh())) return;
+    if (this.#store.version(defaultMesh()) !== undefined) return;
     try {
       await this.create(defaultMesh());
     } catch (error) {
@@ -99,16 +136,26 @@ export class ResourceManager implements ResourceManagerContract {
   }
 
   async #create<T extends ResourceType>(input: ResourceInput<T>): Promise<Resource<T>> {
-    const created = await this.#commits.run(() => {
-      if (input.type === 'Dataplane') this.#requireMesh(input);
-      return this.#store.create(input);
-    });
+    const created = await this.#commits.run(() => this.#createInTransaction(input));
     this.#publish('created', created);
     return created as Resource<T>;
   }
 
+  #createInTransaction(input: ResourceInput): Resource {
+    if (input.type === 'Dataplane') {
+      this.#requireMesh(input);
+      this.#requireFreeInboundPorts(input as ResourceInput<'Dataplane'>);
+    }
+    return this.#store.create(input);
+  }
+
+  #updateInTransaction(input: ResourceInput): Resource {
+    if (input.type === 'Dataplane') this.#requireFreeInboundPorts(input as ResourceInput<'Dataplane'>);
+    return this.#store.update(input);
+  }
+
   async #update<T extends ResourceType>(input: ResourceInput<T>): Promise<Resource<T>> {
-    const updated = await this.#commits.run(() => this.#store.update(input));
+    const updated = await this.#commits.run(() => this.#updateInTransaction(input));
     this.#publish('updated', updated);
     return updated as Resource<T>;
   }
@@ -125,20 +172,47 @@ export class ResourceManager implements ResourceManagerContract {
     const names = dataplanes.slice(0, NAMED_DATAPLANES).map((dataplane) => dataplane.meta.name);
     const more = dataplanes.length - names.length;
     const listed = more > 0 ? `${names.join(', ')}, and ${more} more` : names.join(', ');
-    const noun = dataplanes.length === 1 ? 'dataplane' : 'dataplanes';
-    throw new ResourcePreconditionError(
-      key,
-      `still has ${dataplanes.length} ${noun} (${listed}); delete them first`,
+    throw new ResourcePreconditionError(key, `still has ${plural(dataplanes.length, 'dataplane')} (${listed}); delete them first`);
+  }
+
+  /**
+   * Two inbounds on one address and port cannot both listen: the second proxy's listener fails
+   * and the mesh's endpoints for that address:port point at whichever answers. Checked in the
+   * write's transaction, so two writers cannot both take the same port.
+   */
+  #requireFreeInboundPorts(input: ResourceInput<'Dataplane'>): void {
+    const { address, inbound = [] } = input.spec.networking;
+    if (inbound.length === 0) return;
+    const taken = this.#store.inboundsOn(
+      input.mesh,
+      input.name,
+      inbound.map((each) => each.port),
+      inbound.map((each) => each.address ?? address),
     );
+    const violations = inbound.flatMap((each, index) => {
+      const listensOn = each.address ?? address;
+      const other = taken.find((stored) => stored.port === each.port && stored.address === listensOn);
+      if (!other) return [];
+      return [
+        {
+          field: `networking.inbound[${index}].port`,
+          message: `${listensOn}:${each.port} is already used by networking.inbound[${other.index}] of Dataplane "${other.name}"; choose another port`,
+        },
+      ];
+    });
+    if (violations.length > 0) {
+      throw new ValidationError(`Dataplane "${input.name}" in mesh "${input.mesh}" is not valid`, violations);
+    }
+  }
+
+  #publish(change: 'created' | 'updated', resource: Resource): void {
+    this.#check.written(resource); // validated before it was written
+    this.#announce(change, { type: resource.type, mesh: resource.meta.mesh, name: resource.meta.name }, resource.meta.version);
   }
 
   /** Called only once the write's transaction has committed, so listeners can read what they are told about. */
-  #publish(change: 'created' | 'updated' | 'deleted', resource: Resource): void {
-    this.#events.publish({
-      topic: 'resource.changed',
-      change,
-      key: { type: resource.type, mesh: resource.meta.mesh, name: resource.meta.name },
-      version: resource.meta.version,
-    });
+  #announce(change: 'created' | 'updated' | 'deleted', key: ResourceKey, version: number): void {
+    if (change === 'deleted') this.#check.forget(key);
+    this.#events.publish({ topic: 'resource.changed', change, key, version });
   }
 }

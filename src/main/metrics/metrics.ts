@@ -35,6 +35,17 @@ export function createMetrics() {
       buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
       registers: [registry],
     }),
+    snapshotHistoryLost: new Counter({
+      name: 'snapshot_history_lost',
+      help: 'Published snapshots the config history could not record (config was served), by kind (disk-full|locked|corrupt|other)',
+      labelNames: ['kind'] as const,
+      registers: [registry],
+    }),
+    eventStreamDropped: new Counter({
+      name: 'event_stream_dropped',
+      help: 'Event stream (/events) subscribers dropped because they stopped reading and fell too far behind',
+      registers: [registry],
+    }),
   };
 }
 

@@ -47,6 +47,7 @@ describe('toKumaObject', () => {
       creationTime: '2026-01-01T10:00:00.000Z',
       modificationTime: '2026-01-02T10:00:00.000Z',
       labels: { team: 'payments' },
+      kri: 'kri_dp_default___backend-1_',
       version: 3,
       networking: backend.spec.networking,
     });
@@ -54,7 +55,7 @@ describe('toKumaObject', () => {
 
   it('leaves mesh out for a Mesh', () => {
     const mesh: MeshResource = { type: 'Mesh', meta: { ...meta, mesh: '', name: 'default' }, spec: {} };
-    expect(toKumaObject(mesh)).toEqual({ type: 'Mesh', name: 'default', ...meta });
+    expect(toKumaObject(mesh)).toEqual({ type: 'Mesh', name: 'default', ...meta, kri: 'kri_m____default_' });
     expect(toKumaObject(mesh)).not.toHaveProperty('mesh');
   });
 
@@ -79,7 +80,8 @@ describe('defaultMesh', () => {
 
 describe('round trip of generated valid Dataplanes', () => {
   const meshName = fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,14}[a-z0-9])?$/);
-  const resourceName = fc.stringMatching(/^[a-z0-9]([a-z0-9.-]{0,20}[a-z0-9])?$/);
+  // Kuma's names: lowercase RFC 1123 subdomains.
+  const resourceName = fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,8}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,8}[a-z0-9])?){0,2}$/);
   const tagValue = fc.stringMatching(/^[a-zA-Z0-9.\-_:]{1,16}$/);
   const extraTagName = fc
     .stringMatching(/^[a-zA-Z0-9.\-_:/]{1,16}$/)

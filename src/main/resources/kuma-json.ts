@@ -1,10 +1,12 @@
 // Resources in the Kuma API shape: meta fields and spec fields side by side, as `kumactl get -o yaml` prints them.
 import type { Resource, ResourceInput } from '../../shared/resources.js';
+import { kriOf } from './kri.js';
 
 export const DEFAULT_MESH_NAME = 'default';
 
 /**
- * `{type, mesh?, name, creationTime, modificationTime, labels, version, ...spec}`; `mesh` is left out for a Mesh.
+ * `{type, mesh?, name, creationTime, modificationTime, labels?, kri, version, ...spec}`: `mesh` is left out for a
+ * Mesh and `labels` when there are none, as Kuma does; `version` is meshdesk's (optimistic concurrency).
  * The inverse of validateResource: reading this back gives the same spec, labels and version.
  * The spec's objects are shared with `resource`, not copied.
  */
@@ -16,7 +18,8 @@ export function toKumaObject(resource: Resource): Record<string, unknown> {
     name: meta.name,
     creationTime: meta.creationTime,
     modificationTime: meta.modificationTime,
-    labels: meta.labels,
+    ...(Object.keys(meta.labels).length > 0 && { labels: meta.labels }),
+    kri: kriOf(resource),
     version: meta.version,
     ...spec,
   };

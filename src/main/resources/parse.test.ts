@@ -81,6 +81,15 @@ describe('parseResourceText', () => {
     ]);
   });
 
+  it('resolves aliases to anchored mappings, sequences and scalars', () => {
+    expect(parseResourceText('a: &m\n  b: 1\nc: &s [1]\nd: &x v\ne: [*m, *s, *x]\n')).toEqual({
+      a: { b: 1 },
+      c: [1],
+      d: 'v',
+      e: [{ b: 1 }, [1], 'v'],
+    });
+  });
+
   it('rejects an alias bomb instead of expanding it', () => {
     const levels = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
     for (let level = 1; level < 8; level++) {

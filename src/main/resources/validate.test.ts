@@ -59,61 +59,23 @@ describe('validateResource: a valid Dataplane', () => {
     });
   });
 
-  it('accepts a proxyless client with outbounds only', () => {
-    const input = withNetworking((networking) => delete networking.inbound);
-    expect(validateResource(input).spec).toEqual({
-      networking: {
-        address: '127.0.0.1',
-        outbound: [{ port: 10001, tags: { 'kuma.io/service': 'web' } }],
-        admin: { port: 9901 },
-      },
-    });
-  });
-
-  it('accepts a dataplane with inbounds only', () => {
-    expect(() => validateResource(withNetworking((networking) => delete networking.outbound))).not.toThrow();
-  });
-
-  it('accepts host names and IPv6 addresses where other proxies connect', () => {
-    for (const address of ['backend.local', 'localhost', '::1', '192.168.0.10', 'fd00::10']) {
-      expect(() => validateResource(withNetworking((networking) => (networking.address = address)))).not.toThrow();
-    }
-  });
-
-  it('keeps every optional field it knows', () => {
-    const input = withNetworking((networking) => {
-      networking.advertisedAddress = 'dp.example.com';
-      networking.inbound[0].address = '10.0.0.1';
-      networking.inbound[0].serviceAddress = '127.0.0.1';
-      networking.outbound[0].address = '127.0.0.2';
-    });
-    input.labels = { team: 'payments', empty: '' };
-
-    const result = validateResource(input);
-
-    expect(result.labels).toEqual({ team: 'payments', empty: '' });
-    expect(result.spec.networking).toMatchObject({
-      advertisedAddress: 'dp.example.com',
-      inbound: [{ address: '10.0.0.1', serviceAddress: '127.0.0.1' }],
-      outbound: [{ address: '127.0.0.2' }],
-    });
-  });
-
   it('treats null like an absent field, as YAML `field:` with nothing after it', () => {
     const input = withNetworking((networking) => {
       networking.inbound[0].servicePort = null;
       networking.admin = null;
     });
     input.labels = null;
-    const result = validateResource(input);
+    const result: ResourceInput<'Dataplane'> = validateResource(input, { type: 'Dataplane' });
     expect(result.labels).toEqual({});
     expect(result.spec.networking).not.toHaveProperty('admin');
     expect(result.spec.networking.inbound![0]).not.toHaveProperty('servicePort');
   });
 
-  it('tolerates the read-only meta fields of a GET and turns version into the version to update', () => {
-    const input = { ...dataplane(), creationTime: '2026-01-01T00:00:00Z', modificationTime: '2026-01-02T00:00:00Z', version: 7 };
-    expect(validateResource(input).version).toBe(7);
+  it('tolerates the read-only fields kumactl sends back and turns version into the version to update', () => {
+    const input = { ...dataplane(), creationTime: '0001-01-01T00:00:00Z', modificationTime: '0001-01-01T00:00:00Z', kri: 'kri_dp_default___backend-1_', version: 7 };
+    const result = validateResource(input);
+    expect(result.version).toBe(7);
+    expect(result.spec).not.toHaveProperty('kri');
   });
 
   it('keeps a "__proto__" label as a label', () => {
@@ -125,68 +87,160 @@ describe('validateResource: a valid Dataplane', () => {
   });
 });
 
-describe('validateResource: type, names and meta', () => {
+describe('validateResource: the spec, read as Kuma reads protobuf JSON', () => {
+  it('keeps every field of Kuma\'s Dataplane, whether meshdesk acts on it or not', () => {
+    const spec = {
+      networking: {
+        address: '10.0.0.1',
+        advertisedAddress: 'backend.example',
+        inbound: [
+          {
+            port: 8080,
+            name: 'http',
+            protocol: 'kafka',
+            state: 'NotReady',
+            health: { ready: true },
+            serviceProbe: { interval: '1s', timeout: '500ms', healthyThreshold: 2, unhealthyThreshold: 3, tcp: {} },
+          },
+        ],
+        outbound: [{ port: 10001, backendRef: { kind: 'MeshService', name: 'web', port: 80, labels: {} } }],
+        transparentProxying: {
+          redirectPortInbound: 15006,
+          redirectPortOutbound: 15001,
+          directAccessServices: ['*'],
+          reachableServices: ['web'],
+          ipFamilyMode: 'DualStack',
+          reachableBackends: { refs: [{ kind: 'MeshService', name: 'web', port: 80 }] },
+        },
+        admin: { port: 9901 },
+        listeners: [{ type: 'ZoneIngress', address: '10.0.0.1', port: 10001, name: 'zi', state: 'Ready' }],
+      },
+      metrics: { type: 'prometheus', conf: { port: 5670, path: '/metrics', extra: { kept: true } } },
+      probes: { port: 9000, endpoints: [{ inboundPort: 8080, inboundPath: '/healthz', path: '/8080/healthz' }] },
+    };
+    expect(validateResource({ type: 'Dataplane', mesh: 'default', name: 'backend-1', ...spec }).spec).toEqual(spec);
+  });
+
+  it('keeps every field of Kuma\'s Mesh', () => {
+    const spec = {
+      mtls: {
+        enabledBackend: 'ca-1',
+        backends: [{ name: 'ca-1', type: 'builtin', dpCert: { rotation: { expiration: '1d' }, requestTimeout: '10s' }, conf: { caCert: { RSAbits: 2048 } }, mode: 'PERMISSIVE', rootChain: { requestTimeout: '5s' } }],
+        skipValidation: false,
+      },
+      tracing: { defaultBackend: 'zipkin', backends: [{ name: 'zipkin', type: 'zipkin', sampling: 50.5, conf: { url: 'http://zipkin:9411/api/v2/spans' } }] },
+      logging: { defaultBackend: 'file', backends: [{ name: 'file', type: 'file', format: '%START_TIME%', conf: { path: '/tmp/access.log' } }] },
+      metrics: { enabledBackend: 'prom', backends: [{ name: 'prom', type: 'prometheus', conf: { port: 5670 } }] },
+      networking: { outbound: { passthrough: false } },
+      routing: { localityAwareLoadBalancing: true, zoneEgress: true, defaultForbidMeshExternalServiceAccess: true },
+      constraints: { dataplaneProxy: { requirements: [{ tags: { 'kuma.io/zone': '*' } }], restrictions: [] } },
+      skipCreatingInitialPolicies: ['*'],
+      meshServices: { mode: 'Exclusive' },
+    };
+    expect(validateResource({ type: 'Mesh', name: 'team.a', ...spec }).spec).toEqual(spec);
+  });
+
+  it('reads proto field names and integers written as strings, and stores them as Kuma prints them', () => {
+    const input = withNetworking((networking) => {
+      networking.inbound[0].port = '18080';
+      networking.transparent_proxying = { redirect_port_inbound: '15006', ip_family_mode: 1 };
+    });
+    const { networking } = (validateResource(input) as ResourceInput<'Dataplane'>).spec;
+    expect(networking.inbound![0]!.port).toBe(18080);
+    expect(networking.transparentProxying).toEqual({ redirectPortInbound: 15006, ipFamilyMode: 'DualStack' });
+  });
+
+  it('reads a null tag value as the empty string, which the tag rules then refuse', () => {
+    expect(violationsOf(withNetworking((networking) => (networking.inbound[0].tags.version = null)))).toEqual([
+      { field: 'networking.inbound[0].tags["version"]', message: 'tag value must be non-empty' },
+    ]);
+  });
+
+  it('names a value of the wrong JSON type at its field', () => {
+    expect(
+      violationsOf(
+        withNetworking((networking) => {
+          networking.inbound[0].port = -1;
+          networking.inbound[0].tags.version = 1;
+          networking.outbound = { port: 1 };
+          networking.gateway = { type: 'SIDECAR' };
+          networking.inbound[0].serviceProbe = { interval: '1 second' };
+        }),
+      ),
+    ).toEqual([
+      { field: 'networking.inbound[0].port', message: 'must be an integer in [0, 4294967295]' },
+      { field: 'networking.inbound[0].tags["version"]', message: 'must be a string (quote it: "1")' },
+      { field: 'networking.inbound[0].serviceProbe.interval', message: 'must be a duration such as "1s", "500ms" or "1m30s"' },
+      { field: 'networking.outbound', message: 'must be an array' },
+      { field: 'networking.gateway.type', message: 'must be one of DELEGATED, BUILTIN' },
+    ]);
+  });
+
+  it('refuses unknown fields at any depth instead of dropping them (a typo must not change what a proxy gets)', () => {
+    expect(violationsOf({ ...dataplane(), spec: {}, 'meta.data': 1 })).toEqual([
+      { field: 'spec', message: 'unknown field' },
+      { field: '["meta.data"]', message: 'unknown field' },
+    ]);
+    expectViolation(withNetworking((networking) => (networking.inbound[0].servicePrt = 1)), 'networking.inbound[0].servicePrt', 'unknown field');
+    expectViolation({ type: 'Mesh', name: 'm', mtls: { enabled: 'ca-1' } }, 'mtls.enabled', 'unknown field');
+    // Only the message's own fields: an input's `constructor` is not Object's.
+    expectViolation({ type: 'Mesh', name: 'm', constructor: { prototype: {} } }, 'constructor', 'unknown field');
+  });
+
+  it('drops unknown fields inside a backend conf, as Kuma does, but still checks the ones it knows', () => {
+    expect(() => validateResource({ type: 'Mesh', name: 'm', logging: { backends: [{ name: 'f', type: 'file', conf: { path: '/a', other: 1 } }] } })).not.toThrow();
+    expectViolation(
+      { type: 'Mesh', name: 'm', logging: { backends: [{ name: 'f', type: 'file', conf: { path: 5 } }] } },
+      'logging.backends[0].config',
+      'could not parse config: path: must be a string (quote it: "5")',
+    );
+  });
+});
+
+describe('validateResource: names and meta, as Kuma checks them', () => {
   it('refuses something that is not an object', () => {
     for (const input of [null, 'Mesh', 42, [dataplane()]]) {
       expect(violationsOf(input)).toEqual([{ field: '', message: 'must be an object' }]);
     }
   });
 
-  it('requires a type', () => {
+  it('requires a type, one it knows', () => {
     const { type: _, ...input } = dataplane();
-    expectViolation(input, 'type', 'is required');
-  });
-
-  it('refuses an unknown type', () => {
+    expectViolation(input, 'type', 'cannot be empty');
     expectViolation({ ...dataplane(), type: 'TrafficRoute' }, 'type', 'must be one of Mesh, Dataplane');
   });
 
-  it('requires a name', () => {
-    expectViolation({ ...dataplane(), name: undefined }, 'name', 'is required');
-    expectViolation({ ...dataplane(), name: '' }, 'name', 'is required');
-  });
-
-  it('refuses names that are not DNS-1123 subdomains', () => {
-    const rule = /^must consist of lower case alphanumeric characters, '-' or '.'/;
-    for (const name of ['Backend', '-backend', 'backend-', 'back_end', '.backend', 'back end']) {
-      expectViolation({ ...dataplane(), name }, 'name', rule);
+  it('requires a name, a lowercase RFC 1123 subdomain of at most 253 characters', () => {
+    expectViolation({ ...dataplane(), name: '' }, 'name', 'cannot be empty');
+    for (const name of ['Backend', '-backend', 'back_end', 'a..b', 'back end']) {
+      expectViolation({ ...dataplane(), name }, 'name', /^invalid characters. A lowercase RFC 1123 subdomain/);
     }
     expect(validateResource({ ...dataplane(), name: 'backend-1.v2' }).name).toBe('backend-1.v2');
-  });
-
-  it('refuses names longer than 253 characters', () => {
-    expect(() => validateResource({ ...dataplane(), name: 'a'.repeat(253) })).not.toThrow();
-    expectViolation({ ...dataplane(), name: 'a'.repeat(254) }, 'name', 'must be at most 253 characters');
-  });
-
-  it('refuses a name that is not a string', () => {
+    expectViolation({ ...dataplane(), name: 'a'.repeat(254) }, 'name', 'value length must less or equal 253');
     expectViolation({ ...dataplane(), name: 12 }, 'name', 'must be a string (quote it: "12")');
   });
 
-  it('requires labels to be an object of strings with non-empty keys', () => {
+  it('checks a Dataplane\'s mesh with Kuma\'s older, wider rule', () => {
+    expect(validateResource({ ...dataplane(), mesh: 'team_a.dev' }).mesh).toBe('team_a.dev');
+    expectViolation({ ...dataplane(), mesh: 'Default' }, 'mesh', /^invalid characters. Valid characters are numbers/);
+    expectViolation({ ...dataplane(), mesh: undefined }, 'mesh', 'cannot be empty');
+  });
+
+  it('requires labels to be an object of strings, and kuma.io/workload a DNS-1035 label', () => {
     expectViolation({ ...dataplane(), labels: ['a'] }, 'labels', 'must be an object');
-    expect(violationsOf({ ...dataplane(), labels: { team: 1, '': 'x', ok: 'y' } })).toEqual([
+    expect(violationsOf({ ...dataplane(), labels: { team: 1, '': 'x', 'kuma.io/workload': 'MyApp' } })).toEqual([
       { field: 'labels["team"]', message: 'must be a string (quote it: "1")' },
       { field: 'labels[""]', message: 'key must be non-empty' },
+      { field: 'labels["kuma.io/workload"]', message: expect.stringMatching(/^must be a valid DNS-1035 label/) },
     ]);
   });
 
-  it('requires version to be a positive integer', () => {
+  it('requires version to be a positive integer, and the read-only fields, when present, to be strings', () => {
     for (const version of [0, -1, 1.5, '3', true]) {
       expectViolation({ ...dataplane(), version }, 'version', 'must be a positive integer');
     }
-  });
-
-  it('requires the read-only time fields, when present, to be strings', () => {
     expectViolation({ ...dataplane(), creationTime: 5 }, 'creationTime', 'must be a string (quote it: "5")');
-    expectViolation({ ...dataplane(), modificationTime: {} }, 'modificationTime', 'must be a string');
-  });
-
-  it('rejects unknown top-level fields instead of dropping them', () => {
-    expect(violationsOf({ ...dataplane(), spec: {}, 'meta.data': 1 })).toEqual([
-      { field: 'spec', message: 'unknown field' },
-      { field: '["meta.data"]', message: 'unknown field' },
-    ]);
+    expectViolation({ ...dataplane(), kri: {} }, 'kri', 'must be a string');
   });
 });
 
@@ -205,320 +259,85 @@ describe('validateResource: Mesh', () => {
     expectViolation({ type: 'Mesh', name: 'default', mesh: 'default' }, 'mesh', 'must not be set: a Mesh does not belong to a mesh');
   });
 
-  it('refuses fields a Mesh does not have yet, such as Kuma policies', () => {
-    expect(violationsOf({ type: 'Mesh', name: 'default', mtls: { enabledBackend: 'ca-1' }, networking: {} })).toEqual([
-      { field: 'mtls', message: 'unknown field' },
-      { field: 'networking', message: 'unknown field' },
-    ]);
+  it('accepts a dot in a mesh name, as Kuma does, and refuses names longer than 63 characters', () => {
+    expect(validateResource({ type: 'Mesh', name: 'aa.a' }).name).toBe('aa.a');
+    expectViolation({ type: 'Mesh', name: 'm'.repeat(64) }, 'name', 'cannot be longer than 63 characters');
   });
 
-  it('refuses a dot in a mesh name, because node ids are "<mesh>.<name>"', () => {
-    expectViolation({ type: 'Mesh', name: 'team.a' }, 'name', /no '\.': node ids are "<mesh>\.<name>"/);
-  });
-
-  it('refuses mesh names longer than a DNS label', () => {
-    expectViolation({ type: 'Mesh', name: 'm'.repeat(64) }, 'name', 'must be at most 63 characters');
-  });
-});
-
-describe('validateResource: Dataplane networking', () => {
-  it('requires a mesh, and a valid one', () => {
-    expectViolation({ ...dataplane(), mesh: undefined }, 'mesh', 'is required');
-    expectViolation({ ...dataplane(), mesh: 'Default' }, 'mesh', /^must consist of lower case alphanumeric characters or '-'/);
-  });
-
-  it('requires networking, as an object', () => {
-    expectViolation({ ...dataplane(), networking: undefined }, 'networking', 'is required');
-    expectViolation({ ...dataplane(), networking: 'lo' }, 'networking', 'must be an object');
-  });
-
-  it('requires networking.address, as an IP address or domain name', () => {
-    expectViolation(withNetworking((networking) => delete networking.address), 'networking.address', 'is required');
-    for (const address of ['not an address', '999.0.0.1', 'a..b', '-a.com', 'http://a']) {
-      expectViolation(
-        withNetworking((networking) => (networking.address = address)),
-        'networking.address',
-        'must be a valid IP address or domain name',
-      );
-    }
-  });
-
-  it('refuses the wildcard addresses: other proxies could not connect to them', () => {
-    for (const address of ['0.0.0.0', '::']) {
-      expectViolation(withNetworking((networking) => (networking.address = address)), 'networking.address', 'must not be 0.0.0.0 or ::');
-    }
-  });
-
-  it('requires advertisedAddress, when set, to be an IP address or domain name', () => {
-    expectViolation(
-      withNetworking((networking) => (networking.advertisedAddress = 'a b')),
-      'networking.advertisedAddress',
-      'must be a valid IP address or domain name',
-    );
-  });
-
-  it('requires at least one inbound or outbound', () => {
-    const input = withNetworking((networking) => {
-      networking.inbound = [];
-      delete networking.outbound;
-    });
-    expectViolation(input, 'networking', 'must have at least one inbound or outbound');
-  });
-
-  it('requires inbound and outbound to be arrays of objects', () => {
+  it('checks mTLS backends as Kuma and its CA plugins do', () => {
     expect(
-      violationsOf(
-        withNetworking((networking) => {
-          networking.inbound = { port: 1 };
-          networking.outbound = [5];
-        }),
-      ),
+      violationsOf({
+        type: 'Mesh',
+        name: 'm',
+        mtls: { enabledBackend: 'ca-3', backends: [{ name: 'ca-1', type: 'builtin' }, { name: 'ca-1', type: 'vault' }] },
+      }),
     ).toEqual([
-      { field: 'networking.inbound', message: 'must be an array' },
-      { field: 'networking.outbound[0]', message: 'must be an object' },
+      { field: 'mtls.backends', message: 'cannot have more than 1 backends' },
+      { field: 'mtls.backends[1].name', message: '"ca-1" name is already used for another backend' },
+      { field: 'mtls.enabledBackend', message: 'has to be set to one of the backends in the mesh' },
     ]);
-  });
-
-  it('rejects unknown networking fields', () => {
-    expectViolation(withNetworking((networking) => (networking.transparentProxying = {})), 'networking.transparentProxying', 'unknown field');
-  });
-});
-
-describe('validateResource: inbound', () => {
-  const withInbound = (change: (inbound: Record<string, any>) => void) =>
-    withNetworking((networking) => change(networking.inbound[0]));
-
-  it('requires port, an integer in [1, 65535]', () => {
-    expectViolation(withInbound((inbound) => delete inbound.port), 'networking.inbound[0].port', 'is required');
-    for (const port of [0, 65536, -80]) {
-      expectViolation(withInbound((inbound) => (inbound.port = port)), 'networking.inbound[0].port', 'must be in the range [1, 65535]');
-    }
-    for (const port of ['8080', 80.5, true, Number.NaN]) {
-      expectViolation(withInbound((inbound) => (inbound.port = port)), 'networking.inbound[0].port', 'must be an integer');
-    }
-  });
-
-  it('requires servicePort, when set, in [1, 65535]', () => {
-    expectViolation(withInbound((inbound) => (inbound.servicePort = 70000)), 'networking.inbound[0].servicePort', 'must be in the range [1, 65535]');
-  });
-
-  it('requires address and serviceAddress, when set, to be IP addresses: Envoy binds them', () => {
-    expectViolation(withInbound((inbound) => (inbound.address = 'backend.local')), 'networking.inbound[0].address', 'must be a valid IP address');
-    expectViolation(withInbound((inbound) => (inbound.serviceAddress = 'x')), 'networking.inbound[0].serviceAddress', 'must be a valid IP address');
-  });
-
-  it('requires tags with "kuma.io/service"', () => {
-    expectViolation(withInbound((inbound) => delete inbound.tags), 'networking.inbound[0].tags', '"kuma.io/service" is required');
-    expectViolation(withInbound((inbound) => (inbound.tags = { version: 'v1' })), 'networking.inbound[0].tags', '"kuma.io/service" is required');
-    expectViolation(withInbound((inbound) => (inbound.tags = 'backend')), 'networking.inbound[0].tags', 'must be an object');
-  });
-
-  it('requires a non-empty service', () => {
     expectViolation(
-      withInbound((inbound) => (inbound.tags['kuma.io/service'] = '')),
-      'networking.inbound[0].tags["kuma.io/service"]',
-      'tag value must be non-empty',
+      { type: 'Mesh', name: 'm', mtls: { backends: [{ name: 'ca-1', type: 'vault' }] } },
+      'mtls.backends[0].type',
+      'could not find installed plugin for this type',
     );
-  });
-
-  it('reports a service that is not a string once, at the tag', () => {
     expectViolation(
-      withInbound((inbound) => (inbound.tags['kuma.io/service'] = 5)),
-      'networking.inbound[0].tags["kuma.io/service"]',
-      'must be a string (quote it: "5")',
+      { type: 'Mesh', name: 'm', mtls: { backends: [{ name: 'ca-1', type: 'builtin', dpCert: { rotation: { expiration: '1 day' } } }] } },
+      'mtls.dpcert.rotation.expiration',
+      'has to be a valid format',
     );
+    expectViolation({ type: 'Mesh', name: 'm', routing: { zoneEgress: true } }, 'mtls', 'has to be set when zoneEgress enabled');
   });
 
-  it('allows only the known protocols', () => {
-    for (const protocol of ['tcp', 'http', 'http2', 'grpc']) {
-      expect(() => validateResource(withInbound((inbound) => (inbound.tags['kuma.io/protocol'] = protocol)))).not.toThrow();
-    }
-    expectViolation(
-      withInbound((inbound) => (inbound.tags['kuma.io/protocol'] = 'kafka')),
-      'networking.inbound[0].tags["kuma.io/protocol"]',
-      'must be one of tcp, http, http2, grpc',
-    );
-  });
-
-  it('checks tag names and values', () => {
-    const input = withInbound((inbound) => {
-      inbound.tags[''] = 'x';
-      inbound.tags['team name'] = 'a';
-      inbound.tags.version = 'v 1';
-      inbound.tags.zone = '';
-      inbound.tags.build = 2;
-    });
-    expect(violationsOf(input)).toEqual([
-      { field: 'networking.inbound[0].tags[""]', message: 'key must be non-empty' },
-      { field: 'networking.inbound[0].tags["build"]', message: 'must be a string (quote it: "2")' },
-      {
-        field: 'networking.inbound[0].tags["team name"]',
-        message: 'tag name must consist of alphanumeric characters, dots, dashes, colons, slashes and underscores',
-      },
-      {
-        field: 'networking.inbound[0].tags["version"]',
-        message: 'tag value must consist of alphanumeric characters, dots, dashes, colons and underscores',
-      },
-      { field: 'networking.inbound[0].tags["zone"]', message: 'tag value must be non-empty' },
-    ]);
-  });
-
-  it('rejects unknown inbound fields', () => {
-    expectViolation(withInbound((inbound) => (inbound.serviceProbe = {})), 'networking.inbound[0].serviceProbe', 'unknown field');
-  });
-});
-
-describe('validateResource: outbound', () => {
-  const withOutbound = (change: (outbound: Record<string, any>) => void) =>
-    withNetworking((networking) => change(networking.outbound[0]));
-
-  it('requires port, an integer in [1, 65535]', () => {
-    expectViolation(withOutbound((outbound) => delete outbound.port), 'networking.outbound[0].port', 'is required');
-    expectViolation(withOutbound((outbound) => (outbound.port = 0)), 'networking.outbound[0].port', 'must be in the range [1, 65535]');
-    expectViolation(withOutbound((outbound) => (outbound.port = '10001')), 'networking.outbound[0].port', 'must be an integer');
-  });
-
-  it('requires address, when set, to be an IP address', () => {
-    expectViolation(withOutbound((outbound) => (outbound.address = 'localhost')), 'networking.outbound[0].address', 'must be a valid IP address');
-  });
-
-  it('requires tags with "kuma.io/service"', () => {
-    expectViolation(withOutbound((outbound) => (outbound.tags = {})), 'networking.outbound[0].tags', '"kuma.io/service" is required');
-  });
-
-  it('rejects unknown outbound fields', () => {
-    expectViolation(withOutbound((outbound) => (outbound.service = 'web')), 'networking.outbound[0].service', 'unknown field');
-  });
-});
-
-describe('validateResource: admin', () => {
-  it('requires admin.port in [1, 65535]', () => {
-    expectViolation(withNetworking((networking) => (networking.admin.port = 0)), 'networking.admin.port', 'must be in the range [1, 65535]');
-    expectViolation(withNetworking((networking) => (networking.admin = {})), 'networking.admin.port', 'is required');
-  });
-
-  it('rejects unknown admin fields', () => {
-    expectViolation(withNetworking((networking) => (networking.admin.address = '0.0.0.0')), 'networking.admin.address', 'unknown field');
-  });
-});
-
-describe('validateResource: listeners that cannot all bind', () => {
-  const service = (name: string) => ({ 'kuma.io/service': name });
-
-  it('refuses two inbounds on the same address and port', () => {
-    const input = withNetworking((networking) => networking.inbound.push({ port: 18080, tags: service('other') }));
-    expectViolation(input, 'networking.inbound[1].port', 'port 18080 on 127.0.0.1 is already used by networking.inbound[0]');
-  });
-
-  it('allows the same inbound port on two addresses', () => {
-    const input = withNetworking((networking) =>
-      networking.inbound.push({ port: 18080, address: '127.0.0.2', tags: service('other') }),
-    );
-    expect(() => validateResource(input)).not.toThrow();
-  });
-
-  it('refuses two outbounds on the same port', () => {
-    const input = withNetworking((networking) => networking.outbound.push({ port: 10001, tags: service('db') }));
-    expectViolation(input, 'networking.outbound[1].port', 'port 10001 on 127.0.0.1 is already used by networking.outbound[0]');
-  });
-
-  it('allows the same outbound port on two addresses', () => {
-    const input = withNetworking((networking) =>
-      networking.outbound.push({ port: 10001, address: '127.0.0.5', tags: service('db') }),
-    );
-    expect(() => validateResource(input)).not.toThrow();
-  });
-
-  it('refuses an outbound on the port of an inbound bound to the loopback', () => {
-    const input = withNetworking((networking) => networking.outbound.push({ port: 18080, tags: service('db') }));
-    expectViolation(input, 'networking.outbound[1].port', 'port 18080 on 127.0.0.1 is already used by networking.inbound[0]');
-  });
-
-  it('refuses an admin port already used by an outbound', () => {
-    const input = withNetworking((networking) => (networking.admin.port = 10001));
-    expectViolation(input, 'networking.admin.port', 'port 10001 on 127.0.0.1 is already used by networking.outbound[0]');
-  });
-
-  it('still finds a clash next to an invalid inbound', () => {
-    const input = withNetworking((networking) => {
-      networking.inbound.push({ port: 0, tags: service('a') }, { port: 18080, tags: service('b') });
-    });
-    expect(violationsOf(input)).toEqual([
-      { field: 'networking.inbound[1].port', message: 'must be in the range [1, 65535]' },
-      { field: 'networking.inbound[2].port', message: 'port 18080 on 127.0.0.1 is already used by networking.inbound[0]' },
+  it('checks logging, tracing and metrics backends', () => {
+    expect(
+      violationsOf({
+        type: 'Mesh',
+        name: 'm',
+        logging: { defaultBackend: 'x', backends: [{ name: 'tcp', type: 'tcp', conf: { address: 'no-port' } }] },
+        tracing: { backends: [{ name: 'z', type: 'zipkin', sampling: 101, conf: { url: 'http://zipkin/spans' } }] },
+        metrics: { backends: [{ name: 'p', type: 'statsd' }] },
+      }),
+    ).toEqual([
+      { field: 'logging.backends[0].config.address', message: 'has to be in format of HOST:PORT' },
+      { field: 'logging.defaultBackend', message: 'has to be set to one of the logging backend in mesh' },
+      { field: 'tracing.backends[0].sampling', message: 'has to be in [0.0 - 100.0] range' },
+      { field: 'tracing.backends[0].config.url', message: 'port has to be explicitly specified' },
+      { field: 'metrics.backends[0].type', message: 'unknown backend type. Available backends: "prometheus"' },
     ]);
   });
 });
 
-describe('validateResource: every violation at once', () => {
-  it('reports the three problems of a Dataplane with three problems', () => {
-    const input = withNetworking((networking) => {
-      delete networking.inbound[0].tags['kuma.io/service'];
-      networking.inbound.push({ port: 70000, tags: { 'kuma.io/service': 'backend' } });
-      networking.outbound[0].colour = 'blue';
-    });
-
-    const error = (() => {
-      try {
-        validateResource(input);
-      } catch (caught) {
-        return caught as ValidationError;
-      }
-      throw new Error('expected a ValidationError');
-    })();
-
-    expect(error.violations).toEqual([
-      { field: 'networking.inbound[0].tags', message: '"kuma.io/service" is required' },
-      { field: 'networking.inbound[1].port', message: 'must be in the range [1, 65535]' },
-      { field: 'networking.outbound[0].colour', message: 'unknown field' },
-    ]);
-    expect(error.title).toBe('Dataplane "backend-1" in mesh "default" is not valid');
-    expect(error.message).toContain('networking.inbound[0].tags: "kuma.io/service" is required');
-  });
-
-  it('reports meta and spec problems together', () => {
-    expect(violationsOf({ type: 'Dataplane', name: 'Bad Name', version: 0, networking: { address: '' } })).toEqual([
-      { field: 'name', message: expect.stringMatching(/^must consist of/) },
-      { field: 'mesh', message: 'is required' },
-      { field: 'version', message: 'must be a positive integer' },
-      { field: 'networking.address', message: 'must be a valid IP address or domain name' },
-      { field: 'networking', message: 'must have at least one inbound or outbound' },
-    ]);
-  });
-});
-
-describe('validateResource: what the URL says', () => {
-  it('refuses a body whose name differs from the URL', () => {
-    expect(violationsOf(dataplane(), { type: 'Dataplane', mesh: 'default', name: 'backend-2' })).toEqual([
-      { field: 'name', message: 'name from the URL is "backend-2", name in the body is "backend-1"' },
+describe('validateResource: in Kuma\'s order', () => {
+  it('answers a spec with problems with those alone, as Kuma does before it looks at the URL and the meta', () => {
+    const input = { ...withNetworking((networking) => (networking.inbound[0].port = 0)), name: 'Bad' };
+    expect(violationsOf(input, { type: 'Dataplane', mesh: 'default', name: 'backend-2' })).toEqual([
+      { field: 'networking.inbound[0].port', message: 'port must be in the range [1, 65535]' },
     ]);
   });
 
-  it('refuses a body whose mesh differs from the URL', () => {
-    expect(violationsOf(dataplane(), { type: 'Dataplane', mesh: 'other', name: 'backend-1' })).toEqual([
-      { field: 'mesh', message: 'mesh from the URL is "other", mesh in the body is "default"' },
+  it('then compares the URL with the body, with Kuma\'s messages, and checks the meta', () => {
+    expect(violationsOf({ ...dataplane(), name: 'Bad' }, { type: 'Dataplane', mesh: 'other', name: 'backend-1' })).toEqual([
+      { field: 'name', message: 'name from the URL has to be the same as in body' },
+      { field: 'mesh', message: 'mesh from the URL has to be the same as in body' },
+      { field: 'name', message: expect.stringMatching(/^invalid characters/) },
     ]);
   });
 
-  it('refuses a body of another type than the URL', () => {
-    expect(violationsOf({ type: 'Mesh', name: 'default' }, { type: 'Dataplane', name: 'default' })).toEqual([
-      { field: 'type', message: 'type from the URL is "Dataplane", type in the body is "Mesh"' },
+  it('reads the body as the type of the URL: another type is only a mismatch', () => {
+    expect(violationsOf({ ...dataplane(), type: 'MeshTrafficPermission' }, { type: 'Dataplane', mesh: 'default', name: 'backend-1' })).toEqual([
+      { field: 'type', message: 'type from the URL has to be the same as in body' },
     ]);
   });
 
   it('names the resource of the URL in the error title', () => {
-    const input = withNetworking((networking) => (networking.admin.port = 0));
+    const input = withNetworking((networking) => (networking.inbound[0].port = 0));
     expect(() => validateResource(input, { type: 'Dataplane', mesh: 'default', name: 'backend-1' })).toThrow(
-      'Dataplane "backend-1" in mesh "default" is not valid: networking.admin.port: must be in the range [1, 65535]',
+      'Dataplane "backend-1" in mesh "default" is not valid: networking.inbound[0].port: port must be in the range [1, 65535]',
     );
-    expect(() => validateResource({ type: 'Mesh', name: 'x', mtls: {} }, { type: 'Mesh', name: 'x' })).toThrow(
-      'Mesh "x" is not valid: mtls: unknown field',
+    expect(() => validateResource({ type: 'Mesh', name: 'x', mtls: { x: 1 } }, { type: 'Mesh', name: 'x' })).toThrow(
+      'Mesh "x" is not valid: mtls.x: unknown field',
     );
-  });
-
-  it('accepts a body that matches', () => {
-    const input: ResourceInput<'Dataplane'> = validateResource(dataplane(), { type: 'Dataplane', mesh: 'default', name: 'backend-1' });
-    expect(input.spec.networking.address).toBe('127.0.0.1');
   });
 });
 
@@ -533,16 +352,14 @@ describe('validateResourceInput', () => {
   it('applies the same rules, with the same field paths, to a typed input', () => {
     const input = typed();
     input.spec.networking.inbound![0]!.port = 0;
-    input.spec.networking.outbound![0]!.tags = {};
-    input.version = 0;
+    input.spec.networking.outbound![0]!.tags = { version: 'v1' };
 
     expect(() => validateResourceInput(input)).toThrow(
       expect.objectContaining({
         title: 'Dataplane "backend-1" in mesh "default" is not valid',
         violations: [
-          { field: 'version', message: 'must be a positive integer' },
-          { field: 'networking.inbound[0].port', message: 'must be in the range [1, 65535]' },
-          { field: 'networking.outbound[0].tags', message: '"kuma.io/service" is required' },
+          { field: 'networking.inbound[0].port', message: 'port must be in the range [1, 65535]' },
+          { field: 'networking.outbound[0].tags', message: 'mandatory tag "kuma.io/service" is missing' },
         ],
       }),
     );

@@ -1,4 +1,10 @@
+import Database from 'better-sqlite3';
 import type { ResourceKey } from '../../shared/resources.js';
+import type { StorageFaultKind } from '../../shared/storage-types.js';
+
+export type { StorageFaultKind };
+
+const { SqliteError } = Database;
 
 function describe(key: ResourceKey): string {
   return key.mesh ? `${key.type} "${key.name}" in mesh "${key.mesh}"` : `${key.type} "${key.name}"`;
@@ -40,5 +46,71 @@ export class ResourcePreconditionError extends Error {
     reason: string,
   ) {
     super(`${describe(key)}: ${reason}`);
+  }
+}
+
+/**
+ * A read or write the database itself refused: the disk is full, another process holds the lock,
+ * or the file is damaged. The message says what happened and what the user can do about it.
+ */
+export class StorageFaultError extends Error {
+  override readonly name = 'StorageFaultError';
+  constructor(
+    readonly kind: StorageFaultKind,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+/** The storage fault behind `error` (a better-sqlite3 error or a StorageFaultError); undefined for anything else. */
+export function storageFaultKind(error: unknown): StorageFaultKind | undefined {
+  if (error instanceof StorageFaultError) return error.kind;
+  if (!(error instanceof SqliteError)) return undefined;
+  // Extended codes (SQLITE_BUSY_SNAPSHOT, SQLITE_CORRUPT_INDEX, …) share their primary code's prefix.
+  const primary = /^SQLITE_[A-Z]+/.exec(error.code)?.[0];
+  switch (primary) {
+    case 'SQLITE_FULL':
+      return 'disk-full';
+    case 'SQLITE_BUSY':
+    case 'SQLITE_LOCKED':
+      return 'locked';
+    case 'SQLITE_CORRUPT':
+    case 'SQLITE_NOTADB':
+      return 'corrupt';
+    default:
+      return undefined;
+  }
+}
+
+const FAULT_EXPLANATIONS: Record<StorageFaultKind, string> = {
+  'disk-full': 'disk full: the database cannot grow; free some disk space',
+  locked: 'database locked by another process (a sqlite3 shell, a backup tool, another meshdesk); close it or wait',
+  corrupt: 'database corrupted: stop meshdesk, then restore meshdesk.db from a backup or move it aside to start afresh',
+};
+
+/**
+ * `error` as a StorageFaultError naming its fault and what to do, when it is one (SQLite's own
+ * message stays at the end, with its code); any other error unchanged.
+ */
+export function asStorageFault(error: unknown): unknown {
+  const kind = storageFaultKind(error);
+  if (kind === undefined || error instanceof StorageFaultError) return error;
+  const sqlite = error as InstanceType<typeof SqliteError>;
+  return new StorageFaultError(kind, `${FAULT_EXPLANATIONS[kind]} (${sqlite.code}: ${sqlite.message})`, { cause: error });
+}
+
+/** A stored row that cannot be used as a resource: its JSON does not parse, or its spec breaks today's rules. */
+export class BrokenRowError extends Error {
+  override readonly name = 'BrokenRowError';
+  constructor(
+    readonly key: ResourceKey,
+    readonly reason: string,
+  ) {
+    super(
+      `the stored ${describe(key)} is unusable (${reason}); it is left out of listings and proxy config: ` +
+        'apply a valid resource under the same name to replace it, or delete it',
+    );
   }
 }

@@ -3,8 +3,9 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import type { ResourceInput } from '../../shared/resources.js';
 import { tempDir } from '../../../test/support/temp-dir.js';
 import { openDatabase, type Db } from './database.js';
-import { ResourceAlreadyExistsError } from './errors.js';
-import { GroupCommit, WRITES_PER_GROUP } from './group-commit.js';
+import { ResourceAlreadyExistsError, StorageFaultError } from './errors.js';
+import { eventually } from '../../../test/support/eventually.js';
+import { GroupCommit, WRITES_PER_GROUP, type GroupCommitOptions } from './group-commit.js';
 import { ResourceStore } from './resource-store.js';
 
 function mesh(name: string): ResourceInput<'Mesh'> {
@@ -20,17 +21,35 @@ function open(file: string): Db {
 }
 
 /** A store on a fresh file, a second connection to read it, and a GroupCommit that counts the transactions it really commits. */
-function setUp() {
+function setUp(options: GroupCommitOptions = {}) {
   const file = join(tempDir(), 'meshdesk.db');
   const db = open(file);
   const store = new ResourceStore(db);
-  const observer = new ResourceStore(open(file));
+  const observerDb = open(file);
+  const observer = new ResourceStore(observerDb);
   const counted = { commits: 0 };
   const commits = new GroupCommit((fn) => {
     if (!db.inTransaction) counted.commits++;
     return store.transaction(fn);
-  });
-  return { db, store, observer, commits, counted };
+  }, options);
+  return { db, store, observer, observerDb, commits, counted };
+}
+
+/** Counts event-loop turns with a 1 ms interval: it only ticks while nothing holds the loop. */
+function loopTurns(): { readonly count: number } {
+  const turns = { count: 0 };
+  const timer = setInterval(() => turns.count++, 1);
+  onTestFinished(() => clearInterval(timer));
+  return turns;
+}
+
+function settled(promise: Promise<unknown>): () => boolean {
+  let done = false;
+  promise.then(
+    () => (done = true),
+    () => (done = true),
+  );
+  return () => done;
 }
 
 describe('GroupCommit', () => {
@@ -85,5 +104,34 @@ describe('GroupCommit', () => {
     db.close();
 
     for (const write of writes) await expect(write).rejects.toThrow(/database connection is not open/);
+  });
+
+  it("waits for another process's write lock without holding the event loop, and commits once it is released", async () => {
+    const { store, observer, observerDb, commits } = setUp();
+    observerDb.exec('BEGIN IMMEDIATE'); // what a sqlite3 shell or a backup tool does
+
+    const write = commits.run(() => store.create(mesh('waited')));
+    const done = settled(write);
+    const turns = loopTurns();
+    await eventually(() => expect(turns.count).toBeGreaterThanOrEqual(50));
+    expect(done()).toBe(false);
+
+    observerDb.exec('COMMIT');
+    expect((await write).meta.name).toBe('waited');
+    expect(observer.find({ type: 'Mesh', mesh: '', name: 'waited' })).toBeDefined();
+  });
+
+  it('fails a write still waiting for the lock at its deadline, saying the database is locked by another process', async () => {
+    const { store, observer, observerDb, commits } = setUp({ lockWaitDeadlineMs: 50 });
+    observerDb.exec('BEGIN EXCLUSIVE');
+
+    const write = commits.run(() => store.create(mesh('never')));
+
+    await expect(write).rejects.toThrow(StorageFaultError);
+    await expect(write).rejects.toMatchObject({ kind: 'locked', message: expect.stringMatching(/locked by another process/) });
+    observerDb.exec('ROLLBACK');
+    expect(observer.find({ type: 'Mesh', mesh: '', name: 'never' })).toBeUndefined();
+    // The queue is not stuck: the next write lands.
+    expect((await commits.run(() => store.create(mesh('later')))).meta.name).toBe('later');
   });
 });

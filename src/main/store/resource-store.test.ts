@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DataplaneSpec, Resource, ResourceInput, ResourceKey } from '../../shared/resources.js';
 import { RESOURCE_TYPES } from '../../shared/resources.js';
 import { openDatabase, type Db } from './database.js';
-import { ResourceAlreadyExistsError, ResourceConflictError, ResourceNotFoundError } from './errors.js';
+import { BrokenRowError, ResourceAlreadyExistsError, ResourceConflictError, ResourceNotFoundError } from './errors.js';
 import { ResourceStore } from './resource-store.js';
 
 function dataplaneSpec(port: number): DataplaneSpec {
@@ -171,12 +171,12 @@ describe('ResourceStore', () => {
     expect(store.find(key)).toBeUndefined();
   });
 
-  it('deletes a resource and returns it as it was', () => {
+  it('deletes a resource and returns its key and the version it had', () => {
     const store = new ResourceStore(open());
     const created = store.create(dataplane('default', 'backend-1'));
     const key = keyOf(dataplane('default', 'backend-1'));
 
-    expect(store.delete(key)).toEqual(created);
+    expect(store.delete(key)).toEqual({ key, version: created.meta.version });
     expect(store.find(key)).toBeUndefined();
     expect(() => store.delete(key)).toThrow(ResourceNotFoundError);
   });
@@ -271,7 +271,11 @@ describe('ResourceStore', () => {
   it('loses no update when several processes read-modify-write the same resource', async () => {
     const processes = 3;
     const rounds = 30;
-    const store = new ResourceStore(open());
+    // Synchronous writers from several processes with nothing else to serve: they may wait in
+    // SQLite's busy handler (the core waits asynchronously instead, in GroupCommit).
+    const db = open();
+    db.pragma(`busy_timeout = ${SCRIPT_BUSY_TIMEOUT_MS}`);
+    const store = new ResourceStore(db);
     const counter = mesh('counter', { count: '0' });
     store.create(counter);
 
@@ -295,6 +299,29 @@ describe('ResourceStore', () => {
   });
 });
 
+/** How long the counter test's synchronous writers wait for each other's locks. */
+const SCRIPT_BUSY_TIMEOUT_MS = 5_000;
+
+describe('ResourceStore with a row whose JSON does not parse', () => {
+  it('leaves it out of listings and reports it, names it on a get, and still knows its version and deletes it', () => {
+    const store = new ResourceStore(open());
+    store.create(dataplane('default', 'backend-1'));
+    store.create(dataplane('default', 'torn-1'));
+    // Written by another connection, as a stray write or a hand edit would.
+    open().prepare("UPDATE resources SET labels = '{\"a\":' WHERE name = 'torn-1'").run();
+    const torn = keyOf(dataplane('default', 'torn-1'));
+
+    expect(store.list('Dataplane', 'default').map((each) => each.meta.name)).toEqual(['backend-1']);
+    expect(store.brokenRows.list()).toEqual([{ table: 'resources', key: torn, reason: expect.stringMatching(/^stored JSON does not parse/) }]);
+    expect(() => store.get(torn)).toThrow(BrokenRowError);
+    expect(() => store.get(torn)).toThrow('the stored Dataplane "torn-1" in mesh "default" is unusable (stored JSON does not parse');
+    expect(store.version(torn)).toBe(1);
+
+    expect(store.delete(torn)).toEqual({ key: torn, version: 1 });
+    expect(store.brokenRows.list()).toEqual([]);
+  });
+});
+
 const projectRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
 /**
@@ -312,7 +339,9 @@ async function runCounterProcess(options: {
     const { openDatabase } = await import(${JSON.stringify(moduleUrl('database.ts'))});
     const { ResourceStore } = await import(${JSON.stringify(moduleUrl('resource-store.ts'))});
     const options = ${JSON.stringify(options)};
-    const store = new ResourceStore(openDatabase(options.file));
+    const db = openDatabase(options.file);
+    db.pragma('busy_timeout = ${SCRIPT_BUSY_TIMEOUT_MS}');
+    const store = new ResourceStore(db);
     store.create({ type: 'Mesh', mesh: '', name: 'ready-' + options.index, labels: {}, spec: {} });
     const pause = new Int32Array(new SharedArrayBuffer(4));
     while (!store.find({ type: 'Mesh', mesh: '', name: 'go' })) Atomics.wait(pause, 0, 0, 5);
@@ -338,3 +367,28 @@ async function runCounterProcess(options: {
   );
   return JSON.parse(stdout) as { wins: number; conflicts: number };
 }
+
+describe('ResourceStore.inboundsOn', () => {
+  it("finds the mesh's other inbounds on an address and port, by the inbound's own address or the Dataplane's", () => {
+    const store = new ResourceStore(open());
+    store.create(mesh('default'));
+    store.create(mesh('other'));
+    const at = (name: string, networking: DataplaneSpec['networking'], meshName = 'default'): void => {
+      store.create({ type: 'Dataplane', mesh: meshName, name, labels: {}, spec: { networking } });
+    };
+    at('plain', { address: '127.0.0.1', inbound: [{ port: 18080, tags: { 'kuma.io/service': 'a' } }] });
+    at('own-address', { address: '127.0.0.9', inbound: [{ port: 19000, tags: {} }, { port: 18080, address: '127.0.0.1', tags: {} }] });
+    at('prefix-port', { address: '127.0.0.1', inbound: [{ port: 18081, tags: {} }, { port: 1808, tags: {} }] });
+    at('service-port', { address: '127.0.0.1', inbound: [{ port: 18999, servicePort: 18080, tags: {} }] });
+    at('outbound', { address: '127.0.0.1', outbound: [{ port: 18080, tags: {} }] });
+    at('other-address', { address: '127.0.0.2', inbound: [{ port: 18080, tags: {} }] });
+    at('other-mesh', { address: '127.0.0.1', inbound: [{ port: 18080, tags: {} }] }, 'other');
+
+    expect(store.inboundsOn('default', 'new', [18080], ['127.0.0.1'])).toEqual([
+      { name: 'own-address', index: 1, port: 18080, address: '127.0.0.1' },
+      { name: 'plain', index: 0, port: 18080, address: '127.0.0.1' },
+    ]);
+    // A Dataplane never collides with itself.
+    expect(store.inboundsOn('default', 'plain', [18080], ['127.0.0.1']).map((each) => each.name)).toEqual(['own-address']);
+  });
+});

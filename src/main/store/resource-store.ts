@@ -1,11 +1,18 @@
 import type { Statement } from 'better-sqlite3';
 import type { Resource, ResourceInput, ResourceKey, ResourceType } from '../../shared/resources.js';
 import type { Db } from './database.js';
-import { ResourceAlreadyExistsError, ResourceConflictError, ResourceNotFoundError } from './errors.js';
+import { BrokenRows } from './broken-rows.js';
+import { BrokenRowError, ResourceAlreadyExistsError, ResourceConflictError, ResourceNotFoundError } from './errors.js';
 
 export interface ResourceStoreOptions {
   /** Source of creation and modification times; tests pass a fixed clock. */
   now?: () => Date;
+}
+
+/** What a delete removed: enough to announce it, read without parsing the row (a broken row can be deleted too). */
+export interface DeletedResource {
+  key: ResourceKey;
+  version: number;
 }
 
 interface ResourceRow {
@@ -17,6 +24,17 @@ interface ResourceRow {
   labels: string;
   creation_time: string;
   modification_time: string;
+}
+
+/** An inbound of a stored Dataplane, as the port-collision check reads it. */
+export interface StoredInbound {
+  /** The Dataplane's name. */
+  name: string;
+  /** Index in its `networking.inbound`. */
+  index: number;
+  port: number;
+  /** The inbound's own address, or else the Dataplane's. */
+  address: string;
 }
 
 interface KeyParams {
@@ -53,15 +71,22 @@ export class ResourceStore {
   readonly #selectByType: Statement<[{ type: ResourceType }], ResourceRow>;
   readonly #selectByTypeAndMesh: Statement<[{ type: ResourceType; mesh: string }], ResourceRow>;
   readonly #countByTypeAndMesh: Statement<[{ type: ResourceType; mesh: string }], number>;
+  readonly #db: Db;
+  /** `inboundsOn`'s statements, by how many ports and addresses they look for (one and one, mostly). */
+  readonly #inboundsOn = new Map<string, Statement<unknown[], StoredInbound>>();
   readonly #insert: Statement<[Omit<WriteParams, 'version'>], ResourceRow>;
   readonly #update: Statement<[WriteParams], ResourceRow>;
-  readonly #delete: Statement<[ExpectedVersionParams], ResourceRow>;
+  readonly #delete: Statement<[ExpectedVersionParams], Pick<ResourceRow, 'type' | 'mesh' | 'name' | 'version'>>;
+  readonly #selectVersion: Statement<[KeyParams], number>;
   /** One reusable transaction wrapper; `immediate` takes the write lock up front (see `transaction`). */
   readonly #runInTransaction: { immediate(fn: () => unknown): unknown };
   /** The time of this store's latest write, in ms since the epoch (see `#timestamp`). */
   #lastWriteMs = -Infinity;
+  /** Rows that reads found unusable; the manager adds the ones whose spec fails validation. */
+  readonly brokenRows = new BrokenRows();
 
   constructor(db: Db, options: ResourceStoreOptions = {}) {
+    this.#db = db;
     this.#now = options.now ?? (() => new Date());
     this.#selectOne = db.prepare(`SELECT * FROM resources WHERE ${KEY}`);
     this.#selectByType = db.prepare('SELECT * FROM resources WHERE type = @type ORDER BY mesh, name');
@@ -86,33 +111,89 @@ export class ResourceStore {
        WHERE ${KEY} AND ${EXPECTED_VERSION}
        RETURNING *`,
     );
-    this.#delete = db.prepare(`DELETE FROM resources WHERE ${KEY} AND ${EXPECTED_VERSION} RETURNING *`);
+    this.#delete = db.prepare(
+      `DELETE FROM resources WHERE ${KEY} AND ${EXPECTED_VERSION} RETURNING type, mesh, name, version`,
+    );
+    this.#selectVersion = db.prepare<[KeyParams], number>(`SELECT version FROM resources WHERE ${KEY}`).pluck();
     this.#runInTransaction = db.transaction((fn: () => unknown) => fn());
   }
 
-  /** @throws ResourceNotFoundError */
+  /** @throws ResourceNotFoundError, BrokenRowError */
   get(key: ResourceKey): Resource {
     const row = this.#selectOne.get(storageKey(key));
     if (!row) throw new ResourceNotFoundError(storageKey(key));
-    return toResource(row);
+    return this.#parse(row);
   }
 
+  /** @throws BrokenRowError */
   find(key: ResourceKey): Resource | undefined {
     const row = this.#selectOne.get(storageKey(key));
-    return row && toResource(row);
+    return row && this.#parse(row);
   }
 
-  /** Ordered by mesh, then name. `mesh` narrows to one mesh; it is ignored for Mesh, which is global. */
+  /** The stored version, without reading the rest of the row (which may be broken); undefined when absent. */
+  version(key: ResourceKey): number | undefined {
+    return this.#selectVersion.get(storageKey(key));
+  }
+
+  /**
+   * Ordered by mesh, then name. `mesh` narrows to one mesh; it is ignored for Mesh, which is global.
+   * A row that does not parse is left out and reported in `brokenRows`: it must not cost the others.
+   */
   list(type: ResourceType, mesh?: string): Resource[] {
     const rows =
       mesh === undefined || type === 'Mesh'
         ? this.#selectByType.all({ type })
         : this.#selectByTypeAndMesh.all({ type, mesh });
-    return rows.map(toResource);
+    const resources: Resource[] = [];
+    for (const row of rows) {
+      try {
+        resources.push(this.#parse(row));
+      } catch (error) {
+        if (!(error instanceof BrokenRowError)) throw error;
+      }
+    }
+    return resources;
   }
 
   count(type: ResourceType, mesh: string): number {
     return this.#countByTypeAndMesh.get({ type, mesh: type === 'Mesh' ? '' : mesh })!;
+  }
+
+  /** The inbounds of the mesh's other Dataplanes (all but `name`) on one of `ports` and one of `addresses`. */
+  inboundsOn(mesh: string, name: string, ports: readonly number[], addresses: readonly string[]): StoredInbound[] {
+    const key = `${ports.length}:${addresses.length}`;
+    let statement = this.#inboundsOn.get(key);
+    if (!statement) this.#inboundsOn.set(key, (statement = this.#prepareInboundsOn(ports.length, addresses.length)));
+    return statement.all(
+      mesh,
+      name,
+      ...ports.map((port) => `*"port":${port}[,}]*`),
+      ...addresses.map((address) => `*"address":${globLiteral(JSON.stringify(address))}*`),
+      JSON.stringify(ports),
+      JSON.stringify(addresses),
+    );
+  }
+
+  /**
+   * A plain-text GLOB on the stored JSON (as JSON.stringify wrote it) picks the few Dataplanes that
+   * mention one of the ports and one of the addresses, and only those are parsed (in SQLite):
+   * parsing every spec of a mesh cost milliseconds per write with a thousand Dataplanes, the size
+   * of a registration storm.
+   */
+  #prepareInboundsOn(ports: number, addresses: number): Statement<unknown[], StoredInbound> {
+    const anyOf = (count: number) => `(${Array.from({ length: count }, () => 'spec GLOB ?').join(' OR ')})`;
+    return this.#db.prepare(
+      `WITH candidates AS MATERIALIZED (
+         SELECT name, spec FROM resources
+         WHERE type = 'Dataplane' AND mesh = ? AND name <> ? AND ${anyOf(ports)} AND ${anyOf(addresses)})
+       SELECT name, "index", port, address FROM (
+         SELECT c.name AS name, i.key AS "index", i.value ->> '$.port' AS port,
+           coalesce(i.value ->> '$.address', c.spec ->> '$.networking.address') AS address
+         FROM candidates c, json_each(c.spec, '$.networking.inbound') i)
+       WHERE port IN (SELECT value FROM json_each(?)) AND address IN (SELECT value FROM json_each(?))
+       ORDER BY name, "index"`,
+    );
   }
 
   /** Stores a new resource at version 1. @throws ResourceAlreadyExistsError */
@@ -144,16 +225,17 @@ export class ResourceStore {
 
   /**
    * Removes a resource, only if it is still at `expectedVersion` when that is given.
-   * Returns the resource as it was.
    * @throws ResourceNotFoundError, ResourceConflictError
    */
-  delete(key: ResourceKey, expectedVersion?: number): Resource {
+  delete(key: ResourceKey, expectedVersion?: number): DeletedResource {
     const storedKey = storageKey(key);
-    return this.transaction(() => {
+    const deleted = this.transaction(() => {
       const row = this.#delete.get({ ...storedKey, version: expectedVersion ?? null });
       if (!row) this.#explainRejectedWrite(storedKey, expectedVersion);
-      return toResource(row);
+      return { key: { type: row.type, mesh: row.mesh, name: row.name }, version: row.version };
     });
+    this.brokenRows.clear({ table: 'resources', key: deleted.key });
+    return deleted;
   }
 
   /**
@@ -173,6 +255,20 @@ export class ResourceStore {
     throw new ResourceConflictError(key, expectedVersion!, current.version);
   }
 
+  /** The row as a resource; a row whose JSON does not parse is reported and thrown as a BrokenRowError. */
+  #parse(row: ResourceRow): Resource {
+    const key = { type: row.type, mesh: row.mesh, name: row.name };
+    let resource: Resource;
+    try {
+      resource = toResource(row);
+    } catch (error) {
+      const reason = `stored JSON does not parse: ${error instanceof Error ? error.message : String(error)}`;
+      this.brokenRows.report({ table: 'resources', key, reason });
+      throw new BrokenRowError(key, reason);
+    }
+    return resource;
+  }
+
   #content(input: ResourceInput): { spec: string; labels: string } {
     return { spec: JSON.stringify(input.spec), labels: JSON.stringify(input.labels) };
   }
@@ -187,6 +283,11 @@ export class ResourceStore {
     this.#lastWriteMs = Math.max(this.#now().getTime(), this.#lastWriteMs + 1);
     return new Date(this.#lastWriteMs).toISOString();
   }
+}
+
+/** Text matched literally by GLOB: its wildcards each in a class of their own. */
+function globLiteral(text: string): string {
+  return text.replace(/[*?[]/g, (wildcard) => `[${wildcard}]`);
 }
 
 /** A Mesh is global: its key is stored with mesh '' whatever the caller passed. */

@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from './database.js';
 import Database from 'better-sqlite3';
 import { migrate, SCHEMA_VERSION } from './migrations.js';
-import { SNAPSHOTS_KEPT_PER_PROXY, SnapshotHistory, type NewSnapshotRecord } from './snapshot-history.js';
+import { eventually } from '../../../test/support/eventually.js';
+import { MAX_PENDING_SNAPSHOTS, SNAPSHOTS_KEPT_PER_PROXY, SnapshotHistory, type NewSnapshotRecord } from './snapshot-history.js';
 
 const CDS = 'type.googleapis.com/envoy.config.cluster.v3.Cluster';
 const LDS = 'type.googleapis.com/envoy.config.listener.v3.Listener';
@@ -106,7 +107,7 @@ describe('SnapshotHistory', () => {
     history.record(snapshot('default.web-1', 'c2'));
     history.record(snapshot('default.backend-1', 'b1'));
 
-    expect(history.deleteProxy('default.web-1')).toBe(2);
+    history.deleteProxy('default.web-1');
     expect(history.list('default.web-1')).toEqual([]);
     expect(history.latest('default.web-1')).toBeUndefined();
     expect(history.list('default.backend-1')).toHaveLength(1);
@@ -159,6 +160,74 @@ describe('SnapshotHistory', () => {
     ]);
     history.deleteProxy('default.web-1');
     expect(payloads()).toEqual([]);
+  });
+});
+
+describe('SnapshotHistory when the database refuses writes', () => {
+  /** A snapshot whose content needs new pages in the file: a full disk refuses it. */
+  function bigSnapshot(proxyId: string, version: string): NewSnapshotRecord {
+    const record = snapshot(proxyId, version);
+    return { ...record, resources: { ...record.resources, [CDS]: [{ name: 'big', resource: { padding: 'x'.repeat(200_000) } }] } };
+  }
+
+  function versionsOf(proxyId: string): string[] {
+    return history.list(proxyId).map((summary) => summary.versions[CDS]!);
+  }
+
+  const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('counts what a full disk loses, never throws to the publisher, and writes again once there is room', async () => {
+    const lost: [number, string][] = [];
+    history = new SnapshotHistory(db, { onLost: (count, kind) => lost.push([count, kind]) });
+    history.record(snapshot('default.web-1', 'c0'));
+    const pages = db.pragma('page_count', { simple: true }) as number;
+    // A real SQLITE_FULL: the file may not grow past the pages it has.
+    db.pragma(`max_page_count = ${pages}`);
+
+    history.recordSoon(bigSnapshot('default.web-1', 'c1'));
+    history.recordSoon(bigSnapshot('default.web-2', 'w1'));
+    await turn();
+
+    expect(history.writeStatus()).toMatchObject({ lostSnapshots: 2, pendingSnapshots: 0, failing: true, lastFailure: { kind: 'disk-full' } });
+    expect(history.writeStatus().lastFailure!.message).toMatch(/disk full.*SQLITE_FULL/);
+    expect(lost).toEqual([[2, 'disk-full']]);
+    expect(versionsOf('default.web-1')).toEqual(['c0']);
+
+    db.pragma(`max_page_count = ${pages * 100}`);
+    history.recordSoon(bigSnapshot('default.web-1', 'c2'));
+    await eventually(() => expect(versionsOf('default.web-1')).toEqual(['c2', 'c0']));
+    expect(history.writeStatus()).toMatchObject({ lostSnapshots: 2, pendingSnapshots: 0, failing: false });
+  });
+
+  it('keeps snapshots waiting while another process holds the write lock, and writes them once it lets go', async () => {
+    const other = new Database(path.join(dir, 'meshdesk.db'));
+    other.exec('BEGIN IMMEDIATE');
+
+    history.recordSoon(snapshot('default.web-1', 'c1'));
+    history.deleteProxy('default.gone-1');
+    history.recordSoon(snapshot('default.web-1', 'c2'));
+    await turn();
+
+    expect(history.writeStatus()).toMatchObject({ lostSnapshots: 0, pendingSnapshots: 2, failing: true, lastFailure: { kind: 'locked' } });
+    expect(versionsOf('default.web-1')).toEqual([]); // reads still answer, from what is stored
+
+    other.exec('COMMIT');
+    other.close();
+    await eventually(() => expect(versionsOf('default.web-1')).toEqual(['c2', 'c1']));
+    expect(history.writeStatus()).toMatchObject({ lostSnapshots: 0, pendingSnapshots: 0, failing: false });
+  });
+
+  it(`holds at most ${MAX_PENDING_SNAPSHOTS} snapshots while it waits, counting the oldest it drops`, async () => {
+    const other = new Database(path.join(dir, 'meshdesk.db'));
+    other.exec('BEGIN IMMEDIATE');
+    history.recordSoon(snapshot('default.web-1', 'first'));
+    await turn();
+
+    for (let index = 0; index < MAX_PENDING_SNAPSHOTS + 4; index++) history.recordSoon(snapshot('default.web-1', `c${index}`));
+
+    expect(history.writeStatus()).toMatchObject({ lostSnapshots: 5, pendingSnapshots: MAX_PENDING_SNAPSHOTS });
+    other.exec('ROLLBACK');
+    other.close();
   });
 });
 

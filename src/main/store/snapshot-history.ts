@@ -1,11 +1,34 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './database.js';
 import type { SnapshotRecord, SnapshotResourcesJson, SnapshotSummary } from '../../shared/api-types.js';
+import type { HistoryWriteStatus, StorageFailure } from '../../shared/storage-types.js';
+import { asStorageFault, storageFaultKind } from './errors.js';
 
 export type { SnapshotRecord, SnapshotResourcesJson, SnapshotSummary };
 
 /** Queued snapshots written per transaction: a storm queues thousands, and one transaction holds the event loop (25 take ~10 ms). */
 const WRITES_PER_FLUSH = 25;
+
+/**
+ * Snapshots kept waiting at most while the database refuses writes; beyond, the oldest are dropped
+ * (and counted as lost). A queued snapshot holds its generated resources (tens of KB for a proxy
+ * with many services), so this bounds the memory a long lock can take to tens of MB, while a storm
+ * of a thousand proxies publishing at once still fits whole.
+ */
+export const MAX_PENDING_SNAPSHOTS = 2_000;
+
+/**
+ * First wait after a failed history write before the next attempt; it doubles per failure up to
+ * HISTORY_RETRY_MAX_MS. Short, because most locks are another process's single commit.
+ */
+const HISTORY_RETRY_FIRST_MS = 10;
+
+/**
+ * Longest wait between attempts while history cannot be written: freed disk space or a released
+ * lock is noticed within 2 s, and a full disk costs one failed transaction per 2 s, not one per
+ * published snapshot.
+ */
+const HISTORY_RETRY_MAX_MS = 2_000;
 
 /** Snapshots kept per proxy; older ones are pruned by the insert that goes past this. */
 export const SNAPSHOTS_KEPT_PER_PROXY = 50;
@@ -21,6 +44,14 @@ export interface NewSnapshotRecord {
   changedTypes: readonly string[];
   resources: SnapshotResourcesJson;
 }
+
+export interface SnapshotHistoryOptions {
+  /** Told of every snapshot the history gives up on, with the fault's kind (the `snapshot_history_lost` metric). */
+  onLost?: (count: number, kind: StorageFailure['kind']) => void;
+}
+
+/** A queued history write: a snapshot to record, or a proxy whose history goes (kept in order with the records). */
+type HistoryWrite = { snapshot: NewSnapshotRecord } | { forgetProxy: string };
 
 interface SummaryRow {
   id: number;
@@ -45,6 +76,12 @@ const SUMMARY_COLUMNS = 'id, number, proxy_id, created_at, versions, changed_typ
  * many snapshots and proxies repeat it, and goes with the last of them. A snapshot costs one row
  * and one counter update per type, and JSON only for content never seen before: it is written for
  * every published snapshot, thousands of them when a storm of proxies connects.
+ *
+ * History is a record, not the product: a write the database refuses (disk full, another process
+ * holding the lock, a damaged file) never reaches the caller that published the snapshot. Writes the
+ * lock refused wait (bounded by MAX_PENDING_SNAPSHOTS) and are retried with backoff; any other failure
+ * drops what is queued. Every snapshot given up on is counted (`writeStatus`, `onLost`), and writing
+ * resumes by itself once the database takes writes again.
  */
 export class SnapshotHistory {
   readonly #insert: Statement<[Omit<SummaryRow, 'id' | 'number'>], { id: number; number: number }>;
@@ -61,12 +98,20 @@ export class SnapshotHistory {
   readonly #payload: Statement<[PayloadKey], string>;
   readonly #inTransaction: <T>(write: () => T) => T;
   readonly #db: Db;
-  /** Snapshots `recordSoon` queued, written together by the next flush. */
-  #queued: NewSnapshotRecord[] = [];
+  readonly #onLost: NonNullable<SnapshotHistoryOptions['onLost']>;
+  /** Writes `recordSoon` and `deleteProxy` queued, written together by the next flush. */
+  #queued: HistoryWrite[] = [];
   #flushScheduled = false;
+  /** Set after a failed write: no attempt before it fires. */
+  #retry: NodeJS.Timeout | undefined;
+  #retryDelayMs = HISTORY_RETRY_FIRST_MS;
+  #lost = 0;
+  #failing = false;
+  #lastFailure: StorageFailure | undefined;
 
-  constructor(db: Db) {
+  constructor(db: Db, options: SnapshotHistoryOptions = {}) {
     this.#db = db;
+    this.#onLost = options.onLost ?? (() => {});
     this.#insert = db.prepare(
       // The proxy's next number: one more than its newest snapshot's (kept even when older ones are pruned).
       `INSERT INTO snapshot_history (proxy_id, number, created_at, versions, changed_types)
@@ -99,8 +144,9 @@ export class SnapshotHistory {
     this.#inTransaction = <T>(write: () => T) => transaction(write) as T;
   }
 
-  /** Records a published snapshot and prunes the proxy's oldest beyond SNAPSHOTS_KEPT_PER_PROXY. */
+  /** Records a published snapshot at once, after whatever is queued, and prunes the proxy's oldest beyond SNAPSHOTS_KEPT_PER_PROXY. */
   record(snapshot: NewSnapshotRecord): SnapshotSummary {
+    this.flush();
     const { id, number } = this.#inTransaction(() => this.#write(snapshot));
     return {
       id,
@@ -117,49 +163,133 @@ export class SnapshotHistory {
    * and event-loop turn, once the current turn ends: with `synchronous = FULL` a transaction costs
    * an fsync, and a change of a service's endpoints publishes to every proxy using it at once.
    * Reads flush first, so nobody ever sees the history without a snapshot already published.
+   * Never throws: see the class comment for what happens when the database refuses the write.
    */
   recordSoon(snapshot: NewSnapshotRecord): void {
-    this.#queued.push(snapshot);
+    this.#enqueue({ snapshot });
+  }
+
+  /**
+   * Writes whatever is queued, nothing once the database is closed; `limit` leaves the rest for a
+   * later turn. Never throws: a failure is counted and reported by `writeStatus`.
+   */
+  flush(limit = Number.POSITIVE_INFINITY): void {
+    if (this.#queued.length === 0 || !this.#db.open) return;
+    this.#writeBatch(this.#queued.splice(0, limit));
+  }
+
+  /** How writing goes: what was lost, what waits, and the latest failure. */
+  writeStatus(): HistoryWriteStatus {
+    return {
+      lostSnapshots: this.#lost,
+      pendingSnapshots: this.#queued.filter((write) => 'snapshot' in write).length,
+      failing: this.#failing,
+      ...(this.#lastFailure && { lastFailure: { ...this.#lastFailure } }),
+    };
+  }
+
+  /** Stops retrying, after a last `flush`: whatever still cannot be written is counted as lost. */
+  close(): void {
+    clearTimeout(this.#retry);
+    this.#retry = undefined;
+    this.flush();
+    clearTimeout(this.#retry);
+    this.#retry = undefined;
+    this.#giveUp(this.#queued.splice(0), this.#lastFailure?.kind ?? 'other');
+  }
+
+  /** A read shows what is published, unless writes are pausing after a failure: it then shows what is stored. */
+  #flushForRead(): void {
+    if (!this.#retry) this.flush();
+  }
+
+  #enqueue(write: HistoryWrite): void {
+    this.#queued.push(write);
+    const excess = this.#queued.length - MAX_PENDING_SNAPSHOTS;
+    if (excess > 0) this.#giveUp(this.#queued.splice(0, excess), this.#lastFailure?.kind ?? 'other');
     this.#scheduleFlush();
   }
 
-  /** Writes whatever `recordSoon` queued, nothing once the database is closed; `limit` leaves the rest for a later turn. */
-  flush(limit = Number.POSITIVE_INFINITY): void {
-    const batch = this.#queued.splice(0, limit);
-    if (batch.length === 0 || !this.#db.open) return;
-    this.#inTransaction(() => batch.forEach((snapshot) => this.#write(snapshot)));
-  }
-
   #scheduleFlush(): void {
-    if (this.#flushScheduled) return;
+    if (this.#flushScheduled || this.#retry) return;
     this.#flushScheduled = true;
     setImmediate(() => {
       this.#flushScheduled = false;
       this.flush(WRITES_PER_FLUSH);
-      if (this.#queued.length > 0) this.#scheduleFlush();
+      if (this.#queued.length > 0 && this.#db.open) this.#scheduleFlush();
     });
+  }
+
+  /** One transaction; on failure the batch waits (lock) or is given up (anything else), and attempts pause. */
+  #writeBatch(batch: HistoryWrite[]): void {
+    try {
+      this.#inTransaction(() => {
+        for (const write of batch) {
+          if ('snapshot' in write) this.#write(write.snapshot);
+          else this.#pruneBelow(write.forgetProxy, Number.MAX_SAFE_INTEGER);
+        }
+      });
+    } catch (error) {
+      this.#failed(batch, error);
+      return;
+    }
+    if (this.#failing) console.info(`snapshot history: writing again (${this.#lost} snapshots lost while it could not)`);
+    this.#failing = false;
+    this.#retryDelayMs = HISTORY_RETRY_FIRST_MS;
+  }
+
+  #failed(batch: HistoryWrite[], error: unknown): void {
+    const kind = storageFaultKind(error) ?? 'other';
+    const fault = asStorageFault(error);
+    const message = fault instanceof Error ? fault.message : String(fault);
+    if (!this.#failing) console.error(`snapshot history: cannot write (${message}); serving config goes on`);
+    this.#failing = true;
+    this.#lastFailure = { kind, message, at: Date.now() };
+    // The lock is another process's and will go: the data is fine and waits. Anything else would
+    // fail the same way again, and holding what is queued would only cost memory.
+    if (kind === 'locked') this.#queued.unshift(...batch);
+    else this.#giveUp([...batch, ...this.#queued.splice(0)], kind);
+    if (!this.#retry) {
+      this.#retry = setTimeout(() => {
+        this.#retry = undefined;
+        this.#scheduleFlush();
+      }, this.#retryDelayMs);
+      this.#retryDelayMs = Math.min(this.#retryDelayMs * 2, HISTORY_RETRY_MAX_MS);
+    }
+  }
+
+  #giveUp(writes: HistoryWrite[], kind: StorageFailure['kind']): void {
+    const lost = writes.filter((write) => 'snapshot' in write).length;
+    const forgotten = writes.length - lost;
+    if (forgotten > 0) console.warn(`snapshot history: the history of ${forgotten} deleted proxies stays in the database`);
+    if (lost === 0) return;
+    this.#lost += lost;
+    this.#onLost(lost, kind);
   }
 
   /** The proxy's snapshots, newest first, without their resources. */
   list(proxyId: string): SnapshotSummary[] {
-    this.flush();
+    this.#flushForRead();
     return this.#list.all(proxyId).map(toSummary);
   }
 
   get(id: number): SnapshotRecord | undefined {
-    this.flush();
+    this.#flushForRead();
     return this.#withResources(this.#get.get(id));
   }
 
   latest(proxyId: string): SnapshotRecord | undefined {
-    this.flush();
+    this.#flushForRead();
     return this.#withResources(this.#latest.get(proxyId));
   }
 
-  /** Forgets a proxy's history, once its Dataplane is gone for good. Returns how many snapshots went. */
-  deleteProxy(proxyId: string): number {
-    this.flush();
-    return this.#inTransaction(() => this.#pruneBelow(proxyId, Number.MAX_SAFE_INTEGER));
+  /**
+   * Forgets a proxy's history, once its Dataplane is gone for good: at once when the database takes
+   * writes, else queued after the proxy's snapshots, so none of them outlives it. Never throws.
+   */
+  deleteProxy(proxyId: string): void {
+    this.#enqueue({ forgetProxy: proxyId });
+    this.#flushForRead();
   }
 
   /** Inside a transaction: the snapshot's row, a reference to each of its payloads, and the prune. */

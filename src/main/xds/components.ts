@@ -60,7 +60,7 @@ export async function startXds(deps: XdsDependencies): Promise<Xds> {
     metrics,
   });
   const snapshots = new SnapshotCache();
-  const history = new SnapshotHistory(deps.db);
+  const history = new SnapshotHistory(deps.db, { onLost: (count, kind) => metrics.snapshotHistoryLost.inc({ kind }, count) });
   const lifecycle = new DataplaneLifecycle({
     manager: deps.manager,
     cachedManager: deps.cachedManager,
@@ -97,7 +97,7 @@ export async function startXds(deps: XdsDependencies): Promise<Xds> {
     nackBackoff,
   });
   const server = new AdsServer({ snapshots, callbacks: chain.map((link) => link.callbacks) });
-  await lifecycle.adoptLeftovers();
+  // Leftovers are adopted by the core once the API is bound too: a start that fails writes nothing.
   warmUpEncoders(); // before the first proxy can connect: see warm-up.ts
   const port = await server.start({ host: deps.host, port: deps.port });
 
@@ -130,6 +130,7 @@ export async function startXds(deps: XdsDependencies): Promise<Xds> {
       await server.stop();
       await lifecycle.close();
       await syncTracker.close();
+      history.close();
       meshContexts.close();
     },
   };

@@ -35,12 +35,21 @@ export function churnProxyName(worker: number, index: number): string {
 }
 
 /**
+ * Its own inbound port per proxy (meshdesk refuses two inbounds on one address and port), the same
+ * in every churn process: a Dataplane left by the previous run may still wait for deregistration.
+ */
+function churnInboundPort(name: string): number {
+  const [, worker, index] = /^churn-(\d+)-(\d+)$/.exec(name)!;
+  return 20_000 + Number(worker) * 1_000 + Number(index);
+}
+
+/**
  * One cycle: connect with the Dataplane in metadata, take the first CDS response, ACK it (mostly),
  * disconnect; or, sometimes, disconnect a few milliseconds after the first request.
  */
 async function cycle(adsPort: number, name: string, counts: ChurnClientCounts, random: Random): Promise<void> {
   for (;;) {
-    const client = new RawAdsClient(adsPort, nodeWithDataplane(`default.${name}`, universalDataplane('default', name)));
+    const client = new RawAdsClient(adsPort, nodeWithDataplane(`default.${name}`, universalDataplane('default', name, 'backend', churnInboundPort(name))));
     client.send(CLUSTER_TYPE_URL);
     if (random.chance(EARLY_DISCONNECT_CHANCE)) {
       await new Promise((resolve) => setTimeout(resolve, random.int(0, 3)));

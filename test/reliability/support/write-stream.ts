@@ -1,6 +1,6 @@
 import { CLUSTER_TYPE_URL } from '../../../src/main/xds/protocol/type-urls.js';
 import { RawAdsClient } from '../../../src/main/xds/server/testing/raw-ads-client.js';
-import { nodeWithDataplane, universalDataplane } from '../../../src/main/xds/callbacks/testing/control-plane.js';
+import { inboundPortOf, nodeWithDataplane, universalDataplane } from '../../../src/main/xds/callbacks/testing/control-plane.js';
 import { SEQ_LABEL, type AcknowledgedWrites } from './acknowledged-writes.js';
 import { resourceId } from './database-check.js';
 import type { Random } from './seeded-random.js';
@@ -61,7 +61,7 @@ export class WriteStream {
       const mesh = type === 'Mesh' ? '' : 'default';
       const id = resourceId(type, mesh, name);
       const seq = ledger.beginResource(id);
-      const body = type === 'Mesh' ? { type, name, labels: { [SEQ_LABEL]: String(seq) } } : { ...universalDataplane('default', name), labels: { [SEQ_LABEL]: String(seq) } };
+      const body = type === 'Mesh' ? { type, name, labels: { [SEQ_LABEL]: String(seq) } } : { ...universalDataplane('default', name, 'backend', inboundPortOf('default', name)), labels: { [SEQ_LABEL]: String(seq) } };
       const path = type === 'Mesh' ? `/meshes/${name}` : `/meshes/default/dataplanes/${name}`;
       const answer = await this.#put(path, body);
       if (answer === undefined) return;
@@ -85,7 +85,7 @@ export class WriteStream {
     const { adsPort, ledger } = this.#options;
     for (const name of proxies) {
       if (this.#stopped) return;
-      const client = new RawAdsClient(adsPort, nodeWithDataplane(`default.${name}`, universalDataplane('default', name)));
+      const client = new RawAdsClient(adsPort, nodeWithDataplane(`default.${name}`, universalDataplane('default', name, 'backend', inboundPortOf('default', name))));
       this.#clients.push(client);
       client.send(CLUSTER_TYPE_URL);
       // The first configuration comes after the registration was stored; a dead server ends the stream instead.

@@ -37,7 +37,11 @@ export function useUi() {
       core.settings.update({ 'store.cache.expirationTime': '100ms', 'xds.dataplaneConfigurationRefreshInterval': '100ms' });
       return core;
     },
-    async open(core: Core, hash = '#/proxies', options: { colorScheme?: 'light' | 'dark' } = {}): Promise<UiPage> {
+    async open(
+      core: Core,
+      hash = '#/proxies',
+      options: { colorScheme?: 'light' | 'dark'; viewport?: { width: number; height: number } } = {},
+    ): Promise<UiPage> {
       const ui = await openUi(browser, core.api.url, { hash, ...options });
       ui.context.setDefaultTimeout(20_000);
       pages.push(ui);

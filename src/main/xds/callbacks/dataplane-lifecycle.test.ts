@@ -112,14 +112,14 @@ describe('universal flow: the proxy brings its Dataplane in its metadata', () =>
 
   test('refuses an invalid Dataplane with INVALID_ARGUMENT naming the proxy and every violation, and stores nothing', async () => {
     const port = await serve(controlPlane.lifecycle());
-    const invalid = { ...universalDataplane('default', 'backend-1'), networking: { address: '127.0.0.1', inbound: [{ port: 70000, tags: {} }] } };
+    const invalid = { ...universalDataplane('default', 'backend-1'), networking: { address: '127.0.0.1', inbound: [{ port: 70000, tags: { version: 'v1' } }] } };
 
     const closed = await refusedStatus(port, nodeWithDataplane(PROXY_ID, invalid));
 
     expect(closed.code).toBe(status.INVALID_ARGUMENT);
     expect(closed.details).toContain(`proxy "${PROXY_ID}" sent an invalid Dataplane in node metadata "dataplane.resource"`);
-    expect(closed.details).toContain('networking.inbound[0].port: must be in the range [1, 65535]');
-    expect(closed.details).toContain('networking.inbound[0].tags: "kuma.io/service" is required');
+    expect(closed.details).toContain('networking.inbound[0].port: port must be in the range [1, 65535]');
+    expect(closed.details).toContain('networking.inbound[0].tags["kuma.io/service"]: tag has to exist');
     expect(await controlPlane.manager.list('Dataplane')).toEqual([]);
     expect(controlPlane.kinds(PROXY_ID)).toEqual(['stream-opened']); // the status tracker records the close, with the refusal
   });
@@ -156,6 +156,16 @@ describe('universal flow: the proxy brings its Dataplane in its metadata', () =>
     expect(closed.details).toBe(`proxy "${PROXY_ID}": ${OVERRIDE_DENIED}`);
     expect(await controlPlane.manager.get('Dataplane', KEY)).toEqual(registered);
     expect(await first.barrier()).toEqual([]); // the owner is still served
+  });
+
+  test('registers when two streams of a new proxy bring its Dataplane at once: the one that loses the create updates', async () => {
+    controlPlane.settings.update({ 'xds.postCreateStrategy': 'none' });
+    const port = await serve(controlPlane.lifecycle(), { auth: false });
+
+    await Promise.all([connect(port), connect(port)]);
+
+    expect(eventsOf(PROXY_ID, 'registered').map(({ created }) => created).sort()).toEqual([false, true]);
+    expect((await controlPlane.manager.get('Dataplane', KEY)).meta).toMatchObject({ version: 2, labels: { [ORIGIN_LABEL]: PROXY_ORIGIN } });
   });
 
   test('closes the stream with FAILED_PRECONDITION when the mesh of the Dataplane does not exist', async () => {
@@ -292,6 +302,36 @@ describe('Dataplane created via the API', () => {
     expect(cachedKeys()).toEqual(primed);
   });
 
+  test('is owned by the API: a proxy bringing another Dataplane under its name is refused, naming the field, and changes nothing', async () => {
+    const created = await controlPlane.manager.create(dataplaneInput('default', 'backend-1'));
+    const port = await serve(controlPlane.lifecycle({ sleep: recordingSleep().sleep }), { auth: false });
+
+    const refused = await refusedStatus(port, nodeWithDataplane(PROXY_ID, universalDataplane('default', 'backend-1', 'backend', 9999)));
+
+    expect(refused).toMatchObject({
+      code: status.PERMISSION_DENIED,
+      details:
+        'proxy "default.backend-1": Dataplane "backend-1" in mesh "default" was created through the API, and the one in node metadata ' +
+        '"dataplane.resource" differs from it at networking.inbound[0].port; change it through the API, or connect without that metadata',
+    });
+    expect(await controlPlane.manager.get('Dataplane', KEY)).toEqual(created);
+  });
+
+  test('a proxy bringing the very same Dataplane (a generated bootstrap) uses it as it is: nothing written, no wait', async () => {
+    controlPlane.settings.update({ 'store.cache.expirationTime': LONG_TTL });
+    const created = await controlPlane.manager.create(dataplaneInput('default', 'backend-1'));
+    const { sleep, requested } = recordingSleep();
+    const port = await serve(controlPlane.lifecycle({ sleep }));
+
+    // The same spec, its fields in another order, with labels of its own (the API's stay).
+    const { networking } = dataplaneInput('default', 'backend-1').spec;
+    await connect(port, nodeWithDataplane(PROXY_ID, { networking: { inbound: networking.inbound, address: networking.address }, labels: { team: 'x' }, name: 'backend-1', mesh: 'default', type: 'Dataplane' }));
+
+    expect(await controlPlane.manager.get('Dataplane', KEY)).toEqual(created);
+    expect(eventsOf(PROXY_ID, 'registered')).toEqual([{ kind: 'registered', at: expect.any(Number), origin: 'api', created: false, version: 1 }]);
+    expect(requested).toEqual([]);
+  });
+
   test('a missing Dataplane does not fail the stream and is not recorded as registered', async () => {
     const port = await serve(controlPlane.lifecycle());
 
@@ -364,7 +404,7 @@ describe('deregistration', () => {
       ['backend-1', {}],
       ['backend-2', {}],
     ]);
-    expect(eventsOf('default.backend-2', 'registered')).toEqual([expect.objectContaining({ origin: 'metadata', created: false })]);
+    expect(eventsOf('default.backend-2', 'registered')).toEqual([expect.objectContaining({ origin: 'api', created: false, version: 1 })]);
   });
 
   test('close deletes at once the Dataplanes waiting for their delay and cancels the timers', async () => {

@@ -3,10 +3,12 @@ import type { DataplaneResource, ResourceInput, ResourceKey } from '../../../sha
 import type { CachedManager } from '../../cache/cached-manager.js';
 import type { Settings } from '../../config/settings.js';
 import type { ResourceManager } from '../../manager/interfaces.js';
-import { ResourceConflictError, ResourceNotFoundError, ResourcePreconditionError } from '../../store/errors.js';
+import { ResourceAlreadyExistsError, ResourceConflictError, ResourceNotFoundError, ResourcePreconditionError } from '../../store/errors.js';
+import { firstDifference } from '../../resources/first-difference.js';
 import { StreamError } from '../server/callbacks.js';
 import type { Logger } from '../server/stream.js';
 import { now, type ProxyTimeline } from '../status/proxy-timeline.js';
+import { DATAPLANE_METADATA_KEY } from '../generate/bootstrap.js';
 import { dataplaneFromMetadata } from './metadata-dataplane.js';
 import type { ConnectedProxy, ProxyCallbacks } from './proxy-callbacks.js';
 import { sleep as realSleep, type Sleep } from './sleep.js';
@@ -15,6 +17,9 @@ import { sleep as realSleep, type Sleep } from './sleep.js';
 export const ORIGIN_LABEL = 'meshdesk.io/origin';
 /** The Dataplane was registered by its proxy (metadata): it goes when the proxy goes. */
 export const PROXY_ORIGIN = 'proxy';
+
+/** Registration attempts when other writers keep coming between its read and its write. */
+const REGISTER_ATTEMPTS = 5;
 
 /** Kuma's message, so that a Kuma user recognises the refusal. */
 export const OVERRIDE_DENIED = "you are trying to override existing proxy to which you don't have an access";
@@ -86,11 +91,16 @@ export class DataplaneLifecycle implements ProxyCallbacks {
     });
     try {
       const dataplane = dataplaneFromMetadata(proxy);
-      if (dataplane) {
-        await this.#registerFromMetadata(proxy, dataplane);
-        await this.#postCreateWait(proxy);
+      if (!dataplane) {
+        this.#useRegistered(proxy, await this.#find(proxy.dataplaneKey));
       } else {
-        await this.#findRegistered(proxy);
+        const apiOwned = await this.#registerFromMetadata(proxy, dataplane);
+        if (apiOwned) {
+          requireApiDataplaneAsItIs(proxy, apiOwned, dataplane);
+          this.#useRegistered(proxy, apiOwned);
+        } else {
+          await this.#postCreateWait(proxy);
+        }
       }
     } catch (error) {
       // The adapter tells only successful connects about disconnects: clean up our half here.
@@ -133,40 +143,41 @@ export class DataplaneLifecycle implements ProxyCallbacks {
     await Promise.all([...leaving].map(([proxyId, key]) => this.#deregister(proxyId, key)));
   }
 
-  /** Universal flow: the proxy brought its Dataplane; store it, unless another live proxy owns it. */
-  async #registerFromMetadata(proxy: ConnectedProxy, dataplane: ResourceInput<'Dataplane'>): Promise<void> {
+  /**
+   * Universal flow: stores the Dataplane the proxy brought (create, or replace the one a proxy
+   * registered) unless another live proxy owns it. Writes nothing and returns the stored one
+   * when it was created through the API.
+   */
+  async #registerFromMetadata(proxy: ConnectedProxy, dataplane: ResourceInput<'Dataplane'>): Promise<DataplaneResource | undefined> {
     if (this.#liveConnection(proxy, (other) => other.fromMetadata)) {
       throw new StreamError(status.PERMISSION_DENIED, `proxy "${proxy.proxyId}": ${OVERRIDE_DENIED}`);
     }
-    const existing = await this.#find(proxy.dataplaneKey);
-    // A Dataplane created via the API stays the API's: updated from the metadata (a generated
-    // bootstrap carries it), but never deleted when its proxy leaves.
-    const registeredByProxy = !existing || existing.meta.labels[ORIGIN_LABEL] === PROXY_ORIGIN;
     const { [ORIGIN_LABEL]: _claimed, ...labels } = dataplane.labels;
-    const { resource, created } = await this.#store(proxy, () =>
-      this.#options.manager.upsert({
-        ...dataplane,
-        labels: registeredByProxy ? { ...labels, [ORIGIN_LABEL]: PROXY_ORIGIN } : labels,
-        // The version read above: an API write in between fails as a conflict instead of being overwritten.
-        version: existing?.meta.version,
-      }),
-    );
-    this.#connected({ proxy, fromMetadata: true, deregisterOnClose: registeredByProxy });
-    this.#options.timeline.record(proxy.proxyId, {
-      kind: 'registered',
-      at: now(),
-      origin: 'metadata',
-      created,
-      version: resource.meta.version,
-    });
+    const input = { ...dataplane, labels: { ...labels, [ORIGIN_LABEL]: PROXY_ORIGIN } };
+    const { manager } = this.#options;
+    for (let attempt = 1; ; attempt++) {
+      const existing = await this.#find(proxy.dataplaneKey);
+      if (existing && createdThroughApi(existing)) return existing;
+      try {
+        // Exactly what was read: an API write in between is never overwritten, it is read again.
+        const resource = await (existing ? manager.update({ ...input, version: existing.meta.version }) : manager.create(input));
+        this.#connected({ proxy, fromMetadata: true, deregisterOnClose: true });
+        this.#options.timeline.record(proxy.proxyId, { kind: 'registered', at: now(), origin: 'metadata', created: !existing, version: resource.meta.version });
+        return undefined;
+      } catch (error) {
+        // Another writer (the proxy's other stream, the API) came in between: decide again.
+        const lostRace = error instanceof ResourceConflictError || error instanceof ResourceAlreadyExistsError || error instanceof ResourceNotFoundError;
+        if (!lostRace || attempt === REGISTER_ATTEMPTS) throw registrationError(proxy, error);
+      }
+    }
   }
 
   /**
-   * The proxy brought no Dataplane: it must have been created via the API. Without one the stream
-   * still goes on (the sync tracker reports `dataplane not found` and retries), registered as nothing.
+   * The proxy uses the stored Dataplane as it is: one created through the API (brought in its
+   * metadata or not), or, without metadata, one a proxy registered. Without any the stream still
+   * goes on (the sync tracker reports `dataplane not found` and retries), registered as nothing.
    */
-  async #findRegistered(proxy: ConnectedProxy): Promise<void> {
-    const existing = await this.#find(proxy.dataplaneKey);
+  #useRegistered(proxy: ConnectedProxy, existing: DataplaneResource | undefined): void {
     const registeredByProxy = existing?.meta.labels[ORIGIN_LABEL] === PROXY_ORIGIN;
     // Without metadata it can still be the proxy's own Dataplane, left from a connection that just ended.
     this.#connected({ proxy, fromMetadata: false, deregisterOnClose: registeredByProxy });
@@ -295,22 +306,38 @@ export class DataplaneLifecycle implements ProxyCallbacks {
       throw error;
     }
   }
+}
 
-  /** A store refusal closes the stream with a status that says whose Dataplane and why. */
-  async #store<T>(proxy: ConnectedProxy, write: () => Promise<T>): Promise<T> {
-    try {
-      return await write();
-    } catch (error) {
-      const code =
-        error instanceof ResourcePreconditionError
-          ? status.FAILED_PRECONDITION
-          : error instanceof ResourceConflictError
-            ? status.ABORTED
-            : undefined;
-      if (code === undefined) throw error;
-      throw new StreamError(code, `proxy "${proxy.proxyId}" cannot register its Dataplane: ${(error as Error).message}`, { cause: error });
-    }
-  }
+/** A store refusal closes the stream with a status that says whose Dataplane and why. */
+function registrationError(proxy: ConnectedProxy, error: unknown): unknown {
+  const code =
+    error instanceof ResourcePreconditionError
+      ? status.FAILED_PRECONDITION
+      : error instanceof ResourceConflictError || error instanceof ResourceAlreadyExistsError || error instanceof ResourceNotFoundError
+        ? status.ABORTED
+        : undefined;
+  if (code === undefined) return error;
+  return new StreamError(code, `proxy "${proxy.proxyId}" cannot register its Dataplane: ${(error as Error).message}`, { cause: error });
+}
+
+/** A Dataplane without the proxy origin label was created through the API (or the UI): the API owns it. */
+function createdThroughApi(existing: DataplaneResource): boolean {
+  return existing.meta.labels[ORIGIN_LABEL] !== PROXY_ORIGIN;
+}
+
+/**
+ * A proxy may bring the API's Dataplane in its metadata (a generated bootstrap carries it) but
+ * not another one under its name: any local process could otherwise rewrite what the API created.
+ */
+function requireApiDataplaneAsItIs(proxy: ConnectedProxy, existing: DataplaneResource, dataplane: ResourceInput<'Dataplane'>): void {
+  const difference = firstDifference(existing.spec, dataplane.spec);
+  if (difference === undefined) return;
+  throw new StreamError(
+    status.PERMISSION_DENIED,
+    `proxy "${proxy.proxyId}": Dataplane "${existing.meta.name}" in mesh "${existing.meta.mesh}" was created through the API, ` +
+      `and the one in node metadata "${DATAPLANE_METADATA_KEY}" differs from it at ${difference || 'its top level'}; ` +
+      'change it through the API, or connect without that metadata',
+  );
 }
 
 function seconds(ms: number): string {

@@ -8,6 +8,13 @@ import { StreamError } from '../server/callbacks.js';
 import type { ConnectedProxy } from './proxy-callbacks.js';
 
 /**
+ * The Dataplane text a proxy may bring. A Dataplane with a thousand outbounds is about 100 KB;
+ * the text is parsed on the event loop every ADS stream shares, once per connect, and a
+ * crash-looping proxy connects again and again.
+ */
+export const MAX_METADATA_DATAPLANE_BYTES = 256 * 1024;
+
+/**
  * The Dataplane a proxy brings in its node metadata (the universal flow), validated; undefined
  * when it brings none (its Dataplane is created via the API). Its mesh and name must be the
  * node id's. Anything wrong closes the stream with INVALID_ARGUMENT naming the proxy and every
@@ -18,6 +25,12 @@ export function dataplaneFromMetadata(proxy: ConnectedProxy): ResourceInput<'Dat
   if (text === undefined) return undefined;
   if (typeof text !== 'string') {
     throw invalidDataplane(proxy, [{ field: '', message: 'must be a string holding the Dataplane as JSON or YAML' }]);
+  }
+  const bytes = Buffer.byteLength(text);
+  if (bytes > MAX_METADATA_DATAPLANE_BYTES) {
+    throw invalidDataplane(proxy, [
+      { field: '', message: `is ${bytes} bytes; the limit is ${MAX_METADATA_DATAPLANE_BYTES} bytes, far more than any Dataplane needs` },
+    ]);
   }
   const violations: Violation[] = [];
   const collect = <T>(read: () => T): T | undefined => {

@@ -1,5 +1,5 @@
 import { status } from '@grpc/grpc-js';
-import { proxyKindFromNode } from '../generate/proxy.js';
+import { proxyFeaturesFromNode, proxyKindFromNode } from '../generate/proxy.js';
 import { clipClientText } from '../protocol/client-text.js';
 import type { Node } from '../protocol/ads-service.js';
 import {
@@ -68,6 +68,7 @@ function connectedProxy(streamId: number, streamOpenedAt: number, node: Node, cl
       proxyId: node.id,
       dataplaneKey: { type: 'Dataplane', ...parseProxyId(node.id) },
       kind: proxyKindFromNode(node),
+      features: proxyFeaturesFromNode(node),
       node,
       closed,
     };

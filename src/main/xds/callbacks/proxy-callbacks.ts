@@ -12,6 +12,8 @@ export interface ConnectedProxy {
   /** The Dataplane this proxy is (type Dataplane, mesh and name from the node id). */
   dataplaneKey: ResourceKey;
   kind: ProxyKind;
+  /** What the node's metadata says the proxy supports (kuma-dp's `features`). */
+  features: ReadonlySet<string>;
   /** The node of the stream's first request; its metadata as plain JSON. */
   node: Node;
   /** Aborts when the stream closes: a wait on its behalf ends then (see StreamRequestEvent.signal). */

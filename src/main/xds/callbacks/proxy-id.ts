@@ -12,8 +12,9 @@ export class ProxyIdError extends Error {
 }
 
 /**
- * Splits a node id at its first '.' (Kuma's ParseProxyIdFromString): mesh names cannot contain
- * '.', Dataplane names can, so `default.backend.v1` is Dataplane `backend.v1` in mesh `default`.
+ * Splits a node id at its first '.', as Kuma's ParseProxyIdFromString does: `default.backend.v1` is
+ * Dataplane `backend.v1` in mesh `default`. A mesh whose name has a '.' (Kuma allows it) cannot be
+ * named this way, in Kuma as here.
  * Whether the names are well formed is left to the Dataplane's own validation.
  */
 export function parseProxyId(nodeId: string): ProxyId {

@@ -15,6 +15,7 @@ import type { DepartedProxies } from '../status/departed-proxies.js';
 import { now, type ProxyEvent, type ProxyTimeline } from '../status/proxy-timeline.js';
 import type { ProxyConnectionState, ProxyStatus, TypeStatus } from '../../../shared/api-types.js';
 import type { StreamEnding } from '../../../shared/proxy-events.js';
+import type { XdsProtocol } from '../protocol/ads-service.js';
 
 export type { ProxyConnectionState, ProxyStatus, TypeStatus };
 
@@ -33,6 +34,7 @@ const TYPES_PER_PROXY = 32;
 
 interface OpenStream {
   peer: string;
+  protocol: XdsProtocol;
   openedAt: number;
   /** Known from the lifecycle's `stream-opened` or the stream's first request that reaches here. */
   proxyId?: string;
@@ -81,12 +83,12 @@ export class StatusTracker implements Callbacks {
     timeline.listen((proxyId, event) => this.#onTimelineEvent(proxyId, event));
   }
 
-  onStreamOpen({ streamId, peer }: StreamOpenEvent): void {
-    this.#streams.set(streamId, { peer, openedAt: now() });
+  onStreamOpen({ streamId, peer, protocol }: StreamOpenEvent): void {
+    this.#streams.set(streamId, { peer, protocol, openedAt: now() });
   }
 
   onStreamRequest({ streamId, node, request, classification }: StreamRequestEvent): void {
-    const { kind, typeUrl } = classification;
+    const { kind, typeUrl, version } = classification;
     if (kind === 'stale') return;
     const proxy = this.#attach(streamId, node.id);
     if (!proxy) return;
@@ -94,24 +96,24 @@ export class StatusTracker implements Callbacks {
     if (!type) return;
     const at = now();
     if (kind === 'ack') {
-      type.lastAcked = { version: request.version_info, nonce: request.response_nonce, at };
+      type.lastAcked = { version, nonce: request.response_nonce, at };
       type.counts.acks += 1;
-      this.#timeline.record(proxy.proxyId, { kind: 'ack', at, typeUrl, version: request.version_info, nonce: request.response_nonce });
+      this.#timeline.record(proxy.proxyId, { kind: 'ack', at, typeUrl, version, nonce: request.response_nonce });
       this.#observeDelivery(proxy, type, at);
     } else if (kind === 'nack') {
       // A NACK echoes the latest nonce, so the version it rejects is the one last sent.
       const rejectedVersion = type.lastSent?.version ?? '';
       const error = clipClientText(request.error_detail?.message ?? '', CLIENT_TEXT_LIMITS.message);
-      type.lastNack = { rejectedVersion, acceptedVersion: request.version_info, nonce: request.response_nonce, error, at };
+      type.lastNack = { rejectedVersion, acceptedVersion: version, nonce: request.response_nonce, error, at };
       type.counts.nacks += 1;
       this.#timeline.record(proxy.proxyId, { kind: 'nack', at, typeUrl, version: rejectedVersion, nonce: request.response_nonce, error });
     }
   }
 
-  onStreamResponse({ streamId, response }: StreamResponseEvent): void {
+  onStreamResponse({ streamId, response, version }: StreamResponseEvent): void {
     const proxy = this.#proxyOfKnownStream(streamId);
     if (!proxy) return;
-    const { type_url: typeUrl, version_info: version, nonce } = response;
+    const { type_url: typeUrl, nonce } = response;
     const type = typeState(proxy, typeUrl);
     if (!type) return;
     const at = now();
@@ -156,6 +158,7 @@ export class StatusTracker implements Callbacks {
         state: 'offline',
         connections: (proxy?.connections ?? 0) + 1,
         stream: { id: streamId, peer: stream?.peer ?? '', openedAt: stream?.openedAt ?? at },
+        protocol: stream?.protocol ?? 'sotw',
         types: new Map(),
         hasDataplane: proxy?.hasDataplane ?? false,
       };
@@ -261,7 +264,7 @@ export class StatusTracker implements Callbacks {
    * stream another stream of the same proxy has replaced.
    */
   #attach(streamId: number, proxyId: string): ProxyState | undefined {
-    const stream = this.#streams.get(streamId) ?? { peer: '', openedAt: now() };
+    const stream = this.#streams.get(streamId) ?? { peer: '', protocol: 'sotw', openedAt: now() };
     this.#streams.set(streamId, stream);
     if (stream.proxyId !== undefined) return this.#proxyOfKnownStream(streamId);
     stream.proxyId = proxyId;
@@ -273,6 +276,7 @@ export class StatusTracker implements Callbacks {
       state: 'connecting',
       connections: (previous?.connections ?? 0) + 1,
       stream: { id: streamId, peer: stream.peer, openedAt: stream.openedAt },
+      protocol: stream.protocol,
       types: new Map(),
       hasDataplane: previous?.hasDataplane ?? false,
     };

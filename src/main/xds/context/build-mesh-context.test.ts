@@ -26,7 +26,7 @@ const backend1 = dataplane('backend-1', {
 const backend2 = dataplane('backend-2', {
   address: '10.0.0.4',
   advertisedAddress: '127.0.0.4',
-  inbound: [{ port: 18080, tags: { 'kuma.io/service': 'backend', 'kuma.io/protocol': 'http' } }],
+  inbound: [{ port: 18080, address: '10.0.0.5', tags: { 'kuma.io/service': 'backend', 'kuma.io/protocol': 'http' } }],
 });
 const web1 = dataplane('web-1', {
   address: '127.0.0.1',
@@ -42,7 +42,7 @@ describe('buildMeshContext', () => {
     expect(context.dataplanesByName.get('web-1')).toBe(web1);
   });
 
-  it('lists every inbound as an endpoint of its service, addressed by inbound, advertised, then Dataplane address', () => {
+  it('lists every inbound as an endpoint of its service, addressed by advertised, inbound, then Dataplane address (Kuma\'s DataplaneAdvertisedIP)', () => {
     const context = buildMeshContext(mesh(), [web1, backend2, backend1]);
 
     expect([...context.endpointsByService.keys()]).toEqual(['admin', 'backend']);
@@ -52,6 +52,7 @@ describe('buildMeshContext', () => {
         address: '127.0.0.3',
         port: 18080,
         tags: { 'kuma.io/service': 'backend', 'kuma.io/protocol': 'http' },
+        labels: {},
         protocol: 'http',
         weight: 1,
       },
@@ -60,12 +61,13 @@ describe('buildMeshContext', () => {
         address: '127.0.0.4',
         port: 18080,
         tags: { 'kuma.io/service': 'backend', 'kuma.io/protocol': 'http' },
+        labels: {},
         protocol: 'http',
         weight: 1,
       },
     ]);
     expect(context.endpointsByService.get('admin')).toEqual([
-      { dataplane: 'backend-1', address: '127.0.0.9', port: 19090, tags: { 'kuma.io/service': 'admin' }, protocol: 'tcp', weight: 1 },
+      { dataplane: 'backend-1', address: '127.0.0.9', port: 19090, tags: { 'kuma.io/service': 'admin' }, labels: {}, protocol: 'tcp', weight: 1 },
     ]);
   });
 
@@ -107,10 +109,17 @@ describe('buildMeshContext', () => {
     expect(hashMeshContextInputs(mesh('default', 2), [web1])).not.toBe(base);
   });
 
-  it('keeps the hash when only times or labels change, as no configuration depends on them', () => {
-    const touched = { ...web1, meta: { ...web1.meta, modificationTime: '2025-01-01T00:00:00.000Z', labels: { team: 'a' } } };
+  it('keeps the hash when only times change, as no configuration depends on them', () => {
+    const touched = { ...web1, meta: { ...web1.meta, modificationTime: '2025-01-01T00:00:00.000Z' } };
 
     expect(hashMeshContextInputs(mesh(), [touched])).toBe(hashMeshContextInputs(mesh(), [web1]));
+  });
+
+  it('changes the hash when a dataplane is re-created with other labels at the same version, as its endpoints carry them', () => {
+    const relabelled = { ...backend1, meta: { ...backend1.meta, labels: { team: 'a' } } };
+
+    expect(hashMeshContextInputs(mesh(), [relabelled])).not.toBe(hashMeshContextInputs(mesh(), [backend1]));
+    expect(buildMeshContext(mesh(), [relabelled]).endpointsByService.get('admin')![0]!.labels).toEqual({ team: 'a' });
   });
 
   it('keeps the hash when only the key order of a spec differs', () => {

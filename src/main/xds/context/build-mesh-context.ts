@@ -40,10 +40,10 @@ export function buildMeshContext(
  * The hash `buildMeshContext` puts in the context, without building it: the cache layer can
  * compare it with the cached context's hash and keep that context when they are equal.
  *
- * It covers each resource's name, version and spec. The version alone would catch every update
- * (the store bumps it on every write), but a Dataplane that is deleted and created again, as a
- * reconnecting proxy does, starts again at version 1 with a possibly different spec. Labels and
- * times are left out: no generated configuration depends on them.
+ * It covers each resource's name, version and spec, and a Dataplane's labels (its endpoints carry
+ * them). The version alone would catch every update (the store bumps it on every write), but a
+ * Dataplane that is deleted and created again, as a reconnecting proxy does, starts again at
+ * version 1 with possibly different contents. Times are left out: no configuration depends on them.
  */
 export function hashMeshContextInputs(mesh: MeshResource, dataplanes: readonly DataplaneResource[]): string {
   const hash = createHash('sha256').update(canonicalJson({ name: mesh.meta.name, version: mesh.meta.version, spec: mesh.spec }));
@@ -60,7 +60,8 @@ const dataplaneInputs = new WeakMap<DataplaneResource, string>();
 function dataplaneInput(dataplane: DataplaneResource): string {
   let input = dataplaneInputs.get(dataplane);
   if (input === undefined) {
-    input = canonicalJson({ name: dataplane.meta.name, version: dataplane.meta.version, spec: dataplane.spec });
+    const { name, version, labels } = dataplane.meta;
+    input = canonicalJson({ name, version, labels, spec: dataplane.spec });
     // Only frozen resources cannot change behind the memo's back.
     if (Object.isFrozen(dataplane) && Object.isFrozen(dataplane.spec)) dataplaneInputs.set(dataplane, input);
   }
@@ -72,15 +73,18 @@ function endpointsByService(dataplanes: readonly DataplaneResource[]): Map<strin
   for (const dataplane of dataplanes) {
     const { networking } = dataplane.spec;
     for (const inbound of networking.inbound ?? []) {
-      const service = inbound.tags[SERVICE_TAG];
-      if (service === undefined) continue; // validation requires it; such an inbound serves nothing
+      const tags = inbound.tags ?? {};
+      const service = tags[SERVICE_TAG];
+      if (service === undefined) continue; // a tags-less inbound (Kuma 2.14) names no service to reach
       const endpoints = byService.get(service) ?? [];
       endpoints.push({
         dataplane: dataplane.meta.name,
-        address: inbound.address ?? networking.advertisedAddress ?? networking.address,
+        // Kuma's DataplaneAdvertisedIP: what others reach, which may differ from where Envoy listens (NAT).
+        address: networking.advertisedAddress ?? inbound.address ?? networking.address,
         port: inbound.port,
-        tags: inbound.tags,
-        protocol: protocolFromTags(inbound.tags),
+        tags,
+        labels: dataplane.meta.labels,
+        protocol: protocolFromTags(tags),
         weight: 1,
       });
       byService.set(service, endpoints);

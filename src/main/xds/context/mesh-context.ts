@@ -7,6 +7,8 @@ export interface Endpoint {
   address: string;
   port: number;
   tags: Tags;
+  /** The labels of the Dataplane that owns the inbound. */
+  labels: Readonly<Record<string, string>>;
   protocol: Protocol;
   weight: number;
 }

@@ -62,7 +62,10 @@ describe('bootstrap', () => {
 
     const metadata = (bootstrap.node as { metadata: Record<string, string> }).metadata;
     const readBack = validateResource(parseResourceText(metadata[DATAPLANE_METADATA_KEY]!), { type: 'Dataplane' });
-    expect(readBack).toEqual({ type: 'Dataplane', mesh: 'default', name: 'web-1', labels: { team: 'a' }, spec: dataplane.spec });
+    // With the admin port it runs with, so that the registered Dataplane keeps it.
+    const adminPort = (bootstrap.admin as { address: { socket_address: { port_value: number } } }).address.socket_address.port_value;
+    const spec = { networking: { ...dataplane.spec.networking, admin: { port: adminPort } } };
+    expect(readBack).toEqual({ type: 'Dataplane', mesh: 'default', name: 'web-1', labels: { team: 'a' }, spec });
     expect(readBack.version).toBeUndefined();
   });
 

@@ -1,13 +1,13 @@
 import { stringify } from 'yaml';
 import { SERVICE_TAG, type DataplaneResource } from '../../../shared/resources.js';
 import { toKumaObject } from '../../resources/kuma-json.js';
+import type { XdsProtocol } from '../protocol/ads-service.js';
 import type { ProtoJson } from '../protocol/proto-json.js';
+import { adminPortOf, type KnownDataplane } from './admin-port.js';
 import { adsConfigSource } from './config-source.js';
 import { http2UpstreamOptions, singleEndpointCluster } from './clusters.js';
 import { socketAddress } from './endpoints.js';
 
-/** Envoy's conventional admin port, used when the Dataplane sets none. */
-export const DEFAULT_ADMIN_PORT = 9901;
 const ADS_CLUSTER = 'ads_cluster';
 /** Node metadata key carrying the Dataplane, as kuma-dp sends it (the universal flow). */
 export const DATAPLANE_METADATA_KEY = 'dataplane.resource';
@@ -20,9 +20,16 @@ export interface EnvoyBootstrapOptions {
   adsPort: number;
   /** Overrides the Dataplane's `networking.admin.port`. */
   adminPort?: number;
+  /** The Dataplanes meshdesk knows, so that a Dataplane without an admin port gets one none of them uses (admin-port.ts). */
+  knownDataplanes?: readonly KnownDataplane[];
   /** The Dataplane's token (POST …/token), sent in node metadata; needed when `xds.dataplaneTokens` is enabled. */
   token?: string;
+  /** The ADS variant Envoy speaks: `sotw` (default, as Kuma's) or `delta` (incremental). */
+  xdsProtocol?: XdsProtocol;
 }
+
+/** Envoy's ApiConfigSource.api_type for each ADS variant. */
+const ADS_API_TYPE: { readonly [P in XdsProtocol]: string } = { sotw: 'GRPC', delta: 'DELTA_GRPC' };
 
 /**
  * A complete Envoy bootstrap (`envoy -c bootstrap.yaml` needs nothing else): the node names the
@@ -30,9 +37,10 @@ export interface EnvoyBootstrapOptions {
  * then come over ADS from the one static cluster, which speaks HTTP/2 as gRPC requires.
  */
 export function generateEnvoyBootstrap(options: EnvoyBootstrapOptions): ProtoJson {
-  const { dataplane } = options;
-  const firstService = dataplane.spec.networking.inbound?.[0]?.tags[SERVICE_TAG];
-  const adminPort = options.adminPort ?? dataplane.spec.networking.admin?.port ?? DEFAULT_ADMIN_PORT;
+  const adminPort = options.adminPort ?? adminPortOf(knownDataplane(options.dataplane), options.knownDataplanes ?? []);
+  // The Dataplane registers with the admin port it runs with: the port stays its own from then on.
+  const dataplane = withAdminPort(options.dataplane, adminPort);
+  const firstService = dataplane.spec.networking.inbound?.[0]?.tags?.[SERVICE_TAG];
   return {
     node: {
       id: nodeId(dataplane),
@@ -41,13 +49,15 @@ export function generateEnvoyBootstrap(options: EnvoyBootstrapOptions): ProtoJso
     },
     dynamic_resources: {
       ads_config: {
-        api_type: 'GRPC',
+        api_type: ADS_API_TYPE[options.xdsProtocol ?? 'sotw'],
         transport_api_version: 'V3',
         grpc_services: [{ envoy_grpc: { cluster_name: ADS_CLUSTER } }],
         set_node_on_first_message_only: true,
       },
-      lds_config: adsConfigSource(),
-      cds_config: adsConfigSource(),
+      // As Kuma's bootstrap: wait for the first listeners and clusters however long the control
+      // plane takes (a post-create wait can exceed Envoy's 15 s default) rather than start without them.
+      lds_config: { ...adsConfigSource(), initial_fetch_timeout: '0s' },
+      cds_config: { ...adsConfigSource(), initial_fetch_timeout: '0s' },
     },
     static_resources: {
       clusters: [
@@ -56,6 +66,17 @@ export function generateEnvoyBootstrap(options: EnvoyBootstrapOptions): ProtoJso
     },
     admin: { address: socketAddress('127.0.0.1', adminPort) },
   };
+}
+
+/** What the admin port rule reads of a stored (or about to be registered) Dataplane. */
+export function knownDataplane({ meta, spec }: DataplaneResource): KnownDataplane {
+  // A Dataplane read from a file has no creation time yet: it counts as the newest.
+  return { mesh: meta.mesh, name: meta.name, ...(meta.creationTime !== '' && { creationTime: meta.creationTime }), networking: spec.networking };
+}
+
+function withAdminPort(dataplane: DataplaneResource, port: number): DataplaneResource {
+  if (dataplane.spec.networking.admin?.port === port) return dataplane;
+  return { ...dataplane, spec: { ...dataplane.spec, networking: { ...dataplane.spec.networking, admin: { port } } } };
 }
 
 export function bootstrapToYaml(bootstrap: ProtoJson): string {
@@ -109,10 +130,10 @@ function nodeId(dataplane: DataplaneResource): string {
 
 /**
  * The Dataplane in Kuma's API shape, as the lifecycle reads it back from the node metadata, minus
- * the fields the store owns: a `version` baked into a bootstrap file would ask for optimistic
+ * the fields the store owns (and the `kri` it computes): a `version` baked into a bootstrap file would ask for optimistic
  * concurrency against a version long gone when the proxy restarts, and fail as a conflict.
  */
 function dataplaneMetadata(dataplane: DataplaneResource): string {
-  const { version: _version, creationTime: _created, modificationTime: _modified, ...universal } = toKumaObject(dataplane);
+  const { version: _version, creationTime: _created, modificationTime: _modified, kri: _kri, ...universal } = toKumaObject(dataplane);
   return JSON.stringify(universal);
 }

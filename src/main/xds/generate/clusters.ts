@@ -4,9 +4,10 @@ import type { ProtoJson } from '../protocol/proto-json.js';
 import { adsConfigSource } from './config-source.js';
 import { socketAddress } from './endpoints.js';
 import { HTTP_PROTOCOL_OPTIONS, HTTP_PROTOCOL_OPTIONS_TYPE_URL } from './extension-types.js';
+import { sanitizeMetric } from './names.js';
 
-/** Kuma's default connect timeout. */
-export const CONNECT_TIMEOUT = '5s';
+/** Connect timeout of the clusters that no policy configures (the bootstrap's ADS cluster). */
+const CONNECT_TIMEOUT = '5s';
 
 /**
  * A cluster whose endpoints come over ADS, with only the fields gRPC reads (gRFC A27: type EDS,
@@ -15,6 +16,7 @@ export const CONNECT_TIMEOUT = '5s';
 export function edsCluster(name: string): ProtoJson {
   return {
     name,
+    ...altStatName(name),
     type: 'EDS',
     eds_cluster_config: { eds_config: adsConfigSource() },
     lb_policy: 'ROUND_ROBIN',
@@ -30,6 +32,7 @@ export function singleEndpointCluster(name: string, address: string, port: numbe
   const discovery = isIP(address) === 0 ? { type: 'STRICT_DNS', dns_lookup_family: 'V4_PREFERRED' } : { type: 'STATIC' };
   return {
     name,
+    ...altStatName(name),
     ...discovery,
     connect_timeout: CONNECT_TIMEOUT,
     load_assignment: {
@@ -39,19 +42,47 @@ export function singleEndpointCluster(name: string, address: string, port: numbe
   };
 }
 
-/** Cluster fields making Envoy speak HTTP/2 upstream, which http2 and gRPC services need. */
-export function http2UpstreamOptions(): ProtoJson {
+/** The HTTP version a cluster speaks upstream when it must be explicit. */
+export type ExplicitHttpVersion = 'http1' | 'http2';
+
+/**
+ * The cluster's `HttpProtocolOptions` extension: the HTTP version to speak upstream and the common
+ * options (timeouts); none when there is neither.
+ */
+export function upstreamHttpProtocolOptions(version: ExplicitHttpVersion | undefined, common?: ProtoJson): ProtoJson {
+  if (version === undefined && common === undefined) return {};
+  const explicit = version === 'http2' ? { http2_protocol_options: {} } : { http_protocol_options: {} };
   return {
     typed_extension_protocol_options: {
       [HTTP_PROTOCOL_OPTIONS]: {
         '@type': HTTP_PROTOCOL_OPTIONS_TYPE_URL,
-        explicit_http_config: { http2_protocol_options: {} },
+        ...(common && { common_http_protocol_options: common }),
+        ...(version && { explicit_http_config: explicit }),
       },
     },
   };
 }
 
-/** Extra cluster fields for a service speaking `protocol`: none, unless it needs HTTP/2. */
-export function upstreamProtocolOptions(protocol: Protocol): ProtoJson {
-  return protocol === 'http2' || protocol === 'grpc' ? http2UpstreamOptions() : {};
+/** Cluster fields making Envoy speak HTTP/2 upstream, which http2 and gRPC services need. */
+export function http2UpstreamOptions(): ProtoJson {
+  return upstreamHttpProtocolOptions('http2');
+}
+
+/**
+ * The HTTP version to speak to a service of `protocol`: HTTP/2 for http2 and gRPC, HTTP/1.1 for
+ * http (explicit, as Kuma writes it, which also lets the options carry timeouts), none for tcp.
+ */
+export function upstreamHttpVersion(protocol: Protocol): ExplicitHttpVersion | undefined {
+  if (protocol === 'http2' || protocol === 'grpc') return 'http2';
+  return protocol === 'http' ? 'http1' : undefined;
+}
+
+/**
+ * Kuma names a cluster's stats after its sanitized name when sanitizing changes it
+ * (`localhost:8080` → `localhost_8080`), so Kuma's dashboards find them; otherwise Envoy's
+ * default, the name itself, already is that.
+ */
+function altStatName(name: string): ProtoJson {
+  const sanitized = sanitizeMetric(name);
+  return sanitized === name ? {} : { alt_stat_name: sanitized };
 }

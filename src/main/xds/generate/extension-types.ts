@@ -10,6 +10,9 @@ export const TCP_PROXY_FILTER = 'envoy.filters.network.tcp_proxy';
 export const ROUTER_TYPE_URL = 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router';
 export const ROUTER_FILTER = 'envoy.filters.http.router';
 
+export const GRPC_STATS_TYPE_URL = 'type.googleapis.com/envoy.extensions.filters.http.grpc_stats.v3.FilterConfig';
+export const GRPC_STATS_FILTER = 'envoy.filters.http.grpc_stats';
+
 /** Key in `typed_extension_protocol_options` and the type URL of its value. */
 export const HTTP_PROTOCOL_OPTIONS = 'envoy.extensions.upstreams.http.v3.HttpProtocolOptions';
 export const HTTP_PROTOCOL_OPTIONS_TYPE_URL = `type.googleapis.com/${HTTP_PROTOCOL_OPTIONS}`;

@@ -1,6 +1,8 @@
 import type { ProtoJson } from '../protocol/proto-json.js';
 import { adsConfigSource } from './config-source.js';
 import {
+  GRPC_STATS_FILTER,
+  GRPC_STATS_TYPE_URL,
   HTTP_CONNECTION_MANAGER_FILTER,
   HTTP_CONNECTION_MANAGER_TYPE_URL,
   ROUTER_FILTER,
@@ -9,10 +11,11 @@ import {
   TCP_PROXY_TYPE_URL,
 } from './extension-types.js';
 
-export function tcpProxyFilter(statPrefix: string, cluster: string): ProtoJson {
+/** A tcp_proxy filter to `cluster`; `fields` adds TcpProxy fields (timeouts). */
+export function tcpProxyFilter(statPrefix: string, cluster: string, fields: ProtoJson = {}): ProtoJson {
   return {
     name: TCP_PROXY_FILTER,
-    typed_config: { '@type': TCP_PROXY_TYPE_URL, stat_prefix: statPrefix, cluster },
+    typed_config: { '@type': TCP_PROXY_TYPE_URL, stat_prefix: statPrefix, cluster, ...fields },
   };
 }
 
@@ -24,10 +27,15 @@ export function httpConnectionManagerFilter(httpConnectionManager: ProtoJson): P
 export type RouteSource = { routeConfig: ProtoJson } | { rdsRouteName: string };
 
 /**
- * An HttpConnectionManager (as an Any) whose only HTTP filter is the router. Envoy and gRPC
- * both require the router to be the last filter.
+ * An HttpConnectionManager (as an Any) whose HTTP filters are `httpFilters` and then the router:
+ * Envoy and gRPC both require the router to be the last filter. `fields` adds HttpConnectionManager fields.
  */
-export function httpConnectionManager(statPrefix: string, routes: RouteSource): ProtoJson {
+export function httpConnectionManager(
+  statPrefix: string,
+  routes: RouteSource,
+  fields: ProtoJson = {},
+  httpFilters: readonly ProtoJson[] = [],
+): ProtoJson {
   const routeSpecifier =
     'routeConfig' in routes
       ? { route_config: routes.routeConfig }
@@ -37,6 +45,12 @@ export function httpConnectionManager(statPrefix: string, routes: RouteSource): 
     stat_prefix: statPrefix,
     codec_type: 'AUTO',
     ...routeSpecifier,
-    http_filters: [{ name: ROUTER_FILTER, typed_config: { '@type': ROUTER_TYPE_URL } }],
+    http_filters: [...httpFilters, { name: ROUTER_FILTER, typed_config: { '@type': ROUTER_TYPE_URL } }],
+    ...fields,
   };
+}
+
+/** Kuma's GrpcStatsConfigurer: per-call gRPC stats, emitted as filter state for access logs. */
+export function grpcStatsFilter(): ProtoJson {
+  return { name: GRPC_STATS_FILTER, typed_config: { '@type': GRPC_STATS_TYPE_URL, emit_filter_state: true } };
 }

@@ -14,7 +14,9 @@ interface GeneratorCaseInput {
   /** Name of the Dataplane whose configuration is generated. */
   proxy: string;
   kind?: ProxyKind;
-  dataplanes: ({ name: string } & DataplaneSpec)[];
+  /** What the proxy advertises in its node metadata (kuma-dp's `features`). */
+  features?: string[];
+  dataplanes: ({ name: string; labels?: Record<string, string> } & DataplaneSpec)[];
 }
 
 export interface GeneratorCase {
@@ -29,17 +31,17 @@ export function loadGeneratorCase(inputPath: string): GeneratorCase {
   const input = parse(fs.readFileSync(inputPath, 'utf8')) as GeneratorCaseInput;
   const mesh: MeshResource = { type: 'Mesh', meta: meta('', input.mesh), spec: {} };
   const dataplanes = input.dataplanes.map(
-    ({ name, ...spec }): DataplaneResource => ({ type: 'Dataplane', meta: meta(input.mesh, name), spec }),
+    ({ name, labels, ...spec }): DataplaneResource => ({ type: 'Dataplane', meta: meta(input.mesh, name, labels), spec }),
   );
   const dataplane = dataplanes.find((candidate) => candidate.meta.name === input.proxy);
   if (dataplane === undefined) throw new Error(`${inputPath}: no Dataplane named "${input.proxy}"`);
   return {
     description: input.description,
     context: buildMeshContext(mesh, dataplanes),
-    proxy: { id: `${input.mesh}.${input.proxy}`, dataplane, kind: input.kind ?? 'envoy' },
+    proxy: { id: `${input.mesh}.${input.proxy}`, dataplane, kind: input.kind ?? 'envoy', features: new Set(input.features ?? []) },
   };
 }
 
-function meta(mesh: string, name: string): MeshResource['meta'] {
-  return { mesh, name, version: 1, creationTime: TIME, modificationTime: TIME, labels: {} };
+function meta(mesh: string, name: string, labels: Record<string, string> = {}): MeshResource['meta'] {
+  return { mesh, name, version: 1, creationTime: TIME, modificationTime: TIME, labels };
 }

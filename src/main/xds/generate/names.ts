@@ -1,4 +1,5 @@
 // Resource names as Kuma 2.x gives them, so Kuma users recognise them in config dumps.
+import { createHash } from 'node:crypto';
 
 export function inboundListenerName(address: string, port: number): string {
   return `inbound:${address}:${port}`;
@@ -21,7 +22,24 @@ export function outboundRouteName(service: string): string {
   return `outbound:${service}`;
 }
 
-/** Envoy splits stat names on '.', and ':' reads badly in Prometheus names: both become '_'. */
-export function statPrefix(name: string): string {
+/**
+ * A name fit for Envoy's stats (Kuma's SanitizeMetric), for stat prefixes and `alt_stat_name`:
+ * Envoy splits stat names on '.', and ':' reads badly in Prometheus names, so both become '_'.
+ */
+export function sanitizeMetric(name: string): string {
   return name.replace(/[^A-Za-z0-9_-]/g, '_');
+}
+
+/**
+ * The matches of the route MeshHTTPRoute gives an outbound without a rule: every path. The key
+ * order is Go's field order, which the hash below depends on.
+ */
+export const CATCH_ALL_ROUTE_MATCHES = [{ path: { value: '/', type: 'PathPrefix' } }];
+
+/**
+ * The name of a MeshHTTPRoute rule's route (Kuma's HashMatches): base64 of the SHA-256 of its
+ * matches as JSON. Policies that target one route of an outbound find it by this name.
+ */
+export function routeMatchesName(matches: readonly unknown[]): string {
+  return createHash('sha256').update(JSON.stringify(matches)).digest('base64');
 }

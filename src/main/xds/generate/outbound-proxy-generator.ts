@@ -1,15 +1,26 @@
-import { SERVICE_TAG, type Protocol } from '../../../shared/resources.js';
+import { SERVICE_TAG, type Protocol, type Tags } from '../../../shared/resources.js';
 import type { Endpoint, MeshContext } from '../context/mesh-context.js';
+import type { ProtoJson } from '../protocol/proto-json.js';
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL } from '../protocol/type-urls.js';
-import { CONNECT_TIMEOUT, edsCluster, upstreamProtocolOptions } from './clusters.js';
+import { edsCluster, upstreamHttpProtocolOptions } from './clusters.js';
+import { meshCircuitBreakerDefaultFields } from './defaults/mesh-circuit-breaker-defaults.js';
+import {
+  MESH_TIMEOUT_DEFAULTS,
+  meshTimeoutClusterFields,
+  meshTimeoutHttpConnectionManagerFields,
+  meshTimeoutRouteActionFields,
+  meshTimeoutTcpProxyFields,
+} from './defaults/mesh-timeout-defaults.js';
 import { memoizedForContext } from './context-memo.js';
 import { serviceEndpoints } from './endpoints.js';
 import type { ResourceGenerator } from './generator.js';
 import { proxyListener } from './listeners.js';
-import { outboundListenerName, outboundRouteName } from './names.js';
+import { CATCH_ALL_ROUTE_MATCHES, outboundListenerName, outboundRouteName, routeMatchesName } from './names.js';
 import { ResourceSet } from './resources.js';
 
 const DEFAULT_OUTBOUND_ADDRESS = '127.0.0.1';
+/** Kuma's tag naming the mesh of a cross-mesh outbound. */
+const MESH_TAG = 'kuma.io/mesh';
 
 /**
  * Envoy's side of each outbound: listener `outbound:<address>:<port>` forwarding to the EDS
@@ -21,11 +32,14 @@ export const outboundProxyGenerator: ResourceGenerator = {
     const resources = new ResourceSet();
     for (const outbound of proxy.dataplane.spec.networking.outbound ?? []) {
       const address = outbound.address ?? DEFAULT_OUTBOUND_ADDRESS;
-      const service = outbound.tags[SERVICE_TAG]!; // validation requires it
+      const service = outbound.tags?.[SERVICE_TAG];
+      // An outbound to a `backendRef` (MeshService…) is stored and validated; only tagged ones are generated.
+      if (outbound.tags === undefined || service === undefined) continue;
       const listener = outboundListenerName(address, outbound.port);
       // The same for every proxy with this outbound: built once per context, shared by all of them.
-      const shared = memoizedForContext(context, `outbound\n${listener}\n${service}`, () =>
-        outboundResources(context, service, address, outbound.port),
+      const tags = outboundListenerTags(outbound.tags);
+      const shared = memoizedForContext(context, `outbound\n${listener}\n${JSON.stringify(tags)}`, () =>
+        outboundResources(context, service, address, outbound.port, tags),
       );
       resources
         .add(CLUSTER_TYPE_URL, service, shared.cluster)
@@ -37,27 +51,50 @@ export const outboundProxyGenerator: ResourceGenerator = {
 };
 
 /** One outbound's cluster, endpoints and listener: they depend only on the context, the service and the listener's socket. */
-function outboundResources(context: MeshContext, service: string, address: string, port: number) {
+function outboundResources(context: MeshContext, service: string, address: string, port: number, tags: Tags) {
   const endpoints = context.endpointsByService.get(service) ?? [];
   const protocol = serviceProtocol(endpoints);
   const listener = outboundListenerName(address, port);
   return {
-    cluster: memoizedForContext(context, `cluster\n${service}`, () => ({
-      ...edsCluster(service),
-      connect_timeout: CONNECT_TIMEOUT,
-      ...upstreamProtocolOptions(protocol),
-    })),
-    endpoints: serviceEndpoints(context, service),
+    cluster: memoizedForContext(context, `cluster\n${service}`, () => outboundCluster(service, protocol)),
+    endpoints: serviceEndpoints(context, service, 'envoy'),
     listener: proxyListener({
       name: listener,
       address,
       port,
       direction: 'OUTBOUND',
       protocol,
+      tags,
       cluster: service,
       routeName: outboundRouteName(service),
       virtualHostName: service,
+      catchAllRouteName: routeMatchesName(CATCH_ALL_ROUTE_MATCHES),
+      tcpProxyFields: meshTimeoutTcpProxyFields(MESH_TIMEOUT_DEFAULTS),
+      // As MeshHTTPRoute's listeners: paths are normalized (RFC 3986) before routes match them.
+      httpConnectionManagerFields: { normalize_path: true, ...meshTimeoutHttpConnectionManagerFields(MESH_TIMEOUT_DEFAULTS) },
+      routeActionFields: meshTimeoutRouteActionFields(MESH_TIMEOUT_DEFAULTS),
     }),
+  };
+}
+
+/** An outbound listener's tags (Kuma's OutboundListenerTags for kuma.io/service outbounds): the outbound's, less the mesh. */
+function outboundListenerTags(tags: Tags): Tags {
+  const { [MESH_TAG]: _mesh, ...rest } = tags;
+  return rest;
+}
+
+/**
+ * The EDS cluster of a service, with the policy defaults a running kuma-cp gives it. Its endpoints
+ * are other sidecars' inbound listeners, so, as in Kuma (meshroute's GenerateClusters), it always
+ * speaks HTTP/2 to them, whatever the service's protocol: their HttpConnectionManager detects it.
+ */
+function outboundCluster(service: string, protocol: Protocol): ProtoJson {
+  const { common_http_protocol_options: common, ...timeouts } = meshTimeoutClusterFields(MESH_TIMEOUT_DEFAULTS, protocol);
+  return {
+    ...edsCluster(service),
+    ...timeouts,
+    ...meshCircuitBreakerDefaultFields(),
+    ...upstreamHttpProtocolOptions('http2', common),
   };
 }
 

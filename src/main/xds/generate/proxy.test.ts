@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { proxyKindFromNode } from './proxy.js';
+import { proxyFeaturesFromNode, proxyKindFromNode } from './proxy.js';
 
 describe('proxyKindFromNode', () => {
   it('recognises gRPC clients by their user agent', () => {
@@ -21,5 +21,19 @@ describe('proxyKindFromNode', () => {
     expect(() => proxyKindFromNode({ metadata: { 'meshdesk.proxyType': 'linkerd' } })).toThrow(
       'node metadata "meshdesk.proxyType" must be "envoy" or "grpc", got "linkerd"',
     );
+  });
+});
+
+describe('proxyFeaturesFromNode', () => {
+  it("reads the features kuma-dp lists in its node metadata", () => {
+    expect(proxyFeaturesFromNode({ metadata: { features: ['feature-reuse-port', 'feature-delta-grpc'] } })).toEqual(
+      new Set(['feature-reuse-port', 'feature-delta-grpc']),
+    );
+  });
+
+  it('gives none to a node without a list of strings, as Kuma does', () => {
+    expect(proxyFeaturesFromNode({})).toEqual(new Set());
+    expect(proxyFeaturesFromNode({ metadata: { features: 'feature-reuse-port' } })).toEqual(new Set());
+    expect(proxyFeaturesFromNode({ metadata: { features: ['feature-reuse-port', 7] } })).toEqual(new Set(['feature-reuse-port']));
   });
 });

@@ -13,6 +13,23 @@ export interface Proxy {
   id: string;
   dataplane: DataplaneResource;
   kind: ProxyKind;
+  /** What the proxy says it supports (kuma-dp's `features`, e.g. FEATURE_REUSE_PORT); none when absent. */
+  features?: ReadonlySet<string>;
+}
+
+/** Node metadata key where kuma-dp lists the features it supports (Kuma's FieldFeatures). */
+export const FEATURES_METADATA_KEY = 'features';
+
+/** kuma-dp can have its inbound listeners share their port (SO_REUSEPORT); it says so by default. */
+export const FEATURE_REUSE_PORT = 'feature-reuse-port';
+
+/**
+ * The features a node's metadata lists. As in Kuma, anything but a list of strings counts for
+ * nothing: a plain Envoy sends no such list, and features only ever switch optional behaviour on.
+ */
+export function proxyFeaturesFromNode(node: { metadata?: Record<string, unknown> }): ReadonlySet<string> {
+  const listed = node.metadata?.[FEATURES_METADATA_KEY];
+  return new Set(Array.isArray(listed) ? listed.filter((feature): feature is string => typeof feature === 'string') : []);
 }
 
 /** Node metadata key a proxy may set to choose its kind explicitly (`envoy` or `grpc`). */

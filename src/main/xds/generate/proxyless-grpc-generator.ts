@@ -20,11 +20,13 @@ export const proxylessGrpcGenerator: ResourceGenerator = {
   generate(context, proxy) {
     const resources = new ResourceSet();
     for (const outbound of proxy.dataplane.spec.networking.outbound ?? []) {
-      const service = outbound.tags[SERVICE_TAG]!; // validation requires it
+      const service = outbound.tags?.[SERVICE_TAG];
+      // An outbound to a `backendRef` (MeshService…) is stored and validated; only tagged ones are generated.
+      if (service === undefined) continue;
       // The same for every client of the service: built once per context, shared by all of them.
       const shared = memoizedForContext(context, `grpc\n${service}`, () => ({
         cluster: edsCluster(service),
-        endpoints: serviceEndpoints(context, service),
+        endpoints: serviceEndpoints(context, service, 'grpc'),
         listener: { name: service, api_listener: { api_listener: httpConnectionManager(service, { rdsRouteName: service }) } },
         route: routeToCluster(service, service, service),
       }));

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { adsServiceDefinition, discoveryResponseSize, type DiscoveryResponse } from './ads-service.js';
+import { adsServiceDefinition, discoveryResponseSize, type DeltaDiscoveryResponse, type DiscoveryResponse } from './ads-service.js';
 import { encodeResource } from './encode.js';
 import { CLUSTER_TYPE_URL } from './type-urls.js';
 
@@ -44,5 +44,47 @@ describe('ADS service definition', () => {
     const bytes = method.responseSerialize(response);
     expect(discoveryResponseSize(response)).toBe(bytes.length);
     expect(method.responseDeserialize(bytes)).toEqual(response);
+  });
+});
+
+const delta = adsServiceDefinition().DeltaAggregatedResources;
+
+describe('ADS service definition, delta', () => {
+  test('is the bidirectional DeltaAggregatedResources method of the same service', () => {
+    expect(delta.path).toBe('/envoy.service.discovery.v3.AggregatedDiscoveryService/DeltaAggregatedResources');
+    expect([delta.requestStream, delta.responseStream]).toEqual([true, true]);
+  });
+
+  test('DeltaDiscoveryRequests reach the server with every top-level field, initial versions as a plain object', () => {
+    expect(delta.requestDeserialize(Buffer.alloc(0))).toEqual({
+      type_url: '',
+      resource_names_subscribe: [],
+      resource_names_unsubscribe: [],
+      initial_resource_versions: {},
+      response_nonce: '',
+    });
+    const request = {
+      node: { id: 'default.backend-1' },
+      type_url: CLUSTER_TYPE_URL,
+      resource_names_subscribe: ['web', '*'],
+      resource_names_unsubscribe: ['old'],
+      initial_resource_versions: { web: 'abc' },
+      response_nonce: '4',
+      error_detail: { code: 3, message: 'bad cluster' },
+    };
+    expect(delta.requestDeserialize(delta.requestSerialize(request))).toEqual(request);
+  });
+
+  test('discoveryResponseSize is the size of an encoded delta response too', () => {
+    const response: DeltaDiscoveryResponse = {
+      system_version_info: 'v1',
+      resources: [{ name: 'web', version: 'abc', resource: encodeResource(CLUSTER_TYPE_URL, { name: 'web', type: 'STATIC' }) }],
+      type_url: CLUSTER_TYPE_URL,
+      removed_resources: ['old'],
+      nonce: '1',
+    };
+    const bytes = delta.responseSerialize(response);
+    expect(discoveryResponseSize(response)).toBe(bytes.length);
+    expect(delta.responseDeserialize(bytes)).toEqual(response);
   });
 });

@@ -15,6 +15,7 @@ const ENVOY_PROTO_FILES = [
   'envoy/config/endpoint/v3/endpoint.proto', // EDS (ClusterLoadAssignment)
   'envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager.proto',
   'envoy/extensions/filters/http/router/v3/router.proto',
+  'envoy/extensions/filters/http/grpc_stats/v3/config.proto', // gRPC stats on grpc listeners, as Kuma adds
   'envoy/extensions/filters/network/tcp_proxy/v3/tcp_proxy.proto',
   // HTTP/2 upstreams (gRPC and http2 services, the bootstrap's ADS cluster) are configured through it.
   'envoy/extensions/upstreams/http/v3/http_protocol_options.proto',

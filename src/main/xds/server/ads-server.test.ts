@@ -1,45 +1,33 @@
+import * as grpc from '@grpc/grpc-js';
 import { status } from '@grpc/grpc-js';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { adsServiceDefinition } from '../protocol/ads-service.js';
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL } from '../protocol/type-urls.js';
 import { AdsServer, type AdsServerOptions } from './ads-server.js';
 import { StreamError, type Callbacks } from './callbacks.js';
-import { SnapshotCache } from './snapshot-cache.js';
+import { AdsTestbed, EVERYTHING, NODE_ID } from './testing/ads-testbed.js';
 import { fixtureSnapshot, type FixtureNames } from './testing/fixtures.js';
-import { PROBE_TYPE_URL, RawAdsClient, resourceNames, withProbe } from './testing/raw-ads-client.js';
-import { RecordingCallbacks } from './testing/recording-callbacks.js';
+import { PROBE_TYPE_URL, RawAdsClient, resourceNames } from './testing/raw-ads-client.js';
 
-const NODE_ID = 'default.client';
-
-let cache: SnapshotCache;
-let recorder: RecordingCallbacks;
-let servers: AdsServer[];
-let clients: RawAdsClient[];
+let bed: AdsTestbed;
 
 beforeEach(() => {
-  cache = new SnapshotCache();
-  recorder = new RecordingCallbacks();
-  servers = [];
-  clients = [];
+  bed = new AdsTestbed();
 });
 
 afterEach(async () => {
-  for (const client of clients) client.close();
-  await Promise.all(servers.map((server) => server.stop()));
+  await bed.close();
 });
 
 type ServerOptions = Partial<AdsServerOptions> & { callbacks?: Callbacks[] };
 
 /** Starts a server on an ephemeral loopback port; the recorder is always the last callback. */
 async function startServer(options: ServerOptions = {}): Promise<{ server: AdsServer; port: number }> {
-  const server = new AdsServer({ snapshots: cache, ...options, callbacks: [...(options.callbacks ?? []), recorder] });
-  servers.push(server);
-  return { server, port: await server.start({ port: 0 }) };
+  return bed.start(options);
 }
 
 function newClient(port: number, nodeId = NODE_ID): RawAdsClient {
-  const client = new RawAdsClient(port, { id: nodeId });
-  clients.push(client);
-  return client;
+  return bed.sotwClient(port, { id: nodeId });
 }
 
 async function serverAndClient(options: ServerOptions = {}) {
@@ -48,16 +36,8 @@ async function serverAndClient(options: ServerOptions = {}) {
 }
 
 function setSnapshot(version: string, names: FixtureNames, nodeId = NODE_ID): void {
-  cache.setSnapshot(nodeId, withProbe(fixtureSnapshot(version, names)));
+  bed.setSnapshot(version, names, nodeId);
 }
-
-/** One resource of every type, each pointing at the next. */
-const EVERYTHING: FixtureNames = {
-  listeners: [['listener', 'route']],
-  routes: [['route', 'cluster']],
-  clusters: ['cluster'],
-  endpoints: [['cluster', 1]],
-};
 
 describe('ADS server, State of the World', () => {
   test('nonce is unique per response within a stream', async () => {
@@ -80,8 +60,8 @@ describe('ADS server, State of the World', () => {
     client.ack(await client.next()); // does not
     client.send(ENDPOINT_TYPE_URL, { names: ['a'] }); // does not
     expect(resourceNames(await client.next())).toEqual(['a']);
-    expect(recorder.of('request').map((event) => event.node.id)).toEqual([NODE_ID, NODE_ID, NODE_ID]);
-    expect(recorder.of('request').map((event) => event.request.node?.id)).toEqual([NODE_ID, undefined, undefined]);
+    expect(bed.recorder.of('request').map((event) => event.node.id)).toEqual([NODE_ID, NODE_ID, NODE_ID]);
+    expect(bed.recorder.of('request').map((event) => event.request.node?.id)).toEqual([NODE_ID, undefined, undefined]);
   });
 
   test('a first request without node id closes the stream with INVALID_ARGUMENT', async () => {
@@ -94,7 +74,7 @@ describe('ADS server, State of the World', () => {
 
   test('version_info is per type', async () => {
     const { client } = await serverAndClient();
-    cache.setSnapshot(
+    bed.cache.setSnapshot(
       NODE_ID,
       new Map([
         [CLUSTER_TYPE_URL, { ...fixtureSnapshot('clusters-1', { clusters: ['a'] }).get(CLUSTER_TYPE_URL)! }],
@@ -118,7 +98,7 @@ describe('ADS server, State of the World', () => {
     client.send(ENDPOINT_TYPE_URL, { nonce: first.nonce }); // older nonce
     client.nack(second, 'port 2 is not allowed');
     await client.barrier();
-    const kinds = recorder.of('request').filter((event) => event.request.type_url === ENDPOINT_TYPE_URL);
+    const kinds = bed.recorder.of('request').filter((event) => event.request.type_url === ENDPOINT_TYPE_URL);
     expect(kinds.map((event) => [event.classification.kind, event.classification.subscriptionChanged])).toEqual([
       ['initial', true],
       ['ack', false],
@@ -318,7 +298,7 @@ describe('ADS server, State of the World', () => {
     client.send(CLUSTER_TYPE_URL);
 
     expect(await client.barrier()).toEqual([]);
-    const dropped = await recorder.waitFor('dropped');
+    const dropped = await bed.recorder.waitFor('dropped');
     expect(dropped.error.message).toMatch(/cds response version big for proxy "default\.client" is \d+ bytes, over the 1000-byte limit/);
     expect(server.streams()[0]!.subscriptions.find((s) => s.typeUrl === CLUSTER_TYPE_URL)!.lastDropped?.version).toBe('big');
 
@@ -332,14 +312,26 @@ describe('ADS server, State of the World', () => {
     client.send(CLUSTER_TYPE_URL);
     expect(await client.status).toMatchObject({ code: status.PERMISSION_DENIED, details: denied.message });
     // The recorder comes after the failing callback: the chain stopped before it, but close still reaches it.
-    expect(recorder.of('request')).toEqual([]);
-    expect((await recorder.waitFor('closed')).node?.id).toBe(NODE_ID);
+    expect(bed.recorder.of('request')).toEqual([]);
+    expect((await bed.recorder.waitFor('closed')).node?.id).toBe(NODE_ID);
   });
 
   test('callback error without a gRPC code closes the stream with INTERNAL', async () => {
     const { client } = await serverAndClient({ callbacks: [{ onStreamOpen: () => { throw new Error('store unavailable'); } }] });
     client.send(CLUSTER_TYPE_URL);
     expect(await client.status).toMatchObject({ code: status.INTERNAL, details: 'store unavailable' });
+  });
+
+  test('bytes that are not a DiscoveryRequest close the stream with INVALID_ARGUMENT, not INTERNAL', async () => {
+    const { port } = await startServer();
+    const client = new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+    const call = client.makeBidiStreamRequest(adsServiceDefinition().StreamAggregatedResources.path, (bytes: Buffer) => bytes, (bytes: Buffer) => bytes);
+    const finalStatus = new Promise<grpc.StatusObject>((resolve) => call.on('status', resolve));
+    call.on('error', () => {}); // the status reports it
+    call.write(Buffer.from([0xff, 0xff, 0xff, 0xff, 0x0f])); // field 0 with an unknown wire type
+
+    expect(await finalStatus).toMatchObject({ code: status.INVALID_ARGUMENT, details: expect.stringMatching(/^stream \d+ from .* sent a message that is not a DiscoveryRequest: /) });
+    client.close();
   });
 
   test('requests of one stream are handled in order while another stream proceeds', async () => {
@@ -410,13 +402,13 @@ describe('ADS server, State of the World', () => {
     await client.next();
     await server.stop();
     expect(await client.status).toMatchObject({ code: status.UNAVAILABLE, details: 'control plane shutting down' });
-    expect(recorder.of('closed')).toHaveLength(1);
+    expect(bed.recorder.of('closed')).toHaveLength(1);
     expect(server.streamCount).toBe(0);
   });
 
   test('start names host and port when the port is taken', async () => {
     const { port } = await serverAndClient();
-    const second = new AdsServer({ snapshots: cache });
+    const second = new AdsServer({ snapshots: bed.cache });
     await expect(second.start({ host: '127.0.0.1', port })).rejects.toThrow(`cannot start the ADS server on 127.0.0.1:${port}: port ${port} is already in use`);
   });
 });

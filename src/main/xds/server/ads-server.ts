@@ -1,8 +1,18 @@
 import * as grpc from '@grpc/grpc-js';
-import { adsServiceDefinition } from '../protocol/ads-service.js';
+import {
+  adsServiceDefinition,
+  type DeltaDiscoveryRequest,
+  type DeltaDiscoveryResponse,
+  type DiscoveryRequest,
+  type DiscoveryResponse,
+  type XdsRequest,
+  type XdsResponse,
+} from '../protocol/ads-service.js';
 import { CallbacksChain, type Callbacks } from './callbacks.js';
+import { DeltaSubscription, coalesceDeltaRequests } from './delta-subscription.js';
 import type { ConfigWatcher } from './snapshot-cache.js';
-import { AdsStream, type AdsCall, type Logger, type StreamInfo } from './stream.js';
+import { SotwSubscription, coalesceSotwRequests } from './sotw-subscription.js';
+import { AdsStream, type AdsCall, type Logger, type StreamInfo, type StreamProtocol } from './stream.js';
 
 /** Spec §7: keep each response under 4 MB (gRPC clients refuse larger messages by default). */
 export const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
@@ -16,6 +26,8 @@ export interface AdsServerOptions {
   maxResponseBytes?: number;
   /** Where errors of notification hooks go (they cannot close a stream). Defaults to console. */
   logger?: Logger;
+  /** A connection without any stream for this long is closed; an ADS client always has its stream open. */
+  maxConnectionIdleMs?: number;
 }
 
 /** The ADS server could not start: says where and why. */
@@ -23,27 +35,57 @@ export class AdsServerError extends Error {
   override readonly name = 'AdsServerError';
 }
 
+export const DEFAULT_MAX_CONNECTION_IDLE_MS = 10_000;
+
 /** How long stop() lets streams finish before cutting them off. */
 const SHUTDOWN_GRACE_MS = 2_000;
 
-/** Envoy's Aggregated Discovery Service, State of the World, over gRPC. Knows nothing of meshes. */
+const SOTW: StreamProtocol<DiscoveryRequest, DiscoveryResponse> = {
+  name: 'sotw',
+  subscription: (typeUrl) => new SotwSubscription(typeUrl),
+  coalesce: coalesceSotwRequests,
+};
+const DELTA: StreamProtocol<DeltaDiscoveryRequest, DeltaDiscoveryResponse> = {
+  name: 'delta',
+  subscription: (typeUrl) => new DeltaSubscription(typeUrl),
+  coalesce: coalesceDeltaRequests,
+};
+
+type LiveStream = Pick<AdsStream<XdsRequest, XdsResponse>, 'id' | 'end' | 'drained' | 'info'>;
+
+/**
+ * Envoy's Aggregated Discovery Service over gRPC, both variants on one server: State of the World
+ * (StreamAggregatedResources) and incremental (DeltaAggregatedResources), through the same
+ * callbacks and snapshots. Knows nothing of meshes.
+ */
 export class AdsServer {
   readonly #options: Required<AdsServerOptions>;
   readonly #callbacks: CallbacksChain;
-  readonly #streams = new Map<number, AdsStream>();
+  readonly #streams = new Map<number, LiveStream>();
   #lastStreamId = 0;
   #server: grpc.Server | undefined;
 
   constructor(options: AdsServerOptions) {
-    this.#options = { callbacks: [], maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES, logger: console, ...options };
+    this.#options = {
+      callbacks: [],
+      maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
+      logger: console,
+      maxConnectionIdleMs: DEFAULT_MAX_CONNECTION_IDLE_MS,
+      ...options,
+    };
     this.#callbacks = new CallbacksChain(this.#options.callbacks);
   }
 
   /** Listens on host:port (port 0 picks a free one) and resolves with the bound port. */
   async start({ host = '127.0.0.1', port }: { host?: string; port: number }): Promise<number> {
     if (this.#server) throw new AdsServerError('the ADS server is already started');
-    const server = new grpc.Server();
-    server.addService(adsServiceDefinition(), { StreamAggregatedResources: (call: AdsCall) => this.#openStream(call) });
+    // A client that cancels its streams and half-closes the connection is never closed by grpc-js
+    // (one connection left in CLOSE-WAIT per such burst): a connection idle this long is.
+    const server = new grpc.Server({ 'grpc.max_connection_idle_ms': this.#options.maxConnectionIdleMs });
+    server.addService(adsServiceDefinition(), {
+      StreamAggregatedResources: (call: AdsCall<DiscoveryRequest, DiscoveryResponse>) => this.#openStream(call, SOTW),
+      DeltaAggregatedResources: (call: AdsCall<DeltaDiscoveryRequest, DeltaDiscoveryResponse>) => this.#openStream(call, DELTA),
+    });
     const where = `${host}:${port}`;
     const boundPort = await new Promise<number>((resolve, reject) => {
       server.bindAsync(`${host.includes(':') ? `[${host}]` : host}:${port}`, grpc.ServerCredentials.createInsecure(), (error, bound) => {
@@ -92,10 +134,14 @@ export class AdsServer {
     return [...this.#streams.values()].map((stream) => stream.info());
   }
 
-  #openStream(call: AdsCall): void {
+  #openStream<Request extends XdsRequest, Response extends XdsResponse>(
+    call: AdsCall<Request, Response>,
+    protocol: StreamProtocol<Request, Response>,
+  ): void {
     const stream = new AdsStream({
       id: ++this.#lastStreamId,
       call,
+      protocol,
       watcher: this.#options.snapshots,
       callbacks: this.#callbacks,
       maxResponseBytes: this.#options.maxResponseBytes,

@@ -7,7 +7,7 @@ const requestEvent: StreamRequestEvent = {
   streamId: 1,
   node,
   request: { version_info: '', resource_names: [], type_url: 'type.googleapis.com/envoy.config.cluster.v3.Cluster', response_nonce: '' },
-  classification: { kind: 'initial', typeUrl: 'type.googleapis.com/envoy.config.cluster.v3.Cluster', subscriptionChanged: true },
+  classification: { kind: 'initial', typeUrl: 'type.googleapis.com/envoy.config.cluster.v3.Cluster', subscriptionChanged: true, version: '' },
   signal: new AbortController().signal,
 };
 
@@ -27,9 +27,9 @@ describe('CallbacksChain', () => {
   test('runs open and request hooks in list order, response and close hooks in reverse order', async () => {
     const log: string[] = [];
     const chain = new CallbacksChain([logging('lifecycle', log), logging('sync-tracker', log)]);
-    await chain.onStreamOpen({ streamId: 1, peer: '127.0.0.1:1' });
+    await chain.onStreamOpen({ streamId: 1, peer: '127.0.0.1:1', protocol: 'sotw' });
     await chain.onStreamRequest(requestEvent);
-    chain.onStreamResponse({ streamId: 1, node, request: undefined, response: { version_info: 'v', resources: [], type_url: '', nonce: '1' } });
+    chain.onStreamResponse({ streamId: 1, node, request: undefined, response: { version_info: 'v', resources: [], type_url: '', nonce: '1' }, version: 'v' });
     chain.onStreamClosed({ streamId: 1, node, ending: { by: 'proxy' } });
     expect(log).toEqual([
       'lifecycle open',

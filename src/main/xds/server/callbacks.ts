@@ -1,32 +1,43 @@
 import { status } from '@grpc/grpc-js';
-import type { DiscoveryRequest, DiscoveryResponse, Node } from '../protocol/ads-service.js';
+import type { Node, XdsProtocol, XdsRequest, XdsResponse } from '../protocol/ads-service.js';
 
 /**
- * What a request is, decided once by the stream (so that every callback agrees):
- * - `initial`: no response of this type has been sent on this stream yet;
- * - `ack`: echoes the latest nonce sent for its type, without error_detail;
- * - `nack`: echoes the latest nonce, with error_detail (its version_info is the last one accepted);
- * - `stale`: echoes an older nonce; the server ignores it entirely.
+ * What a request is, decided once by the stream (so that every callback agrees), whichever
+ * protocol carried it:
+ * - `initial`: SotW: no response of this type has been sent on this stream yet; delta: the type's
+ *   first request on this stream;
+ * - `ack`: answers a response without error_detail (SotW: echoes the latest nonce of its type;
+ *   delta: echoes the nonce of any response of its type not answered yet);
+ * - `nack`: the same, with error_detail;
+ * - `stale` (SotW only): echoes an older nonce; the server ignores it entirely;
+ * - `update` (delta only): answers no response (no nonce, or one no longer known) and only
+ *   changes the subscription.
  * `subscriptionChanged` says whether it changes the resource names the stream is subscribed to
- * (always false for a stale request, which changes nothing).
+ * (always false for a stale request, which changes nothing). `version` is the version of the type
+ * the client has after this request: for an ACK the one it accepts, for a NACK the one it keeps
+ * (SotW: the request's version_info; delta: the system version of the response it last accepted).
  */
 export interface RequestClassification {
-  kind: 'initial' | 'ack' | 'nack' | 'stale';
+  kind: 'initial' | 'ack' | 'nack' | 'stale' | 'update';
   typeUrl: string;
   subscriptionChanged: boolean;
+  version: string;
 }
 
 export interface StreamOpenEvent {
   streamId: number;
   /** The client's address, as gRPC reports it ("127.0.0.1:53422"). */
   peer: string;
+  /** Which ADS method the client called: StreamAggregatedResources or DeltaAggregatedResources. */
+  protocol: XdsProtocol;
 }
 
 export interface StreamRequestEvent {
   streamId: number;
   /** From the stream's first request; later requests may omit it. */
   node: Node;
-  request: DiscoveryRequest;
+  /** A DiscoveryRequest on a SotW stream, a DeltaDiscoveryRequest on a delta one. */
+  request: XdsRequest;
   classification: RequestClassification;
   /**
    * Aborts when the stream closes, even while a hook is still running on its queue: a hook that
@@ -39,8 +50,11 @@ export interface StreamResponseEvent {
   streamId: number;
   node: Node;
   /** The latest request of the response's type that the server acted on. */
-  request: DiscoveryRequest | undefined;
-  response: DiscoveryResponse;
+  request: XdsRequest | undefined;
+  /** A DiscoveryResponse on a SotW stream, a DeltaDiscoveryResponse on a delta one. */
+  response: XdsResponse;
+  /** The response's version of its type: `version_info` (SotW) or `system_version_info` (delta). */
+  version: string;
 }
 
 export interface ResponseDroppedEvent {

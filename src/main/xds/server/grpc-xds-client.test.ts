@@ -42,6 +42,6 @@ test('a unary call through @grpc/grpc-js-xds reaches the echo server with config
       recorder.waitFor('request', ({ classification }) => classification.typeUrl === typeUrl && classification.kind === 'ack'),
     ),
   );
-  expect(acked.map((event) => event.request.version_info)).toEqual(['v1', 'v1', 'v1', 'v1']);
+  expect(acked.map((event) => event.classification.version)).toEqual(['v1', 'v1', 'v1', 'v1']);
   expect(recorder.of('request').filter((event) => event.classification.kind === 'nack')).toEqual([]);
 });

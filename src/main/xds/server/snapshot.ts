@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { encodeResource } from '../protocol/encode.js';
 import type { EncodedAny, ProtoJson } from '../protocol/proto-json.js';
 
@@ -19,6 +20,24 @@ export interface TypeSnapshot {
 
 /** The configuration of one node, by type URL. A type missing from it is never answered. */
 export type Snapshot = ReadonlyMap<string, TypeSnapshot>;
+
+/** Hex characters of a resource's content hash: plenty to tell two versions of one resource apart. */
+const RESOURCE_VERSION_LENGTH = 16;
+const resourceVersions = new WeakMap<EncodedAny, string>();
+
+/**
+ * The version of one resource: a hash of its encoded bytes, so equal content has one version on
+ * every stream, reconnect and restart (a delta client sends it back in `initial_resource_versions`).
+ * Computed once per encoded Any; snapshots share Anys across proxies and generations.
+ */
+export function resourceVersion({ any }: SnapshotResource): string {
+  let version = resourceVersions.get(any);
+  if (version === undefined) {
+    version = createHash('sha256').update(any.value).digest('hex').slice(0, RESOURCE_VERSION_LENGTH);
+    resourceVersions.set(any, version);
+  }
+  return version;
+}
 
 /** The JSON form of a snapshot, for tests and hand-written configs: resources named by `name` (or `cluster_name`). */
 export type SnapshotJson = { readonly [typeUrl: string]: { version: string; resources: readonly ProtoJson[] } };

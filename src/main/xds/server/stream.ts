@@ -1,28 +1,43 @@
 import { status, type ServerDuplexStream } from '@grpc/grpc-js';
-import { discoveryResponseSize, type DiscoveryRequest, type DiscoveryResponse, type Node } from '../protocol/ads-service.js';
+import { UndecodableRequest, discoveryResponseSize, type Node, type XdsProtocol, type XdsRequest, type XdsResponse } from '../protocol/ads-service.js';
 import { CLIENT_TEXT_LIMITS } from '../protocol/client-text.js';
 import { XDS_TYPE_URLS, shortTypeName } from '../protocol/type-urls.js';
 import { StreamError, statusOf, type CallbacksChain, type StreamEnding } from './callbacks.js';
 import type { Snapshot } from './snapshot.js';
 import type { ConfigWatcher } from './snapshot-cache.js';
+import { withClippedErrorDetail, type Subscription } from './subscription.js';
 import { EVENT_LOOP_SLICE } from './time-slice.js';
-import { TypeSubscription } from './subscription.js';
 
-export type AdsCall = ServerDuplexStream<DiscoveryRequest, DiscoveryResponse>;
+export type AdsCall<Request extends XdsRequest = XdsRequest, Response extends XdsResponse = XdsResponse> = ServerDuplexStream<
+  Request | UndecodableRequest,
+  Response
+>;
 
 export interface Logger {
   error(message: string, ...details: unknown[]): void;
 }
 
-export interface AdsStreamOptions {
+/** One protocol's part of a stream: which method it serves, and its per-type rules. */
+export interface StreamProtocol<Request extends XdsRequest, Response extends XdsResponse> {
+  name: XdsProtocol;
+  subscription(typeUrl: string): Subscription<Request, Response>;
+  /**
+   * One request saying what `older` and `newer`, of one type and both not yet handled, say
+   * together: the stream keeps at most one waiting request per type (see AdsStream.#waiting).
+   */
+  coalesce(older: Request, newer: Request): Request;
+}
+
+export interface AdsStreamOptions<Request extends XdsRequest, Response extends XdsResponse> {
   id: number;
-  call: AdsCall;
+  call: AdsCall<Request, Response>;
+  protocol: StreamProtocol<Request, Response>;
   watcher: ConfigWatcher;
   callbacks: CallbacksChain;
   maxResponseBytes: number;
   logger: Logger;
   /** Called once, when the stream has ended and its onStreamClosed hooks have run. */
-  onDone: (stream: AdsStream) => void;
+  onDone: (stream: { id: number }) => void;
 }
 
 /**
@@ -36,6 +51,7 @@ export const MAX_TYPE_URLS_PER_STREAM = 32;
 export interface StreamInfo {
   id: number;
   peer: string;
+  protocol: XdsProtocol;
   nodeId: string | undefined;
   openedAt: Date;
   subscriptions: SubscriptionInfo[];
@@ -43,30 +59,34 @@ export interface StreamInfo {
   waitingRequests: string[];
 }
 
+type AnySubscription = Subscription<XdsRequest, XdsResponse>;
+
 export interface SubscriptionInfo {
   typeUrl: string;
   wildcard: boolean;
   names: string[];
-  lastSent: TypeSubscription['lastSent'];
-  lastAcked: TypeSubscription['lastAcked'];
-  lastNack: TypeSubscription['lastNack'];
-  lastDropped: TypeSubscription['lastDropped'];
+  lastSent: AnySubscription['lastSent'];
+  lastAcked: AnySubscription['lastAcked'];
+  lastNack: AnySubscription['lastNack'];
+  lastDropped: AnySubscription['lastDropped'];
 }
 
 /**
- * One State of the World ADS stream. Everything the stream does (callbacks, requests, snapshot
- * pushes, close) goes through one queue, so the protocol state is only ever touched by one task
- * at a time and a stream's requests are handled in the order they came. Each stream has its own
- * queue: a slow callback on one stream never holds up another.
+ * One ADS stream, State of the World or delta: the request loop, nonces, node, callbacks, pushes
+ * and close are the same for both; what a request means and what a response holds per type is the
+ * protocol's Subscription. Everything the stream does (callbacks, requests, snapshot pushes, close)
+ * goes through one queue, so the protocol state is only ever touched by one task at a time and a
+ * stream's requests are handled in the order they came. Each stream has its own queue: a slow
+ * callback on one stream never holds up another.
  */
-export class AdsStream {
+export class AdsStream<Request extends XdsRequest, Response extends XdsResponse> {
   readonly id: number;
   readonly peer: string;
   readonly openedAt = new Date();
-  readonly #options: AdsStreamOptions;
+  readonly #options: AdsStreamOptions<Request, Response>;
   /** Spec: the node is sent on the first request only (later requests may omit it). */
   #node: Node | undefined;
-  readonly #subscriptions = new Map<string, TypeSubscription>();
+  readonly #subscriptions = new Map<string, Subscription<Request, Response>>();
   #snapshot: Snapshot | undefined;
   #unwatch: (() => void) | undefined;
   /** Spec: a nonce is unique per response within a stream; a counter is enough. */
@@ -77,7 +97,7 @@ export class AdsStream {
    * replaces the one still waiting (the latest says all the proxy wants), so a stream held back by
    * the NACK backoff holds one request per type, not every request the proxy sent meanwhile.
    */
-  readonly #waiting = new Map<string, DiscoveryRequest>();
+  readonly #waiting = new Map<string, Request>();
   #pushQueued = false;
   #closed = false;
   /** Aborted when the stream closes: hooks still running see it (StreamRequestEvent.signal). */
@@ -85,17 +105,21 @@ export class AdsStream {
   readonly #drained: Promise<void>;
   #onDrained!: () => void;
 
-  constructor(options: AdsStreamOptions) {
+  constructor(options: AdsStreamOptions<Request, Response>) {
     this.#options = options;
     this.id = options.id;
     this.peer = options.call.getPeer();
     this.#drained = new Promise((resolve) => (this.#onDrained = resolve));
     const { call, callbacks } = options;
-    call.on('data', (request: DiscoveryRequest) => this.#receive(request));
+    call.on('data', (request: Request | UndecodableRequest) => this.#receive(request));
     call.on('end', () => this.#finish({ code: status.OK, details: 'client closed the stream' }, { by: 'proxy' })); // half-close: finish ours too
     call.on('cancelled', () => this.#close({ by: 'proxy' }));
     call.on('error', () => this.#close({ by: 'proxy' }));
-    this.#enqueue(() => callbacks.onStreamOpen({ streamId: this.id, peer: this.peer }));
+    this.#enqueue(() => callbacks.onStreamOpen({ streamId: this.id, peer: this.peer, protocol: this.protocol }));
+  }
+
+  get protocol(): XdsProtocol {
+    return this.#options.protocol.name;
   }
 
   get nodeId(): string | undefined {
@@ -123,6 +147,7 @@ export class AdsStream {
     return {
       id: this.id,
       peer: this.peer,
+      protocol: this.protocol,
       nodeId: this.nodeId,
       openedAt: this.openedAt,
       subscriptions: [...this.#subscriptions.values()].map((subscription) => ({
@@ -138,18 +163,21 @@ export class AdsStream {
     };
   }
 
-  /** Queues a request, unless one of its type is waiting already: then it takes that one's place. */
-  #receive(request: DiscoveryRequest): void {
+  /**
+   * Queues a request, unless one of its type is waiting already: then it takes that one's place
+   * (on delta too: a waiting request's subscription changes are merged into the newer one's).
+   */
+  #receive(request: Request | UndecodableRequest): void {
     if (this.#closed) return;
+    if (request instanceof UndecodableRequest) return this.#enqueue(() => this.#handleRequest(request));
     const typeUrl = request.type_url;
     if (typeUrl.length > CLIENT_TEXT_LIMITS.typeUrl) {
-      const details = `a DiscoveryRequest on stream ${this.id} has a type_url of ${typeUrl.length} characters; type URLs are at most ${CLIENT_TEXT_LIMITS.typeUrl}`;
+      const details = `a ${this.#requestName} on stream ${this.id} has a type_url of ${typeUrl.length} characters; type URLs are at most ${CLIENT_TEXT_LIMITS.typeUrl}`;
       return this.end({ code: status.INVALID_ARGUMENT, details });
     }
     const waiting = this.#waiting.get(typeUrl);
     if (waiting) {
-      // The node comes with the first request only: the one replaced may have carried it.
-      this.#waiting.set(typeUrl, { ...request, node: waiting.node ?? request.node });
+      this.#waiting.set(typeUrl, this.#options.protocol.coalesce(waiting, request));
       return;
     }
     if (this.#waiting.size >= MAX_TYPE_URLS_PER_STREAM) return this.end(tooManyTypes(this.id));
@@ -162,17 +190,21 @@ export class AdsStream {
   }
 
   /** The one request loop: every protocol rule about a request is applied here, in this order. */
-  async #handleRequest(request: DiscoveryRequest): Promise<void> {
+  async #handleRequest(request: Request | UndecodableRequest): Promise<void> {
     // Requests of many streams arrive in one read of a connection: take turns with the event loop.
     await EVENT_LOOP_SLICE.yieldWhenBusy();
     if (this.#closed) return;
+    if (request instanceof UndecodableRequest) {
+      const who = this.#node ? `proxy "${this.#node.id}"` : `stream ${this.id} from ${this.peer}`;
+      throw new StreamError(status.INVALID_ARGUMENT, `${who} sent a message that is not a DiscoveryRequest: ${request.reason}`);
+    }
     const node = this.#node ?? request.node;
     if (!node?.id) {
-      throw new StreamError(status.INVALID_ARGUMENT, `the first DiscoveryRequest on stream ${this.id} from ${this.peer} carries no node.id`);
+      throw new StreamError(status.INVALID_ARGUMENT, `the first ${this.#requestName} on stream ${this.id} from ${this.peer} carries no node.id`);
     }
     this.#node = node;
     if (!request.type_url) {
-      throw new StreamError(status.INVALID_ARGUMENT, `proxy "${node.id}" sent a DiscoveryRequest without type_url, which ADS requires`);
+      throw new StreamError(status.INVALID_ARGUMENT, `proxy "${node.id}" sent a ${this.#requestName} without type_url, which ADS requires`);
     }
     const subscription = this.#subscriptionFor(request.type_url);
     const classification = subscription.classify(request);
@@ -181,9 +213,10 @@ export class AdsStream {
     if (this.#closed) return;
     // Only a node the callbacks accepted gets configuration.
     if (!this.#unwatch) this.#unwatch = this.#options.watcher.watch(node.id, (snapshot) => this.#onSnapshot(snapshot));
-    // Spec: a stale request (older nonce) is ignored entirely, its resource names included.
+    // Spec: a stale SotW request (older nonce) is ignored entirely, its resource names included
+    // (delta never classifies one stale: its subscription changes must not be lost).
     if (classification.kind === 'stale') return;
-    subscription.apply(request, classification);
+    subscription.apply(withClippedErrorDetail(request), classification);
     this.#respond(subscription);
   }
 
@@ -198,49 +231,50 @@ export class AdsStream {
     });
   }
 
-  /** Sends the type's response if one is due (see TypeSubscription.dueResources). */
-  #respond(subscription: TypeSubscription): void {
+  /** Sends the type's response if one is due (see Subscription.dueResponse). */
+  #respond(subscription: Subscription<Request, Response>): void {
     const typeSnapshot = this.#snapshot?.get(subscription.typeUrl);
     if (this.#closed || !typeSnapshot) return;
-    const resources = subscription.dueResources(typeSnapshot);
-    if (!resources) return;
+    const due = subscription.dueResponse(typeSnapshot, String(this.#lastNonce + 1));
+    if (!due) return;
     const node = this.#node!;
-    const response: DiscoveryResponse = {
-      version_info: typeSnapshot.version,
-      resources: [...resources.values()].map(({ any }) => any),
-      type_url: subscription.typeUrl,
-      nonce: String(this.#lastNonce + 1),
-    };
+    const { response } = due;
+    const version = typeSnapshot.version;
     const size = discoveryResponseSize(response);
     if (size > this.#options.maxResponseBytes) {
-      if (subscription.lastDropped?.version === typeSnapshot.version) return; // already reported
+      if (subscription.lastDropped?.version === version) return; // already reported
       const error = new Error(
-        `${shortTypeName(subscription.typeUrl)} response version ${typeSnapshot.version} for proxy "${node.id}" is ${size} bytes, ` +
+        `${shortTypeName(subscription.typeUrl)} response version ${version} for proxy "${node.id}" is ${size} bytes, ` +
           `over the ${this.#options.maxResponseBytes}-byte limit: not sent, the proxy keeps its last configuration`,
       );
-      subscription.recordDropped(typeSnapshot.version, error);
+      subscription.recordDropped(version, error);
       this.#notify('onResponseDropped', () =>
-        this.#options.callbacks.onResponseDropped({ streamId: this.id, node, typeUrl: subscription.typeUrl, version: typeSnapshot.version, error }),
+        this.#options.callbacks.onResponseDropped({ streamId: this.id, node, typeUrl: subscription.typeUrl, version, error }),
       );
       return;
     }
     this.#lastNonce += 1;
     this.#options.call.write(response);
-    subscription.recordSent(response, resources);
+    subscription.recordSent(due, version);
     this.#notify('onStreamResponse', () =>
-      this.#options.callbacks.onStreamResponse({ streamId: this.id, node, request: subscription.lastRequest, response }),
+      this.#options.callbacks.onStreamResponse({ streamId: this.id, node, request: subscription.lastRequest, response, version }),
     );
   }
 
-  #subscriptionFor(typeUrl: string): TypeSubscription {
+  #subscriptionFor(typeUrl: string): Subscription<Request, Response> {
     let subscription = this.#subscriptions.get(typeUrl);
     if (subscription) return subscription;
     if (this.#subscriptions.size >= MAX_TYPE_URLS_PER_STREAM) {
       const refusal = tooManyTypes(this.id);
       throw new StreamError(refusal.code, refusal.details);
     }
-    this.#subscriptions.set(typeUrl, (subscription = new TypeSubscription(typeUrl)));
+    this.#subscriptions.set(typeUrl, (subscription = this.#options.protocol.subscription(typeUrl)));
     return subscription;
+  }
+
+  /** The request message's name, for errors a client's author recognises. */
+  get #requestName(): string {
+    return this.protocol === 'delta' ? 'DeltaDiscoveryRequest' : 'DiscoveryRequest';
   }
 
   #enqueue(task: () => void | Promise<void>): void {

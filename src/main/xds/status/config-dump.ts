@@ -1,4 +1,6 @@
+import type { SnapshotResourcesJson } from '../../../shared/api-types.js';
 import { decodeResource } from '../protocol/decode.js';
+import { encodeResource } from '../protocol/encode.js';
 import type { ProtoJson } from '../protocol/proto-json.js';
 import {
   CLUSTER_TYPE_URL,
@@ -66,4 +68,18 @@ export function configDump(snapshot: Snapshot): ConfigDump {
 
 function decoded(resources: ReadonlyMap<string, SnapshotResource>): Array<{ name: string; resource: ProtoJson }> {
   return [...resources].map(([name, { any }]) => ({ name, resource: decodeResource(any) }));
+}
+
+/**
+ * Generated resources as the wire carries them, the way the config dump shows them: encoded, then
+ * decoded, so fields at their default (`lb_policy: ROUND_ROBIN`) are left out by the one rule the
+ * dump follows. The history shows its snapshots through this, so History and Config agree.
+ */
+export function asSent(resources: SnapshotResourcesJson): SnapshotResourcesJson {
+  return Object.fromEntries(
+    Object.entries(resources).map(([typeUrl, list]) => [
+      typeUrl,
+      list.map(({ name, resource }) => ({ name, resource: decodeResource(encodeResource(typeUrl, resource as ProtoJson)) })),
+    ]),
+  );
 }

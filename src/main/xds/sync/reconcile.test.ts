@@ -8,6 +8,7 @@ import type { GeneratedResources } from '../generate/resources.js';
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL, XDS_TYPE_URLS } from '../protocol/type-urls.js';
 import { SnapshotCache } from '../server/snapshot-cache.js';
 import { apiListener, edsCluster, loadAssignment, routeConfiguration } from '../server/testing/fixtures.js';
+import { eventually } from '../../../../test/support/eventually.js';
 import { SnapshotReconciler } from './reconcile.js';
 
 const PROXY = 'default.web-1';
@@ -157,5 +158,21 @@ describe('SnapshotReconciler shared by many proxies', () => {
     expect(endpoints('default.web-1')).not.toBe(shared);
     expect(endpoints('default.web-1').value).not.toEqual(shared.value);
     expect(endpoints('default.web-2')).toBe(shared);
+  });
+});
+
+describe('SnapshotReconciler on a full disk', () => {
+  it('publishes every config while the history cannot be written, and counts what the history lost', async () => {
+    // A real SQLITE_FULL: the file may not grow past the pages it has.
+    db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
+
+    for (let port = 8080; port < 8083; port++) {
+      reconciler.reconcile(PROXY, echoResources(port, ['x'.repeat(5_000)]));
+      await new Promise((resolve) => setImmediate(resolve)); // the history's flush runs, and fails
+      expect(snapshots.getSnapshot(PROXY)!.get(ENDPOINT_TYPE_URL)!.resources.get('echo')!.json).toEqual(loadAssignment('echo', port));
+    }
+
+    // Each is dropped by the first attempt after it (retries back off): all three, in the end.
+    await eventually(() => expect(history.writeStatus()).toMatchObject({ lostSnapshots: 3, pendingSnapshots: 0, failing: true, lastFailure: { kind: 'disk-full' } }));
   });
 });

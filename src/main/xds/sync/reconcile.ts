@@ -56,7 +56,10 @@ export class SnapshotReconciler {
     >;
     const changedTypes = XDS_TYPE_URLS.filter((typeUrl) => current?.get(typeUrl)?.version !== versions[typeUrl]);
     if (changedTypes.length > 0) {
-      this.#history.recordSoon({ proxyId, createdAt: now(), versions, changedTypes, resources: generated });
+      // A type with no resources now and none before did not change for the user, even in a first
+      // snapshot: the history says "RDS changed" only when there are routes on one side.
+      const changedForHistory = changedTypes.filter((typeUrl) => generated[typeUrl].length > 0 || (current?.get(typeUrl)?.resources.size ?? 0) > 0);
+      this.#history.recordSoon({ proxyId, createdAt: now(), versions, changedTypes: changedForHistory, resources: generated });
       this.#snapshots.setSnapshot(proxyId, snapshot);
     }
     return { versions, changedTypes };

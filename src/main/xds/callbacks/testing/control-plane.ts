@@ -16,6 +16,7 @@ import type { Callbacks } from '../../server/callbacks.js';
 import { SnapshotCache } from '../../server/snapshot-cache.js';
 import type { StreamInfo } from '../../server/stream.js';
 import { RawAdsClient, withProbe } from '../../server/testing/raw-ads-client.js';
+import { RawDeltaClient } from '../../server/testing/raw-delta-client.js';
 import { RecordingCallbacks } from '../../server/testing/recording-callbacks.js';
 import { ProxyTimeline, type ProxyEvent, type ProxyEventKind } from '../../status/proxy-timeline.js';
 import { DataplaneLifecycle, type DataplaneLifecycleOptions } from '../dataplane-lifecycle.js';
@@ -43,7 +44,7 @@ export class TestControlPlane {
   /** First in every chain, so that its close hook runs after all the others. */
   readonly #streams = new RecordingCallbacks();
   readonly #servers: AdsServer[] = [];
-  readonly #clients: RawAdsClient[] = [];
+  readonly #clients: Array<RawAdsClient | RawDeltaClient> = [];
   readonly #lifecycles: DataplaneLifecycle[] = [];
 
   /** The Mesh `default` exists from the start, as in the product. */
@@ -80,6 +81,14 @@ export class TestControlPlane {
   proxy(port: number, node: Node): RawAdsClient {
     this.snapshots.setSnapshot(node.id, withProbe(new Map()));
     const client = new RawAdsClient(port, node);
+    this.#clients.push(client);
+    return client;
+  }
+
+  /** The same, speaking delta xDS. */
+  deltaProxy(port: number, node: Node): RawDeltaClient {
+    this.snapshots.setSnapshot(node.id, withProbe(new Map()));
+    const client = new RawDeltaClient(port, node);
     this.#clients.push(client);
     return client;
   }
@@ -137,6 +146,17 @@ export function dataplaneInput(mesh: string, name: string, service = 'backend', 
 /** The node of a proxy in the universal flow: its Dataplane as JSON in `dataplane.resource`. */
 export function nodeWithDataplane(nodeId: string, dataplane: Record<string, unknown>): Node {
   return { id: nodeId, metadata: { [DATAPLANE_METADATA_KEY]: JSON.stringify(dataplane) } };
+}
+
+/** Inbound ports handed out by name: meshdesk refuses two inbounds of a mesh on one address and port. */
+const inboundPorts = new Map<string, number>();
+
+/** The same port for the same Dataplane every time, and another one for every other Dataplane. */
+export function inboundPortOf(mesh: string, name: string): number {
+  const key = `${mesh}/${name}`;
+  let port = inboundPorts.get(key);
+  if (port === undefined) inboundPorts.set(key, (port = 20_000 + inboundPorts.size));
+  return port;
 }
 
 /** The Dataplane in the API/YAML shape, as a bootstrap carries it. */

@@ -1,8 +1,10 @@
 import * as grpc from '@grpc/grpc-js';
-import { adsServiceDefinition, type DiscoveryRequest, type DiscoveryResponse, type Node } from '../../protocol/ads-service.js';
+import type { DiscoveryRequest, DiscoveryResponse, Node } from '../../protocol/ads-service.js';
 import { decodeResource } from '../../protocol/decode.js';
 import { encodeResource } from '../../protocol/encode.js';
+import type { EncodedAny } from '../../protocol/proto-json.js';
 import type { Snapshot, SnapshotResource } from '../snapshot.js';
+import { RawCall } from './raw-call.js';
 
 /**
  * A raw ADS client for tests: a real gRPC stream to the server, built from the same service
@@ -15,6 +17,11 @@ import type { Snapshot, SnapshotResource } from '../snapshot.js';
 export const PROBE_TYPE_URL = 'type.googleapis.com/envoy.config.route.v3.VirtualHost';
 const PROBE_RESOURCES = 100;
 
+/** The probe names a client's barrier number `count` subscribes to. */
+export function probeNames(count: number): string[] {
+  return Array.from({ length: count }, (_, index) => `probe-${index + 1}`);
+}
+
 /** The snapshot plus the probe resources that `barrier()` subscribes to, one more each time. */
 export function withProbe(snapshot: Snapshot): Snapshot {
   const resources = new Map<string, SnapshotResource>();
@@ -25,14 +32,23 @@ export function withProbe(snapshot: Snapshot): Snapshot {
   return new Map([...snapshot, [PROBE_TYPE_URL, { version: 'probe', resources }]]);
 }
 
-type AdsClientCall = grpc.ClientDuplexStream<DiscoveryRequest, DiscoveryResponse>;
-
 /** The names of a response's resources, in order (`name`, or `cluster_name` for endpoints). */
 export function resourceNames(response: DiscoveryResponse): string[] {
-  return response.resources.map((any) => {
-    const resource = decodeResource(any);
-    return String(resource.name ?? resource.cluster_name);
-  });
+  return response.resources.map(resourceName);
+}
+
+export function resourceName(any: EncodedAny): string {
+  const resource = decodeResource(any);
+  return String(resource.name ?? resource.cluster_name);
+}
+
+/** Problems with the resources of a response of `typeUrl` carrying these Anys and names (both protocols). */
+export function resourceProblems(typeUrl: string, anys: readonly EncodedAny[], names: readonly string[]): string[] {
+  const problems: string[] = [];
+  const wrongType = anys.filter((any) => any.type_url !== typeUrl);
+  if (wrongType.length > 0) problems.push(`${wrongType.length} resource(s) are not ${typeUrl}`);
+  if (new Set(names).size !== names.length) problems.push(`a name appears twice: ${names.join(', ')}`);
+  return problems;
 }
 
 interface TypeState {
@@ -44,28 +60,16 @@ interface TypeState {
 export class RawAdsClient {
   /** Resolves with the stream's final status. */
   readonly status: Promise<grpc.StatusObject>;
-  readonly #client: grpc.Client;
-  readonly #call: AdsClientCall;
+  readonly #call: RawCall<DiscoveryRequest, DiscoveryResponse>;
   readonly #node: Node;
-  readonly #unread: DiscoveryResponse[] = [];
-  readonly #waiting: Array<(response: DiscoveryResponse) => void> = [];
   readonly #types = new Map<string, TypeState>();
-  readonly #noncesSeen = new Set<string>();
   #nodeSent = false;
   #probeNames = 0;
 
   constructor(port: number, node: Node = { id: 'default.client' }) {
-    const Client = grpc.makeGenericClientConstructor(adsServiceDefinition(), 'AggregatedDiscoveryService');
-    this.#client = new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+    this.#call = new RawCall(port, 'StreamAggregatedResources');
+    this.status = this.#call.status;
     this.#node = node;
-    this.#call = (this.#client as unknown as Record<string, () => AdsClientCall>).StreamAggregatedResources!.call(this.#client);
-    this.status = new Promise((resolve) => this.#call.on('status', resolve));
-    this.#call.on('error', () => {}); // the status promise reports it
-    this.#call.on('data', (response: DiscoveryResponse) => {
-      const waiter = this.#waiting.shift();
-      if (waiter) waiter(response);
-      else this.#unread.push(response);
-    });
   }
 
   /** Sends a request as given; the node goes with the first request only, unless `node` says otherwise. */
@@ -97,8 +101,10 @@ export class RawAdsClient {
 
   /** The next response, checked against the protocol's invariants. */
   async next(): Promise<DiscoveryResponse> {
-    const response = this.#unread.shift() ?? (await new Promise<DiscoveryResponse>((resolve) => this.#waiting.push(resolve)));
-    this.#check(response);
+    const response = await this.#call.read((read) => [
+      ...(read.version_info ? [] : ['version_info is empty']),
+      ...resourceProblems(read.type_url, read.resources, resourceNames(read)),
+    ]);
     this.#state(response.type_url).latestNonce = response.nonce;
     return response;
   }
@@ -110,8 +116,7 @@ export class RawAdsClient {
    */
   async barrier(): Promise<DiscoveryResponse[]> {
     this.#probeNames += 1;
-    const names = Array.from({ length: this.#probeNames }, (_, index) => `probe-${index + 1}`);
-    this.send(PROBE_TYPE_URL, { names });
+    this.send(PROBE_TYPE_URL, { names: probeNames(this.#probeNames) });
     const before: DiscoveryResponse[] = [];
     for (;;) {
       const response = await this.next();
@@ -124,26 +129,12 @@ export class RawAdsClient {
   }
 
   close(): void {
-    this.#call.end();
-    this.#client.close();
+    this.#call.close();
   }
 
   #state(typeUrl: string): TypeState {
     let state = this.#types.get(typeUrl);
     if (!state) this.#types.set(typeUrl, (state = { names: [], acceptedVersion: '', latestNonce: '' }));
     return state;
-  }
-
-  #check(response: DiscoveryResponse): void {
-    const problems: string[] = [];
-    if (this.#noncesSeen.has(response.nonce)) problems.push(`nonce ${response.nonce} was already used on this stream`);
-    if (!response.nonce) problems.push('nonce is empty');
-    if (!response.version_info) problems.push('version_info is empty');
-    const wrongType = response.resources.filter((any) => any.type_url !== response.type_url);
-    if (wrongType.length > 0) problems.push(`${wrongType.length} resource(s) are not ${response.type_url}`);
-    const names = resourceNames(response);
-    if (new Set(names).size !== names.length) problems.push(`a name appears twice: ${names.join(', ')}`);
-    this.#noncesSeen.add(response.nonce);
-    if (problems.length > 0) throw new Error(`protocol violation in ${response.type_url} response ${response.nonce}: ${problems.join('; ')}`);
   }
 }

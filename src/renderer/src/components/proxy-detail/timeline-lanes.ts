@@ -1,3 +1,4 @@
+import { plural } from '../../../../shared/plural.js';
 // How a proxy's events sit on the Timeline tab's time axis: one lane per concern, one mark per event.
 import type { ProxyEventBody as ProxyEvent } from '../../../../shared/proxy-events.js';
 import { formatDuration } from '../../lib/format/duration.js';
@@ -63,7 +64,7 @@ export function markOf(event: ProxyEvent): Mark {
         label: `generation: ${event.result} in ${formatDuration(event.durationMs)}${queuedText(event.queuedMs)}${event.detail ? ` — ${event.detail}` : ''}`,
       };
     case 'response':
-      return typeLane(event.typeUrl, event.at, 'response', `response ${shortVersion(event.version)} (${event.resources} resources, nonce ${event.nonce})`);
+      return typeLane(event.typeUrl, event.at, 'response', `response ${shortVersion(event.version)} (${plural(event.resources, 'resource')}, nonce ${event.nonce})`);
     case 'ack':
       return typeLane(event.typeUrl, event.at, 'ack', `ACK ${shortVersion(event.version)} (nonce ${event.nonce})`);
     case 'nack':

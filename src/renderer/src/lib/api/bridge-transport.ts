@@ -15,7 +15,11 @@ export class BridgeTransport implements Transport {
   subscribe(listener: (event: CoreEvent) => void, onStatus: (status: ConnectionStatus) => void): () => void {
     // The core lives in the same app: while the window exists, it is reachable.
     onStatus('live');
-    return this.bridge.subscribe(listener);
+    // Events were dropped while the page was too busy to take them: views reload on 'live'.
+    return this.bridge.subscribe(listener, () => {
+      onStatus('offline');
+      onStatus('live');
+    });
   }
 }
 

@@ -5,6 +5,7 @@ import type {
   ConfigDump,
   DataplaneOverview,
   FirstConfigBody,
+  ImportReport,
   ListBody,
   ProxyStatus,
   ProxyStatusDetail,
@@ -17,6 +18,7 @@ import type {
 } from '../../../../shared/api-types.js';
 import type { ApiMethod } from '../../../../shared/bridge.js';
 import type { CacheStats, XdsStats } from '../../../../shared/stats-types.js';
+import type { StorageStatus } from '../../../../shared/storage-types.js';
 import type { CoreEvent } from '../../../../shared/events.js';
 import type { ResourceKey, Violation } from '../../../../shared/resources.js';
 import type { ConnectionStatus, Transport } from './transport.js';
@@ -31,11 +33,14 @@ export class ApiRequestError extends Error {
     readonly status: number,
     readonly body: ApiErrorBody,
   ) {
-    super(`${method} ${path} answered ${status}: ${body.details || body.title}`);
+    super(`${method} ${path} answered ${status}: ${body.detail || body.title}`);
   }
 
+  /** The fields at fault: Kuma's `invalid_parameters`, else the older `causes`. */
   get causes(): Violation[] {
-    return this.body.causes;
+    return (
+      this.body.invalid_parameters?.map(({ field, reason }) => ({ field, message: reason })) ?? this.body.causes ?? []
+    );
   }
 }
 
@@ -160,9 +165,16 @@ export class MeshdeskClient {
     return this.json('GET', resourcePath(key));
   }
 
-  /** Creates or replaces a resource from YAML or JSON text (or an object); the answer is the stored resource. */
-  applyResource(key: ResourceKey, body: string | object): Promise<KumaObject> {
-    return this.json('PUT', resourcePath(key), body);
+  /**
+   * Creates or updates a resource from YAML or JSON text (or an object) and reads it back: Kuma's
+   * PUT answers `{}` (or `{warnings}`), not the stored resource. `createOnly` never replaces an
+   * existing one (409); `takeOver` is the explicit consent to update a Dataplane its proxy
+   * registered (without it the API answers 409).
+   */
+  async applyResource(key: ResourceKey, body: string | object, options: { createOnly?: boolean; takeOver?: boolean } = {}): Promise<KumaObject> {
+    const query = options.createOnly ? '?createOnly=true' : options.takeOver ? '?takeOver=true' : '';
+    await this.request('PUT', `${resourcePath(key)}${query}`, body);
+    return this.resource(key);
   }
 
   async deleteResource(key: ResourceKey): Promise<void> {
@@ -171,7 +183,7 @@ export class MeshdeskClient {
 
   // proxies
   dataplanesWithInsights(mesh: string): Promise<ListBody<DataplaneOverview>> {
-    return this.json('GET', `/meshes/${segment(mesh)}/dataplanes+insights`);
+    return this.json('GET', `/meshes/${segment(mesh)}/dataplanes+status`);
   }
 
   proxies(): Promise<ListBody<ProxyStatus>> {
@@ -201,6 +213,17 @@ export class MeshdeskClient {
 
   snapshot(mesh: string, name: string, id: number): Promise<SnapshotRecord> {
     return this.json('GET', `${proxyPath(mesh, name)}/_history/${id}`);
+  }
+
+  /** The whole store as `kumactl apply -f` YAML (proxy-registered Dataplanes left out). */
+  exportYaml(): Promise<string> {
+    return this.request('GET', '/export');
+  }
+
+  /** Imports an export or `kumactl get -o yaml` output, all or nothing; `dryRun` only says what would happen. */
+  importResources(text: string, options: { overwrite: boolean; dryRun: boolean }): Promise<ImportReport> {
+    const query = new URLSearchParams({ overwrite: String(options.overwrite), dryRun: String(options.dryRun) });
+    return this.json('POST', `/import?${query}`, text);
   }
 
   /** The bootstrap file's text: Envoy YAML (default) or JSON, or gRPC's JSON bootstrap. */
@@ -248,6 +271,11 @@ export class MeshdeskClient {
     return this.json('GET', '/stats/xds');
   }
 
+  /** Config history write status and the stored rows left out as broken (the storage indicator polls it). */
+  storage(): Promise<StorageStatus> {
+    return this.json('GET', '/storage');
+  }
+
   /** Prometheus text exposition (`store_cache`, `mesh_cache`, `xds_generation`, `xds_delivery`, …). */
   metrics(): Promise<string> {
     return this.request('GET', '/metrics');
@@ -258,11 +286,15 @@ function resourcePath({ type, mesh, name }: ResourceKey): string {
   return type === 'Mesh' ? `/meshes/${segment(name)}` : proxyPath(mesh, name);
 }
 
+/** Kuma's error envelope from whatever a non-2xx answer holds (a proxy in between may answer plain text). */
 function parseErrorBody(text: string, status: number): ApiErrorBody {
+  let body: Partial<ApiErrorBody> = {};
   try {
-    const body = JSON.parse(text) as Partial<ApiErrorBody>;
-    return { title: body.title ?? `HTTP ${status}`, details: body.details ?? '', causes: body.causes ?? [] };
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed === 'object' && parsed !== null) body = parsed as Partial<ApiErrorBody>;
   } catch {
-    return { title: `HTTP ${status}`, details: text.slice(0, 500), causes: [] };
+    body = { detail: text.slice(0, 500) };
   }
+  const detail = body.detail ?? body.details ?? '';
+  return { ...body, type: '/std-errors', status, title: body.title ?? `HTTP ${status}`, detail, details: detail };
 }

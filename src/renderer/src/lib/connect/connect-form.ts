@@ -21,6 +21,24 @@ export interface ConnectFormValues {
   servicePort: string;
   protocol: Protocol;
   outbounds: OutboundRow[];
+  /** Envoy's admin port; empty: the one meshdesk picks (a port of its own, not 9901). */
+  adminPort: string;
+}
+
+/** Starting points for the usual kinds of proxy: the form is filled in, then edited. */
+export type ConnectPreset = 'envoy-sidecar' | 'grpc-client' | 'grpc-server';
+
+export function presetValues(preset: ConnectPreset, mesh: string): ConnectFormValues {
+  const base = { mesh, servicePort: '', protocol: 'grpc' as Protocol, adminPort: '' };
+  switch (preset) {
+    case 'envoy-sidecar':
+      return { ...base, kind: 'envoy', name: 'app-1', service: 'app', port: '18080', servicePort: '8080', protocol: 'http', outbounds: [{ id: 1, port: '10001', service: 'backend' }] };
+    case 'grpc-client':
+      return { ...base, kind: 'grpc', name: 'client-1', service: '', port: '', outbounds: [{ id: 1, port: '10001', service: 'greeter' }] };
+    case 'grpc-server':
+      // No sidecar in between: the inbound port is the port the gRPC server itself listens on.
+      return { ...base, kind: 'grpc', name: 'greeter-1', service: 'greeter', port: '50051', outbounds: [] };
+  }
 }
 
 /** Messages by form field: `name`, `port`, `outbound.<id>.service`, …, `form` for the whole and `token` for the bootstrap's token. */
@@ -48,6 +66,7 @@ export function validateForm(values: ConnectFormValues): FieldErrors {
     check('port', portProblem(values.port));
     if (values.kind === 'envoy' && values.servicePort !== '') check('servicePort', portProblem(values.servicePort));
   }
+  if (values.kind === 'envoy' && values.adminPort !== '') check('adminPort', portProblem(values.adminPort));
   for (const row of values.outbounds) {
     check(outboundField(row, 'port'), portProblem(row.port));
     check(outboundField(row, 'service'), row.service === '' ? 'required' : SERVICE.test(row.service) ? undefined : 'letters, digits, ".", "-", "_" or ":" only');
@@ -56,8 +75,12 @@ export function validateForm(values: ConnectFormValues): FieldErrors {
   return errors;
 }
 
-/** The Dataplane in Kuma's universal shape, as the bootstrap carries it. */
-export function toDataplane(values: ConnectFormValues): Record<string, unknown> {
+/**
+ * The Dataplane in Kuma's universal shape, as the bootstrap carries it. An Envoy's admin port is the
+ * one typed in, else `pickedAdminPort` (the one meshdesk picked in the last bootstrap), if known.
+ */
+export function toDataplane(values: ConnectFormValues, pickedAdminPort?: number): Record<string, unknown> {
+  const adminPort = values.kind !== 'envoy' ? undefined : values.adminPort !== '' ? Number(values.adminPort) : pickedAdminPort;
   const inbound =
     values.service === ''
       ? undefined
@@ -74,8 +97,19 @@ export function toDataplane(values: ConnectFormValues): Record<string, unknown> 
     type: 'Dataplane',
     mesh: values.mesh,
     name: values.name,
-    networking: { address: ADDRESS, ...(inbound && { inbound }), ...(outbound.length > 0 && { outbound }) },
+    networking: {
+      address: ADDRESS,
+      ...(inbound && { inbound }),
+      ...(outbound.length > 0 && { outbound }),
+      ...(adminPort !== undefined && { admin: { port: adminPort } }),
+    },
   };
+}
+
+/** The admin port an Envoy bootstrap (YAML or JSON text) binds: what meshdesk picked when the form left it empty. */
+export function adminPortOfBootstrap(bootstrap: { admin?: { address?: { socket_address?: { port_value?: unknown } } } }): number | undefined {
+  const port = bootstrap.admin?.address?.socket_address?.port_value;
+  return typeof port === 'number' ? port : undefined;
 }
 
 /** The form field an API violation is about (`networking.outbound[1].tags` → that row's service). */
@@ -83,6 +117,7 @@ export function formFieldOf(path: string, values: ConnectFormValues): string {
   const [first, second, index, field] = parseFieldPath(path);
   if (first === 'name' || first === 'mesh' || first === 'token') return first;
   if (first !== 'networking') return 'form';
+  if (second === 'admin') return 'adminPort';
   if (second === 'inbound') {
     if (field === 'tags') return parseFieldPath(path)[4] === PROTOCOL_TAG ? 'protocol' : 'service';
     return field === 'servicePort' ? 'servicePort' : field === 'port' ? 'port' : 'service';

@@ -35,8 +35,13 @@ export function formatLeft(at: number, now: number): string {
 
 /** Local wall-clock time with milliseconds, for event lists: `14:02:11.482`. */
 export function formatClock(at: number): string {
+  return `${formatTimeOfDay(at)}.${String(new Date(at).getMilliseconds()).padStart(3, '0')}`;
+}
+
+/** Local time to the second: `14:02:11`. */
+export function formatTimeOfDay(at: number): string {
   const date = new Date(at);
-  return `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}.${String(date.getMilliseconds()).padStart(3, '0')}`;
+  return `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
 }
 
 /** Local date and time for tooltips: `2026-12-02 14:02:11`. */

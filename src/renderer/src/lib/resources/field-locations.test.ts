@@ -46,6 +46,8 @@ describe('field locations', () => {
 
   it('reads the position of a syntax error from its message', () => {
     expect(lineOf('', 'line 6, column 3: bad indentation')).toBe(6);
+    // The list shows the line beside the message: the message must not say it again ("line 6 line 6, …").
+    expect(locateViolations(DATAPLANE, [{ field: '', message: 'line 6, column 3: bad indentation' }])[0]!.message).toBe('column 3: bad indentation');
   });
 
   it('finds fields in JSON text as well', () => {

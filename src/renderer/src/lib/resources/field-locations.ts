@@ -47,7 +47,9 @@ export function locateViolations(text: string, violations: readonly Violation[])
     const positioned = POSITION_IN_MESSAGE.exec(violation.message);
     if (violation.field === '' && positioned) {
       const from = offsetOf(text, Number(positioned[1]), Number(positioned[2]));
-      return { ...violation, location: at(from, Math.max(from + 1, lineEnd(text, from))), exact: true };
+      // The place is the location now (the list says "line 8"): the message keeps only what is wrong.
+      const message = `column ${positioned[2]}: ${violation.message.slice(positioned[0].length)}`;
+      return { ...violation, message, location: at(from, Math.max(from + 1, lineEnd(text, from))), exact: true };
     }
     const found = findNode(document.contents as Node | null, parseFieldPath(violation.field));
     if (!found) return { ...violation, location: firstLine, exact: false };

@@ -1,20 +1,31 @@
 import type { ResourceKey, ResourceType, Violation } from '../../../../shared/resources.js';
 import { ApiRequestError, client, type KumaObject } from '../api/index.js';
-import { describeKey, keyFromText, template, toEditableYaml } from './resource-text.js';
+import { lineDiff, type DiffLine } from './line-diff.js';
+import { describeKey, keyFromText, template, toEditableYaml, withVersion, type Existing } from './resource-text.js';
 import { sameKey } from './resources-state.svelte.js';
 
 /** What the editor holds: a stored resource, or a new one from a template. */
 export type EditorTarget = { kind: 'stored'; key: ResourceKey } | { kind: 'new'; type: ResourceType };
 
-/** A stale `version` (someone wrote the resource since it was loaded). */
+/** Someone wrote the resource since the user loaded it: what is stored now against the user's text. */
 export interface Conflict {
   message: string;
+  /** The resource as stored now; overwriting sends the user's text with its version. */
+  current: KumaObject;
+  lines: DiffLine[];
 }
 
+/** The label the proxy lifecycle puts on a Dataplane its proxy registered (see the API's takeOver). */
+const ORIGIN_LABEL = 'meshdesk.io/origin';
+
 /**
- * One resource in the YAML editor: load, apply (PUT, with the loaded `version` for optimistic
- * concurrency), delete, and what the API said about it. Validation errors are kept by field path
- * (the editor finds their lines); a 409 is a conflict the user resolves by reloading.
+ * One resource in the YAML editor: load, apply, delete, and what the API said about it.
+ * - A new resource (a template, or a stored one renamed in the editor) is only ever created: the
+ *   API refuses to replace an existing one.
+ * - An edit is an update of exactly the version the user loaded; when someone wrote in between,
+ *   the conflict shows the stored text against the user's, to reload or overwrite.
+ * - A Dataplane its proxy registered is only taken over (made the API's) when the user says so.
+ * Validation errors are kept by field path (the editor finds their lines).
  */
 export class ResourceEditor {
   target = $state.raw<EditorTarget>();
@@ -25,6 +36,8 @@ export class ResourceEditor {
   stored = $state.raw<KumaObject>();
   violations = $state.raw<Violation[]>([]);
   conflict = $state.raw<Conflict>();
+  /** The API refused to update a proxy-registered Dataplane without consent: what taking it over means. */
+  takeOver = $state<string>();
   error = $state<string>();
   notice = $state<string>();
   busy = $state(false);
@@ -51,12 +64,23 @@ export class ResourceEditor {
     }
   }
 
-  startNew(type: ResourceType, mesh: string): void {
+  /** True when the open Dataplane was registered by its proxy (it goes when the proxy goes). */
+  get proxyRegistered(): boolean {
+    return (this.stored?.labels as Record<string, string> | undefined)?.[ORIGIN_LABEL] === 'proxy';
+  }
+
+  startNew(type: ResourceType, mesh: string, existing: Existing): void {
     this.target = { kind: 'new', type };
     this.#clearMessages();
     this.changedElsewhere = undefined;
     this.stored = undefined;
-    this.text = this.original = template(type, mesh);
+    this.text = this.original = template(type, mesh, existing);
+  }
+
+  /** The lists changed under an untouched template: pick a name and port that are still free. */
+  refreshTemplate(mesh: string, existing: Existing): void {
+    if (this.target?.kind !== 'new' || this.dirty || this.busy) return;
+    this.text = this.original = template(this.target.type, mesh, existing);
   }
 
   /** Discards the edits and shows the stored resource as it is now. */
@@ -64,23 +88,31 @@ export class ResourceEditor {
     if (this.target?.kind === 'stored') await this.open(this.target.key);
   }
 
-  /** PUTs the text to the URL its own type, mesh and name give; answers the stored key when applied. */
-  async apply(): Promise<ResourceKey | undefined> {
+  /**
+   * PUTs the text to the URL its own type, mesh and name give; answers the stored key when applied.
+   * `version` overrides the loaded one (overwriting after a conflict); `takeOver` is the user's
+   * consent to make a proxy-registered Dataplane the API's.
+   */
+  async apply({ version, takeOver = false }: { version?: number; takeOver?: boolean } = {}): Promise<ResourceKey | undefined> {
     const read = keyFromText(this.text);
     this.#clearMessages();
     if ('violations' in read) {
       this.violations = read.violations;
       return undefined;
     }
+    const target = this.target;
+    const editing = target?.kind === 'stored' && sameKey(target.key, read.key) && this.stored !== undefined && this.changedElsewhere !== 'deleted';
     this.busy = true;
     try {
-      const resource = await client.applyResource(read.key, this.text);
+      const resource = editing
+        ? await client.applyResource(read.key, withVersion(this.text, version ?? Number(this.stored!.version)), { takeOver })
+        : await client.applyResource(read.key, this.text, { createOnly: true });
       this.target = { kind: 'stored', key: read.key };
       this.#show(resource);
-      this.notice = `Applied ${describeKey(read.key)}: version ${String(resource.version)}`;
+      this.notice = `${editing ? 'Applied' : 'Created'} ${describeKey(read.key)}: version ${String(resource.version)}`;
       return read.key;
     } catch (error) {
-      this.#showFailure(error);
+      await this.#showFailure(error, read.key, editing);
       return undefined;
     } finally {
       this.busy = false;
@@ -124,18 +156,45 @@ export class ResourceEditor {
     this.changedElsewhere = undefined;
   }
 
-  #showFailure(error: unknown): void {
+  async #showFailure(error: unknown, key: ResourceKey, editing: boolean): Promise<void> {
     if (!(error instanceof ApiRequestError)) {
       this.error = describe(error);
     } else if (error.status === 409 && error.causes.some((cause) => cause.field === 'version')) {
-      const stored = error.causes.find((cause) => cause.field === 'version')!.message;
-      this.conflict = { message: `${error.body.details} (${stored}). Reload to see the stored resource; your edits will be lost.` };
+      await this.#showConflict(key);
+    } else if (error.status === 409 && error.causes.some((cause) => cause.field.startsWith('labels['))) {
+      // The API's details speak to API users (`?takeOver=true`); the button here is the consent.
+      this.takeOver = `${describeKey(key)} was registered by its proxy: it is deleted when the proxy leaves, and the proxy's next registration replaces your edit. Take it over to make it a Dataplane of your own that stays.`;
+    } else if (error.status === 409 && !editing) {
+      this.error = `${describeKey(key)} already exists: a new resource never replaces one. Choose another name, or open ${key.name} to edit it.`;
     } else if (error.status === 400 && error.causes.length > 0) {
       this.violations = error.causes;
       this.error = error.body.details || error.body.title;
     } else {
       this.error = error.body.details || error.body.title;
     }
+  }
+
+  /** What is stored now against the user's text; the user's edits stay in the editor. */
+  async #showConflict(key: ResourceKey): Promise<void> {
+    try {
+      const current = await client.resource(key);
+      const stored = this.stored?.version;
+      this.conflict = {
+        message: `${describeKey(key)} changed since you loaded it: you edited version ${String(stored)}, version ${String(current.version)} is stored now.`,
+        current,
+        lines: lineDiff(toEditableYaml(current), this.text),
+      };
+    } catch (error) {
+      // Gone meanwhile: applying again creates it.
+      this.error = `${describeKey(key)} changed since you loaded it and could not be read again: ${describe(error)}`;
+      this.changedElsewhere = 'deleted';
+    }
+  }
+
+  /** Discards the user's edits for the resource as stored now (from the conflict). */
+  takeStored(): void {
+    if (this.conflict) this.#show(this.conflict.current);
+    this.conflict = undefined;
   }
 
   #isOpen(key: ResourceKey): boolean {
@@ -145,6 +204,7 @@ export class ResourceEditor {
   #clearMessages(): void {
     this.violations = [];
     this.conflict = undefined;
+    this.takeOver = undefined;
     this.error = undefined;
     this.notice = undefined;
   }

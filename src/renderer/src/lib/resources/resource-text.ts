@@ -3,8 +3,8 @@ import { LineCounter, parseDocument, stringify } from 'yaml';
 import type { ResourceKey, ResourceType, Violation } from '../../../../shared/resources.js';
 import type { KumaObject } from '../api/index.js';
 
-/** Read-only fields the store owns: shown beside the editor, not in it. `version` stays: applying sends it back. */
-const STORE_FIELDS = ['creationTime', 'modificationTime'];
+/** Read-only fields the store owns or computes: shown beside the editor, not in it. `version` stays: applying sends it back. */
+const STORE_FIELDS = ['creationTime', 'modificationTime', 'kri'];
 
 export function toEditableYaml(resource: KumaObject): string {
   const fields = Object.entries(resource).filter(
@@ -42,16 +42,31 @@ export function keyFromText(text: string): KeyFromText {
   return { key: { type: type!, mesh: type === 'Mesh' ? '' : (object.mesh as string), name: object.name as string } };
 }
 
-/** Starting points for "New": valid as they are, so Apply works at once. */
-export function template(type: ResourceType, mesh: string): string {
-  if (type === 'Mesh') return 'type: Mesh\nname: my-mesh\n';
+/** What is stored already, so that a template names and ports nothing that exists. */
+export interface Existing {
+  meshes: readonly KumaObject[];
+  dataplanes: readonly KumaObject[];
+}
+
+const TEMPLATE_ADDRESS = '127.0.0.1';
+
+/**
+ * Starting points for "New": valid as they are, so Apply works at once, with a name the mesh does
+ * not have (`backend-2` when `backend-1` exists) and an inbound port no Dataplane of the mesh
+ * listens on at the same address. Applying a template only ever creates.
+ */
+export function template(type: ResourceType, mesh: string, existing: Existing): string {
+  if (type === 'Mesh') return `type: Mesh\nname: ${freeName('my-mesh', new Set(existing.meshes.map((each) => each.name)))}\n`;
+  const inMesh = existing.dataplanes.filter((each) => each.mesh === mesh);
+  const name = freeName('backend', new Set(inMesh.map((each) => each.name)));
+  const port = freePort(18080, inMesh);
   return `type: Dataplane
 mesh: ${mesh}
-name: backend-1
+name: ${name}
 networking:
-  address: 127.0.0.1
+  address: ${TEMPLATE_ADDRESS}
   inbound:
-    - port: 18080          # Envoy listens here
+    - port: ${port}          # Envoy listens here
       servicePort: 8080    # the app; defaults to port
       tags:
         kuma.io/service: backend
@@ -61,6 +76,42 @@ networking:
       tags:
         kuma.io/service: web
 `;
+}
+
+/** `backend-1`, or the first `backend-N` not taken. */
+function freeName(stem: string, taken: ReadonlySet<string>): string {
+  let index = 1;
+  while (taken.has(`${stem}-${index}`)) index++;
+  return `${stem}-${index}`;
+}
+
+function freePort(from: number, dataplanes: readonly KumaObject[]): number {
+  const taken = new Set<number>();
+  for (const dataplane of dataplanes) {
+    const networking = (dataplane as { networking?: { address?: string; inbound?: { port?: number; address?: string }[] } }).networking;
+    for (const inbound of networking?.inbound ?? []) {
+      if ((inbound.address ?? networking?.address) === TEMPLATE_ADDRESS && typeof inbound.port === 'number') taken.add(inbound.port);
+    }
+  }
+  let port = from;
+  while (taken.has(port)) port++;
+  return port;
+}
+
+const VERSION_LINE = /^version:.*$/m;
+
+/**
+ * The text with the version the user saw, so that applying it is an update of exactly that
+ * version whatever happened to the `version:` line in the editor. Other lines stay where they
+ * are, so the API's violations still point at the user's lines.
+ */
+export function withVersion(text: string, version: number): string {
+  if (VERSION_LINE.test(text)) return text.replace(VERSION_LINE, `version: ${version}`);
+  const document = parseDocument(text);
+  // Block YAML (what the editor shows): one more line at the end. Flow or JSON: set the field.
+  if (!text.trimStart().startsWith('{')) return `${text.replace(/\n*$/, '')}\nversion: ${version}\n`;
+  document.set('version', version);
+  return String(document);
 }
 
 export function describeKey({ type, mesh, name }: ResourceKey): string {

@@ -22,16 +22,17 @@ export const CACHE_HISTORY_SAMPLES = 300;
 const POLL_MS = 1000;
 
 /**
- * The Cache view's data: `GET /stats/cache` every second, and a client-side ring buffer of the
+ * The Cache view's counters: `GET /stats/cache` every second, and a client-side ring buffer of the
  * lookup rates between polls (the core keeps only totals), with the TTL changes seen on the way.
- * A settings change is fetched at once, so the chart marks it where it happened.
+ * A settings change is fetched at once, so the chart marks it where it happened. One for the whole
+ * app, polling from the first visit of the Cache view on: leaving the view and coming back finds
+ * the chart's history whole, not started over.
  */
-export class CacheStatsState {
+class CacheStatsState {
   #history = $state.raw<CacheRateSample[]>([]);
   #ttlChanges = $state.raw<TtlChange[]>([]);
-  /** `performance.now()` when the latest stats arrived: entries' ages tick on from there. */
-  #receivedAt = $state(0);
   #previous: CacheStats | undefined;
+  #started = false;
 
   readonly #stats = new Polled<CacheStats>({
     load: () => client.cacheStats(),
@@ -59,15 +60,21 @@ export class CacheStatsState {
     return this.#ttlChanges;
   }
 
-  get receivedAt(): number {
-    this.#keepPolling();
-    return this.#receivedAt;
-  }
-
   /** Applies a new expiration time; throws the API's error (400 naming the setting) for the field to show. */
   async applyExpirationTime(value: string): Promise<void> {
     await client.updateSettings({ 'store.cache.expirationTime': value });
     await this.#stats.refresh();
+  }
+
+  /** Polls from now on, whether or not a view shows the numbers (idempotent). */
+  start(): void {
+    if (this.#started) return;
+    this.#started = true;
+    $effect.root(() => {
+      $effect(() => {
+        void this.#stats.current;
+      });
+    });
   }
 
   /** Reading any of it keeps the polls going, as reading `current` does. */
@@ -76,7 +83,6 @@ export class CacheStatsState {
   }
 
   #record(stats: CacheStats): void {
-    this.#receivedAt = performance.now();
     const previous = this.#previous;
     this.#previous = stats;
     if (!previous || stats.at <= previous.at) return;
@@ -94,6 +100,8 @@ export class CacheStatsState {
     this.#ttlChanges = changes;
   }
 }
+
+export const cacheStats = new CacheStatsState();
 
 /** Counters only grow; a smaller one means the core restarted, and that interval counts from zero. */
 function rates(before: CacheCounts, after: CacheCounts, seconds: number): CacheCounts {

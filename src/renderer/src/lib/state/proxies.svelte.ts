@@ -23,6 +23,8 @@ export interface ProxyRow {
   status?: ProxyStatus;
   since?: number;
   connections: number;
+  /** The xDS variant of its (last) stream; undefined for a proxy never seen. */
+  protocol?: ProxyStatus['protocol'];
   /** By short type (`cds`, `eds`, `lds`, `rds`). */
   types: Record<string, TypeStatus>;
   /** Lower-case text the search matches against. */
@@ -32,7 +34,7 @@ export interface ProxyRow {
 export function toProxyRow(overview: DataplaneOverview): ProxyRow {
   const { mesh, name, labels, dataplane, dataplaneInsight: insight } = overview;
   const services = [
-    ...new Set((dataplane.networking.inbound ?? []).map((inbound) => inbound.tags['kuma.io/service']).filter((s) => s !== undefined)),
+    ...new Set((dataplane.networking.inbound ?? []).map((inbound) => inbound.tags?.['kuma.io/service']).filter((s) => s !== undefined)),
   ];
   const origin = labels[ORIGIN_LABEL] === 'proxy' ? 'proxy' : 'api';
   const state = insight === null ? 'never' : insight.online ? 'online' : 'offline';
@@ -48,8 +50,9 @@ export function toProxyRow(overview: DataplaneOverview): ProxyRow {
     ...(insight && { status: insight }),
     since: insight?.since,
     connections: insight?.connections ?? 0,
+    protocol: insight?.protocol,
     types: Object.fromEntries((insight?.types ?? []).map((type) => [type.type, type])),
-    haystack: [mesh, name, address, origin, state, ...services].join(' ').toLowerCase(),
+    haystack: [mesh, name, address, origin, state, insight?.protocol ?? '', ...services].join(' ').toLowerCase(),
   };
 }
 

@@ -1,0 +1,26 @@
+import type { StorageStatus } from '../../shared/storage-types.js';
+import type { ResourceManager } from '../manager/interfaces.js';
+import type { SnapshotHistory } from '../store/snapshot-history.js';
+import type { Route } from './router.js';
+
+export interface StorageDependencies {
+  manager: Pick<ResourceManager, 'brokenRows'>;
+  historyWrites: Pick<SnapshotHistory, 'writeStatus'>;
+}
+
+/**
+ * `GET /storage`: how the database is doing, for the UI's storage indicator — what the config history
+ * could not record, and the stored rows left out of every read because they are broken.
+ */
+export function storageRoutes(deps: StorageDependencies): Route[] {
+  return [
+    {
+      method: 'GET',
+      path: '/storage',
+      handler: () => {
+        const status: StorageStatus = { history: deps.historyWrites.writeStatus(), brokenRows: deps.manager.brokenRows() };
+        return { json: status };
+      },
+    },
+  ];
+}

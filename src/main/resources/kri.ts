@@ -1,0 +1,49 @@
+// Kuma Resource Identifiers (pkg/core/kri/kri.go): `kri_<short>_<mesh>_<zone>_<namespace>_<name>_<section>`.
+import type { Resource, ResourceType } from '../../shared/resources.js';
+
+const PREFIX = 'kri';
+const ZONE_LABEL = 'kuma.io/zone';
+const NAMESPACE_LABEL = 'k8s.kuma.io/namespace';
+const DISPLAY_NAME_LABEL = 'kuma.io/display-name';
+
+/** Kuma's short names of the types meshdesk stores. */
+export const SHORT_NAMES: Record<ResourceType, string> = { Mesh: 'm', Dataplane: 'dp' };
+
+/** What a KRI names; zone and namespace come from the resource's labels, empty when it has none. */
+export interface KriParts {
+  type: ResourceType;
+  mesh: string;
+  zone: string;
+  namespace: string;
+  name: string;
+  sectionName: string;
+}
+
+/** The KRI of a stored resource: the display-name label stands for the name when there is one. */
+export function kriOf({ type, meta }: Pick<Resource, 'type' | 'meta'>): string {
+  return formatKri({
+    type,
+    mesh: meta.mesh,
+    zone: meta.labels[ZONE_LABEL] ?? '',
+    namespace: meta.labels[NAMESPACE_LABEL] ?? '',
+    name: meta.labels[DISPLAY_NAME_LABEL] ?? meta.name,
+    sectionName: '',
+  });
+}
+
+export function formatKri(parts: KriParts): string {
+  return [PREFIX, SHORT_NAMES[parts.type], parts.mesh, parts.zone, parts.namespace, parts.name, parts.sectionName].join('_');
+}
+
+/** A KRI's parts, or a message saying why the text is not one meshdesk can resolve. */
+export function parseKri(text: string): KriParts | string {
+  const parts = text.split('_');
+  if (parts.length !== 7 || parts[0] !== PREFIX) {
+    return `invalid KRI "${text}": expected ${PREFIX}_<type>_<mesh>_<zone>_<namespace>_<name>_<section>`;
+  }
+  const [, short, mesh, zone, namespace, name, sectionName] = parts as [string, string, string, string, string, string, string];
+  const type = (Object.keys(SHORT_NAMES) as ResourceType[]).find((candidate) => SHORT_NAMES[candidate] === short);
+  if (type === undefined) return `invalid KRI "${text}": unknown resource type "${short}"`;
+  if (name === '') return `invalid KRI "${text}": the name is empty`;
+  return { type, mesh, zone, namespace, name, sectionName };
+}

@@ -1,0 +1,60 @@
+// Which fields of a stored Mesh or Dataplane meshdesk keeps but does not act on: Kuma accepts them, so
+// meshdesk accepts and stores them too, and says so instead of silently ignoring them. Shared by the
+// API (`GET …/_not-applied`) and the Resources editor. Whoever makes the generator act on a field
+// removes it here.
+import { SERVICE_TAG, type ResourceType } from './resources.js';
+
+/** Mesh spec fields: meshdesk has no mTLS, policies or backends yet, so none of them is applied. */
+const MESH_FIELDS = [
+  'mtls',
+  'tracing',
+  'logging',
+  'metrics',
+  'networking',
+  'routing',
+  'constraints',
+  'skipCreatingInitialPolicies',
+  'meshServices',
+];
+
+/** Dataplane fields outside `networking.inbound`/`outbound` that no generator reads. */
+const DATAPLANE_FIELDS = ['metrics', 'probes'];
+const NETWORKING_FIELDS = ['gateway', 'transparentProxying', 'listeners'];
+const INBOUND_FIELDS = ['name', 'protocol', 'state', 'health', 'serviceProbe'];
+const OUTBOUND_FIELDS = ['backendRef'];
+
+type Fields = Record<string, unknown>;
+
+/**
+ * The field paths (`networking.inbound[0].serviceProbe`) present in `spec` that meshdesk stores but
+ * does not apply. `spec` is a spec or the flat Kuma object: meta fields are not looked at.
+ * An inbound without a `kuma.io/service` tag is listed whole: nothing is generated for it yet.
+ */
+export function notAppliedFields(type: ResourceType, spec: object): string[] {
+  const resource = spec as Fields;
+  if (type === 'Mesh') return MESH_FIELDS.filter((field) => isSet(resource[field]));
+  const found = DATAPLANE_FIELDS.filter((field) => isSet(resource[field]));
+  const networking = asFields(resource.networking);
+  found.push(...NETWORKING_FIELDS.filter((field) => isSet(networking[field])).map((field) => `networking.${field}`));
+  asList(networking.inbound).forEach((inbound, index) => {
+    const path = `networking.inbound[${index}]`;
+    if (asFields(inbound.tags)[SERVICE_TAG] === undefined) found.push(path);
+    else found.push(...INBOUND_FIELDS.filter((field) => isSet(inbound[field])).map((field) => `${path}.${field}`));
+  });
+  asList(networking.outbound).forEach((outbound, index) => {
+    found.push(...OUTBOUND_FIELDS.filter((field) => isSet(outbound[field])).map((field) => `networking.outbound[${index}].${field}`));
+  });
+  return found;
+}
+
+function isSet(value: unknown): boolean {
+  return value !== undefined && value !== null;
+}
+
+function asFields(value: unknown): Fields {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Fields) : {};
+}
+
+function asList(value: unknown): Fields[] {
+  return Array.isArray(value) ? value.map(asFields) : [];
+}

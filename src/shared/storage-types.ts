@@ -1,0 +1,37 @@
+import type { ResourceType } from './resources.js';
+
+/** What is wrong with the database file itself, whatever was being read or written. */
+export type StorageFaultKind = 'disk-full' | 'locked' | 'corrupt';
+
+/** One failed write, as `GET /storage` reports it. */
+export interface StorageFailure {
+  /** `other` for an error that is not a storage fault (a bug): its message says more. */
+  kind: StorageFaultKind | 'other';
+  message: string;
+  /** Epoch ms. */
+  at: number;
+}
+
+/** How writing the snapshot history goes: history is a record, so its failures never stop serving config. */
+export interface HistoryWriteStatus {
+  /** Published snapshots the history could not record since meshdesk started. */
+  lostSnapshots: number;
+  /** Snapshots waiting to be written (e.g. while another process holds the database). */
+  pendingSnapshots: number;
+  /** The latest attempt failed: writing resumes on its own once the database takes writes again. */
+  failing: boolean;
+  lastFailure?: StorageFailure;
+}
+
+/** A stored row meshdesk cannot use: it is left out of every listing (and so of every proxy's config) until fixed. */
+export interface BrokenRow {
+  table: 'resources';
+  key: { type: ResourceType; mesh: string; name: string };
+  reason: string;
+}
+
+/** `GET /storage`: the database's health as the UI's status bar, history and resources views show it. */
+export interface StorageStatus {
+  history: HistoryWriteStatus;
+  brokenRows: BrokenRow[];
+}

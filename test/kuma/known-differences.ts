@@ -1,0 +1,155 @@
+// Every place meshdesk knowingly differs from Kuma v2.14.3's golden data (../shared/kuma-cases), in one
+// list for all areas, with the reason. `case` is the id of a golden case (`<file>: <name>`) where one
+// shows the difference, '*' for every case of the area, else the kind of input it is about. The
+// conformance tests (test/kuma/) fail on any difference not listed here, and on an entry that no
+// longer matches anything, so this list stays the truth. What a case itself puts out of scope (its
+// case.json, mTLS, transparent proxying…) is not listed: see test/kuma/support/xds-cases.ts.
+
+export type ConformanceArea = 'validation' | 'api' | 'xds-names' | 'xds-structure' | 'xds-e2e';
+
+export interface KnownDifference {
+  area: ConformanceArea;
+  case: string;
+  reason: string;
+  /** xDS areas: a regex on the resource name; every resource when absent. */
+  resource?: string;
+  /** xDS areas: a regex on the leaf path (see test/kuma/support/xds-leaves.ts); every leaf when absent. */
+  path?: string;
+}
+
+export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
+  {
+    area: 'validation',
+    case: 'an unknown field anywhere in a Mesh or Dataplane',
+    reason:
+      "Kuma's protobuf JSON unmarshaller runs with AllowUnknownFields and drops it silently; meshdesk refuses it " +
+      "('unknown field' at its path), because a dropped typo would silently change what a proxy gets. Kuma's own " +
+      'output (kumactl get, GET, the kumactl apply body with kri and times) holds no unknown field and is accepted.',
+  },
+  {
+    area: 'validation',
+    case: 'two inbounds or outbounds of one Dataplane on the same address and port',
+    reason:
+      'Kuma accepts the Dataplane and Envoy then rejects the whole configuration it is sent; meshdesk refuses it ' +
+      'when it is written (resources/listener-clash.ts), after all of Kuma\'s rules passed.',
+  },
+  {
+    area: 'validation',
+    case: 'a field of the wrong JSON type (a string for a port, a number for a tag value)',
+    reason:
+      'Kuma answers 400 "invalid Dataplane object: json: cannot unmarshal …" without a field; meshdesk names the ' +
+      'field and what it must be. Accepted and refused alike.',
+  },
+  {
+    area: 'validation',
+    case: 'an enum given as a number outside the enum',
+    reason: 'Kuma stores the unknown number; meshdesk refuses it and stores every enum by name, as Kuma prints known ones.',
+  },
+  {
+    area: 'validation',
+    case: 'a Mesh with a "provided" CA backend',
+    reason:
+      "Kuma's provided-CA plugin loads and checks the certificate and key from their data sources (Secrets, files); " +
+      'meshdesk has no Secrets and checks only the backend type.',
+  },
+  {
+    area: 'validation',
+    case: "changing a Mesh's mtls.enabledBackend while mTLS is on",
+    reason: "Kuma's mesh manager forbids it on update; meshdesk does not issue certificates and lets it through.",
+  },
+  {
+    area: 'validation',
+    case: 'metrics conf envoy.filterRegex',
+    reason: "Checked with JavaScript's RegExp (u flag), not Go's RE2: a few patterns valid in one are refused by the other.",
+  },
+  {
+    area: 'validation',
+    case: 'a kuma.io/workload label that is not a DNS-1035 label',
+    reason:
+      'Kuma answers 400 Bad Request with the label in its detail; meshdesk refuses it as a violation at ' +
+      'labels["kuma.io/workload"]. Refused alike.',
+  },
+  {
+    area: 'api',
+    case: 'GET of a Mesh or Dataplane written with proto zero values (state: Ready, skipValidation: false, port: 0)',
+    reason:
+      'Kuma stores the proto and prints it without zero values; meshdesk stores the spec as read (JSON names, ' +
+      'numbers as numbers, enums by name) and gives back every field that was written.',
+  },
+  {
+    area: 'api',
+    case: 'put_dataplanes_05',
+    reason:
+      "A body that is not JSON: Kuma answers Go's encoding/json message (invalid character ',' looking for beginning " +
+      "of object key string); meshdesk reads YAML and JSON with one parser and names the line and column in its own " +
+      'words, as invalid_parameters too, so that the editor can point at them. Same status and title.',
+  },
+  {
+    area: 'api',
+    case: 'workload_label_validation_01',
+    reason:
+      'A kuma.io/workload label that is not a DNS-1035 label: Kuma answers 400 "Bad Request" with the label in its ' +
+      'detail; meshdesk answers 400 "Resource is not valid" with the label as an invalid parameter (see the ' +
+      'validation entry). Refused alike.',
+  },
+  {
+    area: 'api',
+    case: 'workload_label_validation_02',
+    reason: 'As workload_label_validation_01.',
+  },
+  {
+    area: 'api',
+    case: "a resource's version field",
+    reason:
+      'meshdesk adds `version` to every resource it answers, for the optimistic concurrency its UI uses; Kuma has ' +
+      'none. kumactl ignores it (unknown fields are dropped) and does not print it. The API cases leave it out.',
+  },
+  {
+    area: 'api',
+    case: 'DataplaneOverview subscriptions',
+    reason:
+      "meshdesk keeps each proxy's current (or last) stream, so an insight has one subscription, not the history of " +
+      'streams Kuma keeps; it has no kuma-dp/Envoy version (`version`), no `generation` and no `mTLS` (meshdesk issues ' +
+      'no certificates).',
+  },
+  {
+    area: 'xds-names',
+    case: 'outbound-proxy-03',
+    path: '\\.routes\\[[^\\]]*\\]\\.name$',
+    reason:
+      "The case's mesh has TrafficRoutes, so Kuma builds its outbounds with the legacy OutboundProxyGenerator, which " +
+      "names no route. meshdesk has no TrafficRoute and builds them as Kuma 2.x does without one (MeshHTTPRoute's " +
+      'default route, named after its matches; see xds/meshhttproute-default-route).',
+  },
+  {
+    area: 'xds-structure',
+    case: 'outbound-proxy-03',
+    path: '\\.normalizePath$',
+    reason:
+      'As above: the legacy OutboundProxyGenerator does not normalize paths; MeshHTTPRoute\'s listeners, which meshdesk ' +
+      'follows, do.',
+  },
+  {
+    area: 'xds-structure',
+    case: 'outbound-proxy-03',
+    resource: '^outbound:127\\.0\\.0\\.1:40001$',
+    path: '\\.streamIdleTimeout$',
+    reason: "The case's mesh has a legacy Timeout policy on this outbound; meshdesk has no Timeout policy.",
+  },
+  {
+    area: 'xds-e2e',
+    case: '*',
+    path: '\\["kuma\\.io/zone"\\]$|^endpoints\\[0\\]\\.locality\\.zone$',
+    reason:
+      "The e2e control plane is zone 'kuma-3' of a multi-zone Kuma: it adds kuma.io/zone to inbound tags and puts " +
+      'endpoints in that locality. A local meshdesk mesh has no zones.',
+  },
+  {
+    area: 'xds-e2e',
+    case: '*',
+    path: '\\["io\\.kuma\\.labels"\\]',
+    reason:
+      "Endpoints carry their Dataplane's labels (io.kuma.labels) as in Kuma, but the e2e Dataplanes' labels are the ones " +
+      'Kuma computes on write (kuma.io/env, mesh, origin, proxy-type, zone); the cases\' meshdesk.yaml Dataplanes have none.',
+  },
+];

@@ -1,0 +1,141 @@
+// Kuma's API server goldens (../shared/kuma-cases/api/) as cases replayed against a real meshdesk core:
+// the input's YAML documents are stored through the manager (as Kuma's tests put them in the store, so
+// without the labels the API computes), then each action is sent over HTTP and its status and body
+// compared with Kuma's. Shared by test/kuma/api.test.ts and scripts/conformance/api.ts.
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { parseAllDocuments } from 'yaml';
+import { startCore, type Core } from '../../../src/main/core.js';
+import { validateResource } from '../../../src/main/resources/validate.js';
+import { KUMA_CASES } from './validation-cases.js';
+
+const API_CASES = join(KUMA_CASES, 'api');
+/** Kuma's tests store resources with zero times; meshdesk's are real, so both sides are read as this. */
+const ZERO_TIME = '0001-01-01T00:00:00Z';
+
+export interface ApiAction {
+  /** `<file>_NN` (or `<file>` for a file with one action), as known-differences.ts names cases. */
+  id: string;
+  method: string;
+  path: string;
+  status: number;
+  body?: string;
+  golden?: unknown;
+}
+
+export interface ApiCase {
+  file: string;
+  /** YAML documents stored before the actions. */
+  preload: string;
+  actions: ApiAction[];
+}
+
+export interface ActionResult {
+  action: ApiAction;
+  status: number;
+  body: unknown;
+  matches: boolean;
+}
+
+/** Every case with its actions; kumactl's apply bodies are one more case, PUT into an empty store. */
+export function apiCases(): ApiCase[] {
+  const files = readdirSync(API_CASES);
+  const cases = files
+    .filter((file) => file.endsWith('.input.yaml'))
+    .sort()
+    .map((file) => readCase(file.slice(0, -'.input.yaml'.length), readFileSync(join(API_CASES, file), 'utf8')));
+  const kumactlApply = (name: string, path: string): ApiAction => ({
+    id: name,
+    method: 'PUT',
+    path,
+    status: 201,
+    body: readFileSync(join(API_CASES, `${name}.request.json`), 'utf8'),
+    golden: {},
+  });
+  cases.push({
+    file: 'kumactl_apply',
+    preload: 'type: Mesh\nname: default\n',
+    actions: [kumactlApply('kumactl_apply_mesh', '/meshes/sample'), kumactlApply('kumactl_apply_dataplane', '/meshes/default/dataplanes/sample')],
+  });
+  return cases;
+}
+
+function readCase(base: string, text: string): ApiCase {
+  const lines = text.split('\n').filter((line) => /^#\/\S* \d{3}/.test(line));
+  const actions = lines.map((line, index): ApiAction => {
+    const [, path, status, method] = /^#(\S+) (\d{3})(?: method=(\w+))?/.exec(line)!;
+    const id = lines.length === 1 ? base : `${base}_${String(index).padStart(2, '0')}`;
+    const request = join(API_CASES, `${id}.request.json`);
+    const golden = join(API_CASES, `${id}.golden.json`);
+    return {
+      id,
+      method: method ?? 'GET',
+      path: path!,
+      status: Number(status),
+      ...(existsSync(request) && { body: readFileSync(request, 'utf8') }),
+      ...(existsSync(golden) && { golden: JSON.parse(readFileSync(golden, 'utf8')) as unknown }),
+    };
+  });
+  return { file: `${base}.input.yaml`, preload: text, actions };
+}
+
+/** Runs a case's actions in order on a fresh core; each result says whether status and body are Kuma's. */
+export async function runApiCase(apiCase: ApiCase): Promise<ActionResult[]> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'meshdesk-api-case-'));
+  const core = await startCore({ dataDir, host: '127.0.0.1', apiPort: 0, adsPort: 0 });
+  try {
+    await preload(core, apiCase.preload);
+    const results: ActionResult[] = [];
+    for (const action of apiCase.actions) {
+      const response = await fetch(`${core.api.url}${action.path}`, {
+        method: action.method,
+        ...(action.body !== undefined && { body: action.body }),
+      });
+      const text = await response.text();
+      const body = normalize(text === '' ? undefined : (JSON.parse(text) as unknown), core.api.url);
+      const matches = response.status === action.status && (action.golden === undefined || isDeepStrictEqual(body, action.golden));
+      results.push({ action, status: response.status, body, matches });
+    }
+    return results;
+  } finally {
+    await core.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Stores the documents as given. meshdesk starts with the mesh `default`; Kuma's store starts empty, so
+ * it goes unless the input has it or puts something in it.
+ */
+async function preload(core: Core, text: string): Promise<void> {
+  const inputs = parseAllDocuments(text)
+    .map((document) => document.toJS() as unknown)
+    .filter((value) => value !== null && value !== undefined)
+    .map((value) => validateResource(value));
+  const keepsDefault = inputs.some((input) => (input.type === 'Mesh' ? input.name === 'default' : input.mesh === 'default'));
+  if (!keepsDefault) await core.manager.delete({ type: 'Mesh', mesh: '', name: 'default' });
+  for (const input of [...inputs].sort((a, b) => (a.type === 'Mesh' ? 0 : 1) - (b.type === 'Mesh' ? 0 : 1))) {
+    await core.manager.upsert(input);
+  }
+}
+
+/**
+ * What the goldens normalise: times are Kuma's zero time, `next` names `{{address}}`. A resource's
+ * `version` (an object with a `type`) is meshdesk's own, for optimistic concurrency: Kuma has none.
+ */
+function normalize(value: unknown, apiUrl: string): unknown {
+  if (Array.isArray(value)) return value.map((item) => normalize(item, apiUrl));
+  if (typeof value !== 'object' || value === null) return value;
+  const isResource = 'type' in value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => !(isResource && key === 'version'))
+      .map(([key, item]) => {
+        if ((key === 'creationTime' || key === 'modificationTime') && typeof item === 'string') return [key, ZERO_TIME];
+        if (key === 'next' && typeof item === 'string') return [key, item.replace(apiUrl, 'http://{{address}}')];
+        return [key, normalize(item, apiUrl)];
+      }),
+  );
+}
