@@ -328,7 +328,7 @@ describe('Dataplane created via the API', () => {
     await connect(port, nodeWithDataplane(PROXY_ID, { networking: { inbound: networking.inbound, address: networking.address }, labels: { team: 'x' }, name: 'backend-1', mesh: 'default', type: 'Dataplane' }));
 
     expect(await controlPlane.manager.get('Dataplane', KEY)).toEqual(created);
-    expect(eventsOf(PROXY_ID, 'registered')).toEqual([{ kind: 'registered', at: expect.any(Number), origin: 'api', created: false, version: 1 }]);
+    expect(eventsOf(PROXY_ID, 'registered')).toEqual([{ kind: 'registered', seq: expect.any(Number), at: expect.any(Number), origin: 'api', created: false, version: 1 }]);
     expect(requested).toEqual([]);
   });
 
