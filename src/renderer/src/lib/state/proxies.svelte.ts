@@ -76,8 +76,9 @@ export function statusRow(status: ProxyStatus): ProxyRow {
     status,
     since: status.since,
     connections: status.connections,
+    protocol: status.protocol,
     types: Object.fromEntries(status.types.map((type) => [type.type, type])),
-    haystack: [mesh, name, 'no dataplane', state, status.state, status.refusal?.codeName ?? ''].join(' ').toLowerCase(),
+    haystack: [mesh, name, 'no dataplane', state, status.state, status.refusal?.codeName ?? '', status.protocol].join(' ').toLowerCase(),
   };
 }
 
