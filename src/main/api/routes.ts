@@ -7,6 +7,7 @@ import { bootstrapPreviewRoutes } from './bootstrap-preview-routes.js';
 import { bootstrapRoutes, type BootstrapDependencies } from './bootstrap-routes.js';
 import type { EventStream } from './event-stream.js';
 import { inspectionRoutes, type InspectionDependencies } from './inspection-routes.js';
+import { kumaDpRoutes, type KumaDpDependencies } from './kuma-dp-routes.js';
 import { resourceRoutes } from './resource-routes.js';
 import { Router } from './router.js';
 import { settingsRoutes } from './settings-routes.js';
@@ -15,7 +16,7 @@ import { storageRoutes, type StorageDependencies } from './storage-routes.js';
 import { tokenRoutes, type TokenDependencies } from './token-routes.js';
 import { GUI_PATH, redirect, staticFileRoutes, wantsHtml } from './static-files.js';
 
-export interface ApiDependencies extends InspectionDependencies, BootstrapDependencies, TokenDependencies, StorageDependencies {
+export interface ApiDependencies extends InspectionDependencies, BootstrapDependencies, TokenDependencies, StorageDependencies, KumaDpDependencies {
   manager: ResourceManager;
   cachedManager: CachedManager;
   settings: Settings;
@@ -39,6 +40,7 @@ export function createApiRouter(deps: ApiDependencies): Router {
     ...settingsRoutes(deps.settings),
     ...bootstrapRoutes(deps),
     ...bootstrapPreviewRoutes(deps),
+    ...kumaDpRoutes(deps),
     ...inspectionRoutes(deps),
     ...tokenRoutes(deps),
     ...statsRoutes(deps),

@@ -1,6 +1,6 @@
 import { createServer as createHttpServer, type RequestListener, type Server as HttpServer } from 'node:http';
 import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
-import { createSecureContext, TLSSocket, type SecureContext } from 'node:tls';
+import { createServer as createTlsServer, type Server as TlsServer, type TLSSocket } from 'node:tls';
 import type { Duplex } from 'node:stream';
 
 /** TLS on the ADS port, as Kuma serves its DP server: gRPC and plain HTTP requests share it. */
@@ -33,18 +33,24 @@ const HTTP2_PREFACE_START = Buffer.from('PRI', 'ascii');
 export class SharedPort {
   readonly #server: NetServer;
   readonly #http: HttpServer | undefined;
-  readonly #secureContext: SecureContext | undefined;
+  /** Not listening: it only terminates the TLS connections handed to it. */
+  readonly #tls: TlsServer | undefined;
 
   private constructor(server: NetServer, options: SharedPortOptions) {
     this.#server = server;
-    this.#http = options.tls && createHttpServer(options.tls.http);
-    this.#secureContext = options.tls && createSecureContext({ cert: options.tls.cert, key: options.tls.key });
+    if (options.tls) {
+      const http = (this.#http = createHttpServer(options.tls.http));
+      this.#tls = createTlsServer({ cert: options.tls.cert, key: options.tls.key, ALPNProtocols: ['h2', 'http/1.1'] });
+      this.#tls.on('secureConnection', (secure) => dispatchDecrypted(secure, options.grpc, http));
+      // A client that does not trust the certificate, or speaks no TLS, ends its own connection only.
+      this.#tls.on('tlsClientError', (_error, secure) => secure.destroy());
+    }
     server.on('connection', (socket) => this.#dispatch(socket, options.grpc));
   }
 
   /** Listens on host:port (port 0 picks a free one); rejects with the listen error (e.g. EADDRINUSE). */
   static async listen(options: SharedPortOptions): Promise<{ port: SharedPort; boundPort: number }> {
-    const server = createNetServer({ pauseOnConnect: true });
+    const server = createNetServer();
     const port = new SharedPort(server, options);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -67,18 +73,22 @@ export class SharedPort {
     socket.on('error', () => socket.destroy()); // a peer gone mid-handshake is not the server's error
     void firstBytes(socket).then((first) => {
       if (!first) return;
-      if (first[0] !== TLS_HANDSHAKE || !this.#secureContext || !this.#http) return grpc(socket);
-      const secure = new TLSSocket(socket, { isServer: true, secureContext: this.#secureContext, ALPNProtocols: ['h2', 'http/1.1'] });
-      secure.on('error', () => secure.destroy()); // e.g. a client that does not trust the certificate
-      const http = this.#http;
-      // kuma-dp's Envoy asks for no ALPN protocol yet speaks HTTP/2, so the decrypted bytes decide.
-      void firstBytes(secure).then((decrypted) => {
-        if (!decrypted) return;
-        if (decrypted.subarray(0, HTTP2_PREFACE_START.length).equals(HTTP2_PREFACE_START)) grpc(secure);
-        else http.emit('connection', secure);
-      });
+      if (first[0] === TLS_HANDSHAKE && this.#tls) this.#tls.emit('connection', socket);
+      else grpc(socket);
     });
   }
+}
+
+/** kuma-dp's Envoy asks for no ALPN protocol yet speaks HTTP/2, so the decrypted bytes decide. */
+function dispatchDecrypted(secure: TLSSocket, grpc: (connection: Duplex) => void, http: HttpServer): void {
+  secure.on('error', () => secure.destroy());
+  void firstBytes(secure).then((decrypted) => {
+    if (!decrypted) return;
+    if (decrypted.subarray(0, HTTP2_PREFACE_START.length).equals(HTTP2_PREFACE_START)) return grpc(secure);
+    http.emit('connection', secure);
+    // The HTTP server reads the peeked bytes back only from a flowing stream (HTTP/2 reads them itself).
+    secure.resume();
+  });
 }
 
 /** The connection's first chunk, put back unread; undefined if it closed first. */
