@@ -6,6 +6,7 @@ import { describe, expect, onTestFinished, test } from 'vitest';
 import { parse } from 'yaml';
 import { CONTROL_PLANE_CERT_FILE, CONTROL_PLANE_KEY_FILE } from '../src/main/tls/control-plane-cert.js';
 import { DATAPLANE_METADATA_KEY, DATAPLANE_TOKEN_METADATA_KEY } from '../src/main/xds/generate/bootstrap.js';
+import { encodeMessage } from '../src/main/xds/protocol/encode.js';
 import { CLUSTER_TYPE_URL } from '../src/main/xds/protocol/type-urls.js';
 import { RawAdsClient } from '../src/main/xds/server/testing/raw-ads-client.js';
 import { rawRequest, startTestCore, type RawResponse } from './support/core.js';
@@ -114,6 +115,8 @@ describe('POST /bootstrap on the ADS port, over TLS', () => {
         },
       },
     ]);
+    // Every field is one Envoy's Bootstrap proto has (the encoder refuses unknown ones).
+    expect(encodeMessage('envoy.config.bootstrap.v3.Bootstrap', bootstrap).length).toBeGreaterThan(0);
   });
 
   test('kuma-dp asking for delta xDS (feature-delta-grpc) gets DELTA_GRPC', async () => {
