@@ -1,3 +1,4 @@
+import type { KumaDpInstructions } from '../../shared/kuma-dp-types.js';
 import { dialableAddress } from '../net/dialable-address.js';
 import type { ControlPlaneCert } from '../tls/control-plane-cert.js';
 import type { AdsAddress } from './inspection-routes.js';
@@ -29,7 +30,7 @@ export function kumaDpRoutes(deps: KumaDpDependencies): Route[] {
   ];
 }
 
-export function kumaDpInstructions(deps: KumaDpDependencies): { cpAddress: string; caCertFile: string; command: string } {
+export function kumaDpInstructions(deps: KumaDpDependencies): KumaDpInstructions {
   const { host, port } = dialableAddress(deps.adsAddress);
   const cpAddress = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
   const caCertFile = deps.controlPlaneCert.certFile;
