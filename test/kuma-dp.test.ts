@@ -10,7 +10,6 @@ import { encodeMessage } from '../src/main/xds/protocol/encode.js';
 import { CLUSTER_TYPE_URL } from '../src/main/xds/protocol/type-urls.js';
 import { RawAdsClient } from '../src/main/xds/server/testing/raw-ads-client.js';
 import { rawRequest, startTestCore, type RawResponse } from './support/core.js';
-import { eventually } from './support/eventually.js';
 import { tempDir } from './support/temp-dir.js';
 
 /**
@@ -72,7 +71,7 @@ function postBootstrap(port: number, ca: string, body: unknown, headers: Record<
   });
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+/** A decoded bootstrap, read field by field. */
 type Yaml = any;
 
 function decodedBootstrap(response: RawResponse): Yaml {
@@ -257,7 +256,8 @@ describe("meshdesk's certificate for the ADS port", () => {
     const info = JSON.parse((await rawRequest(`${core.api.url}/kuma-dp`)).body);
     expect(info.command).toBe(`kuma-dp run --cp-address https://127.0.0.1:${core.xds.port} --dataplane-file dp.yaml --ca-cert-file ${core.controlPlaneCert.certFile}`);
     const pem = await rawRequest(`${core.api.url}/kuma-dp/ca.crt`);
+    expect(pem.status).toBe(200);
+    expect(pem.headers['content-type']).toContain('application/x-pem-file');
     expect(pem.body).toBe(core.controlPlaneCert.cert);
-    await eventually(() => expect(pem.status).toBe(200));
   });
 });
