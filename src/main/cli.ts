@@ -2,7 +2,7 @@
 // runs on the data directory, with what it knows: its ADS address, its Dataplanes).
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { DataplaneResource } from '../shared/resources.js';
+import type { DataplaneResource, ResourceInput } from '../shared/resources.js';
 import { defaultDataDir } from './core-options.js';
 import { InstanceLock, UnreadableLockError, type InstanceInfo } from './instance/instance-lock.js';
 import { dialableAddress } from './net/dialable-address.js';
@@ -12,7 +12,7 @@ import { validateResource } from './resources/validate.js';
 import { ValidationError } from './resources/validation-error.js';
 import type { ImportReport } from '../shared/api-types.js';
 import { formatImported } from './transfer/import.js';
-import { bootstrapToYaml, generateEnvoyBootstrap, generateGrpcBootstrap } from './xds/generate/bootstrap.js';
+import { bootstrapToYaml, generateEnvoyBootstrap, generateGrpcBootstrap, unstoredDataplane } from './xds/generate/bootstrap.js';
 import { XDS_PROTOCOLS, type XdsProtocol } from './xds/protocol/ads-service.js';
 
 const DEFAULT_ADS_ADDRESS = '127.0.0.1:5678';
@@ -383,13 +383,7 @@ function readDataplane(file: string): DataplaneResource {
     throw new InputError(`cannot read ${file}: ${(error as Error).message}`);
   }
   try {
-    const input = validateResource(parseResourceText(text), { type: 'Dataplane' });
-    // A bootstrap never carries the store's fields (version, times): these are placeholders it drops.
-    return {
-      type: 'Dataplane',
-      meta: { mesh: input.mesh, name: input.name, labels: input.labels, version: 0, creationTime: '', modificationTime: '' },
-      spec: input.spec,
-    };
+    return unstoredDataplane(validateResource(parseResourceText(text), { type: 'Dataplane' }) as ResourceInput<'Dataplane'>);
   } catch (error) {
     if (!(error instanceof ValidationError)) throw error;
     const violations = error.violations.map(({ field, message }) => `  ${field === '' ? message : `${field}: ${message}`}`);

@@ -12,6 +12,7 @@ import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { openDatabase, type Db } from './store/database.js';
 import { StorageFaultError } from './store/errors.js';
 import { ResourceStore } from './store/resource-store.js';
+import { loadOrCreateControlPlaneCert, type ControlPlaneCert } from './tls/control-plane-cert.js';
 import { startXds, type Xds } from './xds/components.js';
 
 /** The running control plane: what the Electron shell, headless mode and tests hold on to. */
@@ -26,6 +27,8 @@ export interface Core {
   readonly cachedManager: CachedManager;
   readonly xds: Xds;
   readonly api: RunningApiServer;
+  /** The ADS port's certificate, the file kuma-dp's `--ca-cert-file` takes. */
+  readonly controlPlaneCert: ControlPlaneCert;
   /** Stops listeners first, then closes the database, so no write is cut off half-way, then frees the data directory. */
   close(): Promise<void>;
 }
@@ -62,7 +65,10 @@ export async function startCore(options: CoreOptions): Promise<Core> {
       ttl: () => settings.get('store.cache.expirationTime'),
       metrics,
     });
+    // Created once in the data directory, then reused: kuma-dp keeps trusting the same file.
+    const controlPlaneCert = loadOrCreateControlPlaneCert(options.dataDir);
     const xds = await startXds({
+      controlPlaneCert,
       host: options.host,
       port: settings.get('xds.port'),
       db,
@@ -93,6 +99,7 @@ export async function startCore(options: CoreOptions): Promise<Core> {
           xdsChain: xds.chain,
           dataplaneTokens: xds.dataplaneTokens,
           adsAddress: { host: options.host, port: xds.port },
+          controlPlaneCert,
         }),
         onClose: () => eventStream.closeAll(),
       });
@@ -115,6 +122,7 @@ export async function startCore(options: CoreOptions): Promise<Core> {
       cachedManager,
       xds,
       api,
+      controlPlaneCert,
       close: async () => {
         try {
           await api.close();

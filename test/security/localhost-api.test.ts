@@ -29,6 +29,7 @@ function apiRoutes(core: Core): Route[] {
     xdsChain: core.xds.chain,
     dataplaneTokens: core.xds.dataplaneTokens,
     adsAddress: { host: '127.0.0.1', port: core.xds.port },
+    controlPlaneCert: core.controlPlaneCert,
   }).routes();
 }
 

@@ -56,6 +56,18 @@ async function fileText(page: Page, filename: string): Promise<string> {
 }
 
 describe('Connect a proxy view', () => {
+  it("shows the kuma-dp command with meshdesk's CA file, for the Dataplane file it offers", async () => {
+    const core = await ui.core();
+    const { page } = await ui.open(core, '#/connect');
+    await page.getByLabel('Name').fill('web-1');
+    const hint = page.getByTestId('kuma-dp-command');
+    await eventually(async () =>
+      expect(await hint.innerText()).toContain(
+        `kuma-dp run --cp-address https://127.0.0.1:${core.xds.port} --dataplane-file dataplane-web-1.yaml --ca-cert-file ${core.controlPlaneCert.certFile}`,
+      ),
+    );
+  }, ROOM);
+
   it('gives an Envoy bootstrap carrying the Dataplane, and stores nothing', async () => {
     const core = await ui.core();
     const { page } = await ui.open(core, '#/connect');

@@ -8,6 +8,7 @@ import { apiIndex } from './control-plane-identity.js';
 import { dataplaneOverviewRoutes } from './dataplane-overview.js';
 import type { EventStream } from './event-stream.js';
 import { inspectionRoutes, type InspectionDependencies } from './inspection-routes.js';
+import { kumaDpRoutes, type KumaDpDependencies } from './kuma-dp-routes.js';
 import { resourceRoutes, unservedCollectionRoute } from './resource-routes.js';
 import { Router } from './router.js';
 import { settingsRoutes } from './settings-routes.js';
@@ -17,7 +18,7 @@ import { tokenRoutes, type TokenDependencies } from './token-routes.js';
 import { transferRoutes } from './transfer-routes.js';
 import { GUI_PATH, redirect, staticFileRoutes, wantsHtml } from './static-files.js';
 
-export interface ApiDependencies extends InspectionDependencies, BootstrapDependencies, TokenDependencies, StorageDependencies {
+export interface ApiDependencies extends InspectionDependencies, BootstrapDependencies, TokenDependencies, StorageDependencies, KumaDpDependencies {
   manager: ResourceManager;
   cachedManager: CachedManager;
   settings: Settings;
@@ -44,6 +45,7 @@ export function createApiRouter(deps: ApiDependencies): Router {
     ...settingsRoutes(deps.settings),
     ...bootstrapRoutes(deps),
     ...bootstrapPreviewRoutes(deps),
+    ...kumaDpRoutes(deps),
     ...inspectionRoutes(deps),
     ...tokenRoutes(deps),
     ...statsRoutes(deps),

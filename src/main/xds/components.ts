@@ -7,6 +7,7 @@ import type { Metrics } from '../metrics/metrics.js';
 import type { Db } from '../store/database.js';
 import { SnapshotHistory } from '../store/snapshot-history.js';
 import { DataplaneTokens } from '../security/dataplane-tokens.js';
+import type { ControlPlaneCert } from '../tls/control-plane-cert.js';
 import { AuthCallbacks } from './callbacks/auth.js';
 import { callbacksChain, type ChainLink } from './callbacks/chain.js';
 import { DataplaneLifecycle } from './callbacks/dataplane-lifecycle.js';
@@ -18,6 +19,7 @@ import { DEPARTED_PROXIES_KEPT, DepartedProxies } from './status/departed-proxie
 import { ProxyTimeline } from './status/proxy-timeline.js';
 import { DataplaneSyncTracker } from './sync/dataplane-sync-tracker.js';
 import { warmUpEncoders } from './generate/warm-up.js';
+import { kumaDpBootstrapHandler } from './kuma-dp/bootstrap-handler.js';
 
 export interface XdsDependencies {
   host: string;
@@ -28,6 +30,8 @@ export interface XdsDependencies {
   settings: Settings;
   metrics: Metrics;
   events: EventBus;
+  /** The ADS port's TLS identity: with it the port also serves kuma-dp (TLS gRPC and `POST /bootstrap`). */
+  controlPlaneCert: ControlPlaneCert;
 }
 
 /** The xDS side of the core, running: what the API's inspection routes read. */
@@ -99,7 +103,9 @@ export async function startXds(deps: XdsDependencies): Promise<Xds> {
   const server = new AdsServer({ snapshots, callbacks: chain.map((link) => link.callbacks) });
   // Leftovers are adopted by the core once the API is bound too: a start that fails writes nothing.
   warmUpEncoders(); // before the first proxy can connect: see warm-up.ts
-  const port = await server.start({ host: deps.host, port: deps.port });
+  const { cert, key } = deps.controlPlaneCert;
+  const bootstrap = kumaDpBootstrapHandler({ manager: deps.manager, settings, tokens: dataplaneTokens, cert: deps.controlPlaneCert });
+  const port = await server.start({ host: deps.host, port: deps.port, tls: { cert, key, http: bootstrap } });
 
   // A Dataplane deleted through the API: its offline proxy has left for good (the lifecycle's own
   // deregistrations reach the status tracker on the timeline).

@@ -1,5 +1,5 @@
 import { stringify } from 'yaml';
-import { SERVICE_TAG, type DataplaneResource } from '../../../shared/resources.js';
+import { SERVICE_TAG, type DataplaneResource, type ResourceInput } from '../../../shared/resources.js';
 import { toKumaObject } from '../../resources/kuma-json.js';
 import type { XdsProtocol } from '../protocol/ads-service.js';
 import type { ProtoJson } from '../protocol/proto-json.js';
@@ -7,8 +7,12 @@ import { adminPortOf, type KnownDataplane } from './admin-port.js';
 import { adsConfigSource } from './config-source.js';
 import { http2UpstreamOptions, singleEndpointCluster } from './clusters.js';
 import { socketAddress } from './endpoints.js';
+import { TLS_TRANSPORT_SOCKET, UPSTREAM_TLS_CONTEXT_TYPE_URL } from './extension-types.js';
+import { FEATURES_METADATA_KEY } from './proxy.js';
 
 const ADS_CLUSTER = 'ads_cluster';
+/** Kuma's name for the static secret that validates the control plane's certificate. */
+const CP_VALIDATION_SECRET = 'cp_validation_ctx';
 /** Node metadata key carrying the Dataplane, as kuma-dp sends it (the universal flow). */
 export const DATAPLANE_METADATA_KEY = 'dataplane.resource';
 /** Node metadata key carrying the proxy's Dataplane token, when `xds.dataplaneTokens` is enabled. */
@@ -26,6 +30,17 @@ export interface EnvoyBootstrapOptions {
   token?: string;
   /** The ADS variant Envoy speaks: `sotw` (default, as Kuma's) or `delta` (incremental). */
   xdsProtocol?: XdsProtocol;
+  /** Connect to the ADS port over TLS (kuma-dp's way): verify the server against this CA, by this host name. */
+  adsTls?: AdsTls;
+  /** What the proxy supports (kuma-dp's `features`), advertised in node metadata as Kuma does. */
+  features?: readonly string[];
+}
+
+export interface AdsTls {
+  /** The CA certificate (PEM) the control plane's certificate must chain to. */
+  caCert: string;
+  /** The host the proxy dials: sent as SNI and required among the certificate's SANs, as Kuma does. */
+  serverName: string;
 }
 
 /** Envoy's ApiConfigSource.api_type for each ADS variant. */
@@ -45,7 +60,11 @@ export function generateEnvoyBootstrap(options: EnvoyBootstrapOptions): ProtoJso
     node: {
       id: nodeId(dataplane),
       cluster: firstService ?? dataplane.meta.name,
-      metadata: { [DATAPLANE_METADATA_KEY]: dataplaneMetadata(dataplane), ...tokenMetadata(options.token) },
+      metadata: {
+        [DATAPLANE_METADATA_KEY]: dataplaneMetadata(dataplane),
+        ...tokenMetadata(options.token),
+        ...(options.features && { [FEATURES_METADATA_KEY]: [...options.features] }),
+      },
     },
     dynamic_resources: {
       ads_config: {
@@ -61,10 +80,41 @@ export function generateEnvoyBootstrap(options: EnvoyBootstrapOptions): ProtoJso
     },
     static_resources: {
       clusters: [
-        { ...singleEndpointCluster(ADS_CLUSTER, options.adsHost, options.adsPort), ...http2UpstreamOptions() },
+        {
+          ...singleEndpointCluster(ADS_CLUSTER, options.adsHost, options.adsPort),
+          ...http2UpstreamOptions(),
+          ...(options.adsTls && { transport_socket: adsTransportSocket(options.adsTls) }),
+        },
       ],
+      ...(options.adsTls && { secrets: [cpValidationSecret(options.adsTls)] }),
     },
     admin: { address: socketAddress('127.0.0.1', adminPort) },
+  };
+}
+
+/** TLS to the ADS port as Kuma's kuma-dp bootstrap has it: TLS 1.2 at least, SNI, a static validation secret. */
+function adsTransportSocket(tls: AdsTls): ProtoJson {
+  return {
+    name: TLS_TRANSPORT_SOCKET,
+    typed_config: {
+      '@type': UPSTREAM_TLS_CONTEXT_TYPE_URL,
+      sni: tls.serverName,
+      common_tls_context: {
+        tls_params: { tls_minimum_protocol_version: 'TLSv1_2' },
+        validation_context_sds_secret_config: { name: CP_VALIDATION_SECRET },
+      },
+    },
+  };
+}
+
+/** Trust only this CA, and only for the dialed host (as a DNS name or an IP address, whichever it is). */
+function cpValidationSecret(tls: AdsTls): ProtoJson {
+  return {
+    name: CP_VALIDATION_SECRET,
+    validation_context: {
+      match_typed_subject_alt_names: ['DNS', 'IP_ADDRESS'].map((san_type) => ({ san_type, matcher: { exact: tls.serverName } })),
+      trusted_ca: { inline_bytes: Buffer.from(tls.caCert).toString('base64') },
+    },
   };
 }
 
@@ -72,6 +122,15 @@ export function generateEnvoyBootstrap(options: EnvoyBootstrapOptions): ProtoJso
 export function knownDataplane({ meta, spec }: DataplaneResource): KnownDataplane {
   // A Dataplane read from a file has no creation time yet: it counts as the newest.
   return { mesh: meta.mesh, name: meta.name, ...(meta.creationTime !== '' && { creationTime: meta.creationTime }), networking: spec.networking };
+}
+
+/** A Dataplane read from a file or a request, not stored: the store's fields are placeholders the bootstrap drops. */
+export function unstoredDataplane(input: ResourceInput<'Dataplane'>): DataplaneResource {
+  return {
+    type: 'Dataplane',
+    meta: { mesh: input.mesh, name: input.name, labels: input.labels, version: 0, creationTime: '', modificationTime: '' },
+    spec: input.spec,
+  };
 }
 
 function withAdminPort(dataplane: DataplaneResource, port: number): DataplaneResource {

@@ -16,3 +16,6 @@ export const GRPC_STATS_FILTER = 'envoy.filters.http.grpc_stats';
 /** Key in `typed_extension_protocol_options` and the type URL of its value. */
 export const HTTP_PROTOCOL_OPTIONS = 'envoy.extensions.upstreams.http.v3.HttpProtocolOptions';
 export const HTTP_PROTOCOL_OPTIONS_TYPE_URL = `type.googleapis.com/${HTTP_PROTOCOL_OPTIONS}`;
+
+export const UPSTREAM_TLS_CONTEXT_TYPE_URL = 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext';
+export const TLS_TRANSPORT_SOCKET = 'envoy.transport_sockets.tls';

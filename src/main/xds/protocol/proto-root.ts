@@ -20,6 +20,7 @@ const ENVOY_PROTO_FILES = [
   // HTTP/2 upstreams (gRPC and http2 services, the bootstrap's ADS cluster) are configured through it.
   'envoy/extensions/upstreams/http/v3/http_protocol_options.proto',
   'envoy/config/bootstrap/v3/bootstrap.proto', // validates generated bootstraps
+  'envoy/extensions/transport_sockets/tls/v3/tls.proto', // kuma-dp's bootstraps dial the ADS port over TLS
 ] as const;
 
 /**

@@ -11,6 +11,7 @@ import {
 import { CallbacksChain, type Callbacks } from './callbacks.js';
 import { DeltaSubscription, coalesceDeltaRequests } from './delta-subscription.js';
 import type { ConfigWatcher } from './snapshot-cache.js';
+import { SharedPort, type SharedPortTls } from './shared-port.js';
 import { SotwSubscription, coalesceSotwRequests } from './sotw-subscription.js';
 import { AdsStream, type AdsCall, type Logger, type StreamInfo, type StreamProtocol } from './stream.js';
 
@@ -64,6 +65,7 @@ export class AdsServer {
   readonly #streams = new Map<number, LiveStream>();
   #lastStreamId = 0;
   #server: grpc.Server | undefined;
+  #port: SharedPort | undefined;
 
   constructor(options: AdsServerOptions) {
     this.#options = {
@@ -76,8 +78,12 @@ export class AdsServer {
     this.#callbacks = new CallbacksChain(this.#options.callbacks);
   }
 
-  /** Listens on host:port (port 0 picks a free one) and resolves with the bound port. */
-  async start({ host = '127.0.0.1', port }: { host?: string; port: number }): Promise<number> {
+  /**
+   * Listens on host:port (port 0 picks a free one) and resolves with the bound port. Plaintext
+   * gRPC is always served; with `tls`, the same port also takes TLS, carrying gRPC or HTTP/1.1
+   * (shared-port.ts), as Kuma's DP server port does for kuma-dp.
+   */
+  async start({ host = '127.0.0.1', port, tls }: { host?: string; port: number; tls?: SharedPortTls }): Promise<number> {
     if (this.#server) throw new AdsServerError('the ADS server is already started');
     // A client that cancels its streams and half-closes the connection is never closed by grpc-js
     // (one connection left in CLOSE-WAIT per such burst): a connection idle this long is.
@@ -86,18 +92,20 @@ export class AdsServer {
       StreamAggregatedResources: (call: AdsCall<DiscoveryRequest, DiscoveryResponse>) => this.#openStream(call, SOTW),
       DeltaAggregatedResources: (call: AdsCall<DeltaDiscoveryRequest, DeltaDiscoveryResponse>) => this.#openStream(call, DELTA),
     });
-    const where = `${host}:${port}`;
-    const boundPort = await new Promise<number>((resolve, reject) => {
-      server.bindAsync(`${host.includes(':') ? `[${host}]` : host}:${port}`, grpc.ServerCredentials.createInsecure(), (error, bound) => {
-        if (!error) return resolve(bound);
-        const reason = error.message.includes('EADDRINUSE')
-          ? `port ${port} is already in use (is another meshdesk running?); choose another port`
-          : error.message;
-        reject(new AdsServerError(`cannot start the ADS server on ${where}: ${reason}`, { cause: error }));
-      });
-    });
-    this.#server = server;
-    return boundPort;
+    // TLS, when any, ends at the shared port: grpc-js gets every connection as plaintext HTTP/2.
+    const injector = server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
+    try {
+      const listening = await SharedPort.listen({ host, port, grpc: (connection) => injector.injectConnection(connection), tls });
+      this.#server = server;
+      this.#port = listening.port;
+      return listening.boundPort;
+    } catch (error) {
+      server.forceShutdown();
+      const reason = error instanceof Error && 'code' in error && error.code === 'EADDRINUSE'
+        ? `port ${port} is already in use (is another meshdesk running?); choose another port`
+        : error instanceof Error ? error.message : String(error);
+      throw new AdsServerError(`cannot start the ADS server on ${host.includes(':') ? `[${host}]` : host}:${port}: ${reason}`, { cause: error });
+    }
   }
 
   /**
@@ -108,6 +116,8 @@ export class AdsServer {
     const server = this.#server;
     if (!server) return;
     this.#server = undefined;
+    this.#port?.close();
+    this.#port = undefined;
     const streams = [...this.#streams.values()];
     for (const stream of streams) stream.end({ code: grpc.status.UNAVAILABLE, details: 'control plane shutting down' });
     let timer: NodeJS.Timeout | undefined;

@@ -4,7 +4,7 @@ import { decodeResource } from '../../protocol/decode.js';
 import { encodeResource } from '../../protocol/encode.js';
 import type { EncodedAny } from '../../protocol/proto-json.js';
 import type { Snapshot, SnapshotResource } from '../snapshot.js';
-import { RawCall } from './raw-call.js';
+import { RawCall, type AdsChannel } from './raw-call.js';
 
 /**
  * A raw ADS client for tests: a real gRPC stream to the server, built from the same service
@@ -66,8 +66,8 @@ export class RawAdsClient {
   #nodeSent = false;
   #probeNames = 0;
 
-  constructor(port: number, node: Node = { id: 'default.client' }) {
-    this.#call = new RawCall(port, 'StreamAggregatedResources');
+  constructor(port: number, node: Node = { id: 'default.client' }, channel?: AdsChannel) {
+    this.#call = new RawCall(port, 'StreamAggregatedResources', channel);
     this.status = this.#call.status;
     this.#node = node;
   }

@@ -3,6 +3,12 @@ import { adsServiceDefinition, type XdsRequest, type XdsResponse } from '../../p
 
 type AdsMethod = 'StreamAggregatedResources' | 'DeltaAggregatedResources';
 
+/** How a test client reaches the ADS server. */
+export interface AdsChannel {
+  credentials?: grpc.ChannelCredentials;
+  options?: grpc.ChannelOptions;
+}
+
 /**
  * One real gRPC ADS stream for the raw test clients (SotW and delta), built from the server's own
  * service definition: writes what it is given, queues what it reads, and checks the one invariant
@@ -17,9 +23,10 @@ export class RawCall<Request extends XdsRequest, Response extends XdsResponse> {
   readonly #waiting: Array<(response: Response) => void> = [];
   readonly #noncesSeen = new Set<string>();
 
-  constructor(port: number, method: AdsMethod) {
+  /** `channel`: plaintext unless given (e.g. TLS with `credentials.createSsl(ca)`). */
+  constructor(port: number, method: AdsMethod, channel: AdsChannel = {}) {
     const Client = grpc.makeGenericClientConstructor(adsServiceDefinition(), 'AggregatedDiscoveryService');
-    this.#client = new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+    this.#client = new Client(`127.0.0.1:${port}`, channel.credentials ?? grpc.credentials.createInsecure(), channel.options);
     const open = (this.#client as unknown as Record<AdsMethod, () => grpc.ClientDuplexStream<Request, Response>>)[method];
     this.#call = open.call(this.#client);
     this.status = new Promise((resolve) => this.#call.on('status', resolve));

@@ -18,6 +18,7 @@ import type {
 } from '../../../../shared/api-types.js';
 import type { ApiMethod } from '../../../../shared/bridge.js';
 import type { CacheStats, XdsStats } from '../../../../shared/stats-types.js';
+import type { KumaDpInstructions } from '../../../../shared/kuma-dp-types.js';
 import type { StorageStatus } from '../../../../shared/storage-types.js';
 import type { CoreEvent } from '../../../../shared/events.js';
 import type { ResourceKey, Violation } from '../../../../shared/resources.js';
@@ -240,6 +241,11 @@ export class MeshdeskClient {
 
   xdsChain(): Promise<XdsChainInfo> {
     return this.json('GET', '/xds/chain');
+  }
+
+  /** The kuma-dp command line and meshdesk's CA file for it. */
+  kumaDp(): Promise<KumaDpInstructions> {
+    return this.json('GET', '/kuma-dp');
   }
 
   // settings
