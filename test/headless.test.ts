@@ -4,6 +4,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LOCK_FILE } from '../src/main/instance/instance-lock.js';
 import { listen } from '../src/main/net/listen.js';
+import { DATAPLANE_METADATA_KEY } from '../src/main/xds/generate/bootstrap.js';
+import { CLUSTER_TYPE_URL } from '../src/main/xds/protocol/type-urls.js';
+import { RawAdsClient } from '../src/main/xds/server/testing/raw-ads-client.js';
+import { eventually } from './support/eventually.js';
 import { runHeadlessExpectingFailure, startHeadless } from './support/headless-process.js';
 import { tempDir } from './support/temp-dir.js';
 
@@ -41,6 +45,36 @@ describe('headless mode', () => {
       expect(await second.stop('SIGINT')).toBe(0);
     }
     expect(existsSync(join(dataDir, LOCK_FILE))).toBe(false);
+  });
+
+  it('prints one line per proxy state change, with the status a refused proxy got, and none per tick', async () => {
+    const proc = await startHeadless(['--data-dir', tempDir(), '--api-port', '0', '--ads-port', '0']);
+    const clients: RawAdsClient[] = [];
+    try {
+      const adsPort = await eventually(() => Number(/ADS \(xDS\) listening on \S+:(\d+)/.exec(proc.output())![1]));
+      const bad = new RawAdsClient(adsPort, {
+        id: 'default.bad',
+        metadata: { [DATAPLANE_METADATA_KEY]: JSON.stringify({ ...backend, name: 'bad', networking: { address: '127.0.0.1', inbound: [{ port: 70000, tags: {} }] } }) },
+      });
+      const ghost = new RawAdsClient(adsPort, { id: 'default.ghost' });
+      clients.push(bad, ghost);
+      bad.send(CLUSTER_TYPE_URL);
+      ghost.send(CLUSTER_TYPE_URL);
+      const told = await bad.status;
+
+      await eventually(() => expect(proc.output()).toContain(`refused with INVALID_ARGUMENT: ${told.details}`));
+      // The ghost's sync ticks every second and finds nothing each time: its state changed once.
+      await eventually(async () => {
+        const { events } = (await (await fetch(`${proc.apiUrl}/meshes/default/dataplanes/ghost/_timeline`)).json()) as { events: { kind: string }[] };
+        expect(events.filter((event) => event.kind === 'tick').length).toBeGreaterThanOrEqual(3);
+      });
+      const ghostLines = proc.output().split('\n').filter((line) => line.startsWith('proxy default.ghost '));
+      expect(ghostLines).toHaveLength(2);
+      expect(ghostLines[1]).toContain('no Dataplane has its node id');
+    } finally {
+      for (const client of clients) client.close();
+      await proc.stop();
+    }
   });
 
   it('takes its data directory and ports from environment variables', async () => {

@@ -1,5 +1,6 @@
 // `npm run headless`: the control plane without Electron, for remote dev boxes, WSL and CI.
 import { HEADLESS_USAGE, parseCoreOptions, wantsHelp } from './core-options.js';
+import { proxyStateLine } from './xds/status/proxy-state-line.js';
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
@@ -17,6 +18,7 @@ async function main(): Promise<void> {
   console.log(`meshdesk API listening on ${core.api.url}`);
   console.log(`meshdesk ADS (xDS) listening on ${options.host}:${core.xds.port}`);
   console.log(`meshdesk UI: ${core.api.url}/gui/`);
+  core.xds.statusTracker.onStateChange((status) => console.log(proxyStateLine(status)));
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {

@@ -2,7 +2,7 @@
 // Main produces these shapes with its own types; test/ui/support/api-types-match.ts makes the
 // compiler check that every main type still fits the one declared here.
 
-import type { PostCreateStrategy, ProxyEvent, TickResult } from './proxy-events.js';
+import type { PostCreateStrategy, ProxyEvent, StreamEnding, TickResult } from './proxy-events.js';
 import type { DataplaneSpec, ResourceType, Violation } from './resources.js';
 
 /** Kuma's list envelope. */
@@ -69,11 +69,35 @@ export interface TypeStatus {
   counts: { responses: number; acks: number; nacks: number; dropped: number };
 }
 
+/**
+ * Where a proxy stands, as one word:
+ * - online: `connecting` (its stream is open, nothing decided yet), `waiting` (meshdesk's own
+ *   post-create wait runs, until `waitEndsAt`), `configured` (it was sent configuration),
+ *   `no-dataplane` (no Dataplane has its node id: it gets nothing until one is created);
+ * - offline: `offline` (its stream closed; a proxy-registered Dataplane is deleted at
+ *   `deregistrationDueAt` unless it comes back), `refused` (meshdesk ended its stream with an
+ *   error: `refusal` says what the proxy was told).
+ * A departed proxy (see `departure`) is offline or refused.
+ */
+export type ProxyConnectionState = 'connecting' | 'waiting' | 'configured' | 'no-dataplane' | 'offline' | 'refused';
+
 /** One proxy as the API and the UI show it (Kuma's DataplaneInsight, reduced). Times are epoch ms. */
 export interface ProxyStatus {
-  /** Node id, `mesh.name`. */
+  /** Node id, `mesh.name` (clipped when a proxy sent a very long one). */
   proxyId: string;
   online: boolean;
+  state: ProxyConnectionState;
+  /** `waiting`: when meshdesk's post-create wait ends. */
+  waitEndsAt?: number;
+  /** `refused`: the gRPC status meshdesk ended the stream with, as the proxy got it. */
+  refusal?: Extract<StreamEnding, { by: 'control-plane' }> & { at: number };
+  /** `offline`: when its proxy-registered Dataplane will be deleted unless the proxy reconnects first. */
+  deregistrationDueAt?: number;
+  /**
+   * The proxy left for good (its Dataplane was deregistered or deleted, or it never had one): its
+   * status, timeline, first configs and history are kept until `expiresAt` (`xds.departedProxyRetention`).
+   */
+  departure?: { at: number; expiresAt: number };
   /** When the proxy came online (its stream's first request) or went offline. */
   since: number;
   /** Streams this proxy opened since it was first seen (or last forgotten). */
@@ -115,11 +139,13 @@ export interface ProxyStatusDetail extends ProxyStatus {
 export interface ProxyTimelineBody {
   proxyId: string;
   events: ProxyEvent[];
+  /** Set once the proxy departed: its story is kept until `departure.expiresAt`. */
+  departure?: ProxyStatus['departure'];
 }
 
 /**
- * Time to first config (SPEC §5), the product's headline figure, taken apart: what a proxy's
- * FIRST connection spent between opening its stream and having every type it was sent ACKed.
+ * Time to first config (SPEC §5), the product's headline figure, taken apart: what one
+ * connection of a proxy spent between opening its stream and having every type it was sent ACKed.
  *
  * All `…Ms` times below are milliseconds since the stream opened. `phases` cut that span into
  * consecutive pieces, each ending at a milestone (so they never overlap, leave no gap, and add up
@@ -133,11 +159,17 @@ export interface FirstConfigBreakdown {
   streamId: number;
   /** When the stream opened, epoch ms. */
   openedAt: number;
+  /** `store.cache.expirationTime` in force when it opened. */
+  cacheExpirationMs: number;
+  /** How the stream ended, once it did (a refusal says what the proxy was told). */
+  ending?: StreamEnding;
   /** Whether the stream is still open (no `stream-closed` recorded for it, and no later stream). */
   open: boolean;
   registration?: { origin: 'metadata' | 'api'; created: boolean; atMs: number };
   /** Only when the proxy brought its Dataplane in its metadata: API-created Dataplanes never wait. */
   postCreateWait?: { strategy: PostCreateStrategy; waitedMs: number; cause: string; startMs: number; endMs: number };
+  /** meshdesk's post-create wait has started and not ended yet: it is due to end at `endMs`. */
+  postCreateWaitRunning?: { strategy: PostCreateStrategy; startMs: number; endMs: number };
   /** The sync tracker's first tick, whatever it found. */
   firstTick?: TickSummary;
   /**
@@ -151,6 +183,14 @@ export interface FirstConfigBreakdown {
   phases: FirstConfigPhase[];
   /** Stream open → every type that got a response ACKed. */
   total: { complete: boolean; endMs?: number; durationMs?: number };
+}
+
+/**
+ * `GET …/dataplanes/{name}/_first-config`: the latest connection's breakdown, and the connections
+ * before it, newest first (a bounded number of them).
+ */
+export interface FirstConfigBody extends FirstConfigBreakdown {
+  earlier: Omit<FirstConfigBreakdown, 'proxyId'>[];
 }
 
 export interface TickSummary {
@@ -193,7 +233,10 @@ export type SnapshotResourcesJson = { readonly [typeUrl: string]: readonly { nam
 
 /** `GET …/dataplanes/{name}/_history` items, newest first: one snapshot without its resources. */
 export interface SnapshotSummary {
+  /** Unique across proxies: the key of `…/_history/{id}`. */
   id: number;
+  /** 1 for the proxy's first snapshot, then 2, 3…: what the UI shows ("#1"). */
+  number: number;
   proxyId: string;
   createdAt: number;
   versions: Record<string, string>;

@@ -4,12 +4,39 @@ export type PostCreateStrategy = 'sleep' | 'invalidate' | 'none';
 export type TickResult = 'skip' | 'generated' | 'changed' | 'dataplane-not-found' | 'error';
 
 /**
- * What happened to one proxy, in order. Times are epoch milliseconds with sub-millisecond
- * precision (`performance.timeOrigin + performance.now()`), so events from different callbacks
- * can be ordered and subtracted.
+ * How a stream ended, as the proxy was told: it went away itself, or meshdesk ended it with a gRPC
+ * status (a refusal: its Dataplane is invalid, its token wrong, its node id taken…).
  */
-export type ProxyEvent =
-  | { kind: 'stream-opened'; at: number; streamId: number }
+export type StreamEnding =
+  | { by: 'proxy' }
+  | {
+      by: 'control-plane';
+      /** gRPC status code and its name (`FAILED_PRECONDITION`). */
+      code: number;
+      codeName: string;
+      message: string;
+    };
+
+/**
+ * What happened to one proxy. Times are epoch milliseconds with sub-millisecond precision
+ * (`performance.timeOrigin + performance.now()`), so events from different callbacks can be
+ * subtracted; some events carry a time from before they were recorded (a stream's opening, a
+ * tick's start), so their order is `seq`, the order they were recorded in, not `at`.
+ */
+export type ProxyEvent = ProxyEventBody & {
+  /** Recording order, increasing across every proxy's timeline. */
+  seq: number;
+};
+
+/** An event as a callback records it; the timeline adds `seq`. */
+export type ProxyEventBody =
+  | {
+      kind: 'stream-opened';
+      at: number;
+      streamId: number;
+      /** `store.cache.expirationTime` in force when the stream opened: what its post-create wait and first generation wait out. */
+      cacheExpirationMs: number;
+    }
   | {
       kind: 'registered';
       at: number;
@@ -18,6 +45,8 @@ export type ProxyEvent =
       created: boolean;
       version: number;
     }
+  /** meshdesk's own wait starts (strategy sleep): it sleeps out the cache expiration until `endsAt`. */
+  | { kind: 'post-create-wait-started'; at: number; strategy: PostCreateStrategy; endsAt: number }
   | { kind: 'post-create-wait'; at: number; strategy: PostCreateStrategy; startedAt: number; waitedMs: number; cause: string }
   | {
       kind: 'tick';
@@ -36,7 +65,9 @@ export type ProxyEvent =
   | { kind: 'ack'; at: number; typeUrl: string; version: string; nonce: string }
   | { kind: 'nack'; at: number; typeUrl: string; version: string; nonce: string; error: string }
   | { kind: 'response-dropped'; at: number; typeUrl: string; version: string; error: string }
-  | { kind: 'stream-closed'; at: number; streamId: number }
+  | { kind: 'stream-closed'; at: number; streamId: number; ending: StreamEnding }
+  /** The proxy left; its proxy-registered Dataplane is deleted at `dueAt` unless it comes back first. */
+  | { kind: 'deregistration-scheduled'; at: number; dueAt: number }
   | { kind: 'deregistered'; at: number };
 
 export type ProxyEventKind = ProxyEvent['kind'];

@@ -34,18 +34,32 @@ export interface CacheStats {
   entries: CacheEntry[];
 }
 
-/** The post-create strategy a proxy's first connection ran under; `api` when its Dataplane existed already (no wait). */
+/**
+ * The post-create strategy a connection ran under: the proxy registered its Dataplane through its
+ * metadata and waited by this strategy, or (`api`) it connected to a Dataplane created through the
+ * API or UI, found when it connected (no wait). A connection that found no Dataplane, or was
+ * refused, has no strategy and no time to first config: the Proxies view says what happened.
+ */
 export type ConnectStrategy = 'sleep' | 'invalidate' | 'none' | 'api';
 
+/** A proxy's latest connection that registered (found or brought) its Dataplane. */
 export interface ProxyFirstConfig {
   proxyId: string;
   strategy: ConnectStrategy;
+  /** `store.cache.expirationTime` in force when that connection opened. */
+  cacheExpirationMs: number;
   breakdown: Omit<FirstConfigBreakdown, 'proxyId'>;
 }
 
-/** Time to first config of every proxy that connected under one strategy (complete ones only in the figures). */
+/**
+ * Time to first config of every connection (each proxy's latest and the earlier ones kept) under
+ * one strategy and one cache expiration (complete ones only in the figures): the post-create wait
+ * of `sleep` is the expiration, so samples of different expirations are not mixed.
+ */
 export interface StrategySummary {
   strategy: ConnectStrategy;
+  cacheExpirationMs: number;
+  /** Connections in this group (a proxy that reconnected counts once per connection). */
   proxies: number;
   complete: number;
   medianMs?: number;
@@ -75,9 +89,11 @@ export interface XdsStats {
   at: number;
   /** `xds.postCreateStrategy` in force: what the next proxy that registers through its metadata gets. */
   strategyInForce: 'sleep' | 'invalidate' | 'none';
-  /** Proxies with a first connection on their timeline, by node id. */
+  /** `store.cache.expirationTime` in force, ms. */
+  cacheExpirationInForceMs: number;
+  /** Proxies with a registered connection on their timeline, by node id. */
   proxies: ProxyFirstConfig[];
-  /** One per strategy that some proxy connected under, in the order sleep, invalidate, none, api. */
+  /** One per (strategy, cache expiration) some connection ran under, strategies in the order sleep, invalidate, none, api, then by expiration. */
   strategies: StrategySummary[];
   /** `xds_generation` by result: the time of one sync tracker tick. */
   generation: HistogramStats;

@@ -118,7 +118,7 @@ describe('delta and State of the World xDS, side by side', () => {
     // expiration, then the first generation found the Dataplane and its config went out.
     const timelines = ['default.web-1', 'default.web-2'].map((proxyId) => core.xds.timeline.events(proxyId));
     for (const events of timelines.map(kinds)) {
-      expect(events.slice(0, 3)).toEqual(['stream-opened', 'registered', 'post-create-wait']);
+      expect(events.slice(0, 4)).toEqual(['stream-opened', 'registered', 'post-create-wait-started', 'post-create-wait']);
       expect(events.find((kind) => kind.startsWith('tick:'))).toBe('tick:changed');
       expect(events.indexOf('response')).toBeGreaterThan(events.indexOf('post-create-wait'));
     }

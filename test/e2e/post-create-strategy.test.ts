@@ -66,7 +66,7 @@ describe('post-create wait for a Dataplane that came in node metadata', () => {
     await connectEnvoyLike(core, true);
     const events = core.xds.timeline.events('default.web-1');
 
-    expect(kinds(events).slice(0, 4)).toEqual(['stream-opened', 'registered', 'post-create-wait', 'tick:changed']);
+    expect(kinds(events).slice(0, 5)).toEqual(['stream-opened', 'registered', 'post-create-wait-started', 'post-create-wait', 'tick:changed']);
     expect(kinds(events)).not.toContain('tick:dataplane-not-found');
     expect(first(events, 'registered')).toMatchObject({ origin: 'metadata', created: true });
     const wait = first(events, 'post-create-wait');

@@ -74,8 +74,10 @@ describe('per-Dataplane tokens', () => {
       code: status.UNAUTHENTICATED,
       details: expect.stringContaining('no token is issued for Dataplane "web-1" in mesh "default": issue one with POST /meshes/default/dataplanes/web-1/token'),
     });
-    // Refused before the lifecycle: nothing about these proxies reached the timeline.
-    expect(core.xds.timeline.events('default.web-1')).toEqual([]);
+    // Refused before the lifecycle: nothing but the refusal itself (its status) reached the timeline.
+    expect(core.xds.timeline.events('default.web-1')).toEqual([
+      expect.objectContaining({ kind: 'stream-closed', ending: expect.objectContaining({ by: 'control-plane', code: status.UNAUTHENTICATED }) }),
+    ]);
 
     await served(proxy(core, 'backend-1', token));
   });

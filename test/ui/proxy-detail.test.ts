@@ -159,7 +159,7 @@ describe('Proxy detail view', () => {
       const events = page.getByTestId('timeline-events');
       await events.locator('tr[data-event=ack]').nth(3).waitFor();
       const kinds = await events.locator('tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-event')));
-      expect(kinds.slice(0, 4)).toEqual(['stream-opened', 'registered', 'post-create-wait', 'tick']);
+      expect(kinds.slice(0, 5)).toEqual(['stream-opened', 'registered', 'post-create-wait-started', 'post-create-wait', 'tick']);
 
       // A change after the page loaded arrives as live events: a new generation, response and ACK.
       const acks = await events.locator('tr[data-event=ack]').count();

@@ -7,7 +7,6 @@ import type { StatusTracker } from '../xds/callbacks/status-tracker.js';
 import type { SnapshotCache } from '../xds/server/snapshot-cache.js';
 import type { StreamInfo } from '../xds/server/stream.js';
 import { asSent, configDump } from '../xds/status/config-dump.js';
-import { firstConfigBreakdown } from '../xds/status/first-config.js';
 import type { ProxyTimeline } from '../xds/status/proxy-timeline.js';
 import { ApiError } from './api-error.js';
 import type { RequestContext, Route } from './router.js';
@@ -42,11 +41,12 @@ export interface InspectionDependencies {
  * meshdesk's own, under the Dataplane with a `_` prefix as Kuma's inspection paths (`_rules`) have:
  * - `…/{name}/_status`: ProxyStatus plus the live stream's subscriptions (resource names asked for);
  * - `…/{name}/_timeline`: the proxy's events, oldest first;
- * - `…/{name}/_first-config`: the time-to-first-config breakdown of its first connection;
+ * - `…/{name}/_first-config`: the time-to-first-config breakdown of its latest connection, and of the earlier ones kept;
  * - `…/{name}/_history` and `…/{name}/_history/{id}`: snapshots published to it, newest first, and one of them.
  * And `GET /proxies` (every proxy known, online or not) and `GET /xds/chain` (callbacks in chain
  * order, the xDS settings in force, the ADS address).
- * A proxy meshdesk knows nothing about is a 404 naming it.
+ * A departed proxy is answered for until its retention ends (`departure` says until when); a proxy
+ * meshdesk knows nothing about is a 404 naming it.
  */
 export function inspectionRoutes(deps: InspectionDependencies): Route[] {
   const proxy = '/meshes/:mesh/dataplanes/:name';
@@ -86,16 +86,22 @@ export function inspectionRoutes(deps: InspectionDependencies): Route[] {
     {
       method: 'GET',
       path: `${proxy}/_timeline`,
-      handler: (context) => ({ json: { proxyId: proxyIdOf(context), events: knownEvents(deps, proxyIdOf(context)) } }),
+      handler: (context) => {
+        const proxyId = proxyIdOf(context);
+        const events = knownEvents(deps, proxyId);
+        const departure = deps.statusTracker.status(proxyId)?.departure;
+        return { json: { proxyId, events, ...(departure && { departure }) } };
+      },
     },
     {
       method: 'GET',
       path: `${proxy}/_first-config`,
       handler: (context) => {
         const proxyId = proxyIdOf(context);
-        const breakdown = firstConfigBreakdown(knownEvents(deps, proxyId));
-        if (!breakdown) throw notFound(`proxy "${proxyId}" has no first connection on its timeline`);
-        return { json: { proxyId, ...breakdown } };
+        knownEvents(deps, proxyId);
+        const { latest, earlier } = deps.timeline.firstConfigs(proxyId);
+        if (!latest) throw notFound(`proxy "${proxyId}" has no connection on its timeline`);
+        return { json: { proxyId, ...latest, earlier } };
       },
     },
     {
@@ -181,5 +187,7 @@ function notFound(details: string): ApiError {
 }
 
 function unknownProxy(proxyId: string): ApiError {
-  return notFound(`proxy "${proxyId}" is unknown: it has not connected since meshdesk started, or its Dataplane was deregistered`);
+  return notFound(
+    `proxy "${proxyId}" is unknown: it has not connected since meshdesk started, or it departed longer ago than xds.departedProxyRetention`,
+  );
 }

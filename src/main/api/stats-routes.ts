@@ -18,7 +18,7 @@ import {
 import type { CachedManager } from '../cache/cached-manager.js';
 import type { Settings } from '../config/settings.js';
 import type { Metrics } from '../metrics/metrics.js';
-import { firstConfigBreakdown, type FirstConfigBreakdown } from '../xds/status/first-config.js';
+import type { FirstConfigBreakdown } from '../xds/status/first-config.js';
 import { now, type ProxyTimeline } from '../xds/status/proxy-timeline.js';
 import type { Route } from './router.js';
 
@@ -26,7 +26,7 @@ export interface StatsDependencies {
   metrics: Metrics;
   cachedManager: Pick<CachedManager, 'entries'>;
   settings: Pick<Settings, 'get' | 'userValues'>;
-  timeline: Pick<ProxyTimeline, 'proxyIds' | 'events'>;
+  timeline: Pick<ProxyTimeline, 'proxyIds' | 'events' | 'firstConfigs'>;
 }
 
 /**
@@ -76,15 +76,22 @@ async function cacheStats({ metrics, cachedManager, settings }: StatsDependencie
 
 async function xdsStats({ metrics, timeline, settings }: StatsDependencies): Promise<XdsStats> {
   const proxies: ProxyFirstConfig[] = [];
+  const samples: ProxyFirstConfig[] = [];
   for (const proxyId of timeline.proxyIds().sort()) {
-    const breakdown = firstConfigBreakdown(timeline.events(proxyId));
-    if (breakdown) proxies.push({ proxyId, strategy: strategyOf(breakdown), breakdown });
+    const { latest, earlier } = timeline.firstConfigs(proxyId);
+    const connections = [...(latest ? [latest] : []), ...earlier].flatMap((breakdown) => {
+      const strategy = strategyOf(breakdown);
+      return strategy ? [{ proxyId, strategy, cacheExpirationMs: breakdown.cacheExpirationMs, breakdown }] : [];
+    });
+    if (connections[0]) proxies.push(connections[0]);
+    samples.push(...connections);
   }
   return {
     at: Date.now(),
     strategyInForce: settings.get('xds.postCreateStrategy'),
+    cacheExpirationInForceMs: settings.get('store.cache.expirationTime'),
     proxies,
-    strategies: strategySummaries(proxies),
+    strategies: strategySummaries(samples),
     generation: histogramStats(await metrics.xdsGeneration.get(), 'result'),
     delivery: histogramStats(await metrics.xdsDelivery.get(), 'type'),
     ticks: tickSeconds(timeline.proxyIds().map((proxyId) => timeline.events(proxyId))),
@@ -107,14 +114,21 @@ function hitRatio(counts: CacheCounts): number | null {
   return lookups === 0 ? null : (counts.hit + counts['hit-wait']) / lookups;
 }
 
-/** The strategy named by the proxy's post-create wait; no wait means its Dataplane existed already. */
-function strategyOf(breakdown: FirstConfigBreakdown): ConnectStrategy {
-  return breakdown.postCreateWait?.strategy ?? 'api';
+/**
+ * The strategy named by the connection's post-create wait; `api` when it found a Dataplane created
+ * through the API; none when it registered nothing (no Dataplane, or refused).
+ */
+function strategyOf(breakdown: FirstConfigBreakdown): ConnectStrategy | undefined {
+  if (breakdown.postCreateWait) return breakdown.postCreateWait.strategy;
+  return breakdown.registration?.origin === 'api' ? 'api' : undefined;
 }
 
-function strategySummaries(proxies: readonly ProxyFirstConfig[]): StrategySummary[] {
-  return CONNECT_STRATEGIES.flatMap((strategy) => {
-    const members = proxies.filter((proxy) => proxy.strategy === strategy);
+/** One summary per (strategy, cache expiration) present, strategies in CONNECT_STRATEGIES order, then shortest expiration first. */
+function strategySummaries(samples: readonly ProxyFirstConfig[]): StrategySummary[] {
+  const expirations = [...new Set(samples.map((sample) => sample.cacheExpirationMs))].sort((a, b) => a - b);
+  const groups = CONNECT_STRATEGIES.flatMap((strategy) => expirations.map((cacheExpirationMs) => ({ strategy, cacheExpirationMs })));
+  return groups.flatMap(({ strategy, cacheExpirationMs }) => {
+    const members = samples.filter((sample) => sample.strategy === strategy && sample.cacheExpirationMs === cacheExpirationMs);
     if (members.length === 0) return [];
     const complete = members.filter((proxy) => proxy.breakdown.total.durationMs !== undefined);
     const totals = complete.map((proxy) => proxy.breakdown.total.durationMs!).sort((a, b) => a - b);
@@ -127,6 +141,7 @@ function strategySummaries(proxies: readonly ProxyFirstConfig[]): StrategySummar
     return [
       {
         strategy,
+        cacheExpirationMs,
         proxies: members.length,
         complete: complete.length,
         ...(totals.length > 0 && {

@@ -85,6 +85,14 @@ export const SETTINGS = {
     max: '1h',
     appliesLive: true,
   }),
+  'xds.departedProxyRetention': duration({
+    description:
+      "How long a proxy that left for good (its Dataplane deregistered or deleted, or it never had one) stays listed with its timeline, first configs and history; 0s forgets it at once.",
+    default: '24h',
+    min: '0s',
+    max: '720h',
+    appliesLive: true,
+  }),
   'xds.nackBackoff': duration({
     description: 'How long to wait after a proxy rejects (NACKs) a configuration before answering it again.',
     default: '5s',

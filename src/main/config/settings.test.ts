@@ -61,6 +61,7 @@ describe('Settings', () => {
       'xds.dataplaneConfigurationRefreshInterval': 1_000,
       'xds.postCreateStrategy': 'sleep',
       'xds.dataplaneDeregistrationDelay': 10_000,
+      'xds.departedProxyRetention': 86_400_000,
       'xds.nackBackoff': 5_000,
       'xds.dataplaneTokens': 'disabled',
       'apiServer.port': 5681,

@@ -60,6 +60,13 @@ const MIGRATIONS: readonly string[] = [
      LEFT JOIN json_each(snapshot_history.resources) AS resources ON resources.key = version.key
      GROUP BY version.key, version.value;
    ALTER TABLE snapshot_history DROP COLUMN resources;`,
+  // 5: each snapshot numbered per proxy (1, 2, 3… of that proxy), which is what the History tab
+  // shows: the global id made a proxy's first version "#3". Existing rows are numbered in order.
+  `ALTER TABLE snapshot_history ADD COLUMN number INTEGER NOT NULL DEFAULT 0;
+   UPDATE snapshot_history SET number = (
+     SELECT count(*) FROM snapshot_history AS earlier
+     WHERE earlier.proxy_id = snapshot_history.proxy_id AND earlier.id <= snapshot_history.id
+   );`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -48,7 +48,7 @@ describe('SnapshotHistory', () => {
   it('returns a recorded snapshot in full, resources as the generator JSON', () => {
     const { id } = history.record(snapshot('default.web-1', 'c1'));
 
-    expect(history.get(id)).toEqual({ id, ...snapshot('default.web-1', 'c1') });
+    expect(history.get(id)).toEqual({ id, number: 1, ...snapshot('default.web-1', 'c1') });
     expect(history.latest('default.web-1')).toEqual(history.get(id));
   });
 
@@ -62,12 +62,23 @@ describe('SnapshotHistory', () => {
     expect(listed.map((summary) => summary.id)).toEqual([second.id, first.id]);
     expect(listed[0]).toEqual({
       id: second.id,
+      number: 2,
       proxyId: 'default.web-1',
       createdAt: 1_700_000_000_000.5,
       versions: { [CDS]: 'c2', [LDS]: 'l1' },
       changedTypes: [CDS],
     });
     expect(listed[0]).not.toHaveProperty('resources');
+  });
+
+  it("numbers each proxy's snapshots from 1, on after its oldest are pruned", () => {
+    history.record(snapshot('default.backend-1', 'b1'));
+    history.record(snapshot('default.backend-1', 'b2'));
+    const numbers = Array.from({ length: SNAPSHOTS_KEPT_PER_PROXY + 2 }, (_, i) => history.record(snapshot('default.web-1', `c${i}`)).number);
+
+    expect(numbers.slice(0, 3)).toEqual([1, 2, 3]);
+    expect(history.list('default.web-1').map((summary) => summary.number).slice(0, 2)).toEqual([SNAPSHOTS_KEPT_PER_PROXY + 2, SNAPSHOTS_KEPT_PER_PROXY + 1]);
+    expect(history.list('default.web-1').at(-1)!.number).toBe(3);
   });
 
   it(`keeps only the last ${SNAPSHOTS_KEPT_PER_PROXY} snapshots of a proxy, pruning on insert`, () => {
@@ -237,8 +248,8 @@ describe('the migration to content-addressed history', () => {
     try {
       const moved = new SnapshotHistory(migrated);
       const [second, first] = moved.list('default.web-1');
-      expect(moved.get(first!.id)).toEqual({ id: first!.id, ...snapshot('default.web-1', 'c1', 1) });
-      expect(moved.get(second!.id)).toEqual({ id: second!.id, ...snapshot('default.web-1', 'c2', 2) });
+      expect(moved.get(first!.id)).toEqual({ id: first!.id, number: 1, ...snapshot('default.web-1', 'c1', 1) });
+      expect(moved.get(second!.id)).toEqual({ id: second!.id, number: 2, ...snapshot('default.web-1', 'c2', 2) });
       expect(migrated.prepare('SELECT count(*) FROM snapshot_payloads').pluck().get()).toBe(3);
     } finally {
       migrated.close();

@@ -55,6 +55,7 @@ type HistoryWrite = { snapshot: NewSnapshotRecord } | { forgetProxy: string };
 
 interface SummaryRow {
   id: number;
+  number: number;
   proxy_id: string;
   created_at: number;
   versions: string;
@@ -66,7 +67,7 @@ interface PayloadKey {
   version: string;
 }
 
-const SUMMARY_COLUMNS = 'id, proxy_id, created_at, versions, changed_types';
+const SUMMARY_COLUMNS = 'id, number, proxy_id, created_at, versions, changed_types';
 
 /**
  * Every snapshot published to each proxy, newest kept, so a user can see what a proxy got and
@@ -83,7 +84,7 @@ const SUMMARY_COLUMNS = 'id, proxy_id, created_at, versions, changed_types';
  * resumes by itself once the database takes writes again.
  */
 export class SnapshotHistory {
-  readonly #insert: Statement<[Omit<SummaryRow, 'id'>], { id: number }>;
+  readonly #insert: Statement<[Omit<SummaryRow, 'id' | 'number'>], { id: number; number: number }>;
   readonly #countReference: Statement<[PayloadKey]>;
   readonly #insertPayload: Statement<[PayloadKey & { resources: string }]>;
   readonly #dropReference: Statement<[PayloadKey]>;
@@ -112,8 +113,13 @@ export class SnapshotHistory {
     this.#db = db;
     this.#onLost = options.onLost ?? (() => {});
     this.#insert = db.prepare(
-      `INSERT INTO snapshot_history (proxy_id, created_at, versions, changed_types)
-       VALUES (@proxy_id, @created_at, @versions, @changed_types) RETURNING id`,
+      // The proxy's next number: one more than its newest snapshot's (kept even when older ones are pruned).
+      `INSERT INTO snapshot_history (proxy_id, number, created_at, versions, changed_types)
+       VALUES (
+         @proxy_id,
+         coalesce((SELECT number FROM snapshot_history WHERE proxy_id = @proxy_id ORDER BY id DESC LIMIT 1), 0) + 1,
+         @created_at, @versions, @changed_types
+       ) RETURNING id, number`,
     );
     const payloadKey = 'type_url = @type_url AND version = @version';
     this.#countReference = db.prepare(`UPDATE snapshot_payloads SET snapshots = snapshots + 1 WHERE ${payloadKey}`);
@@ -141,9 +147,10 @@ export class SnapshotHistory {
   /** Records a published snapshot at once, after whatever is queued, and prunes the proxy's oldest beyond SNAPSHOTS_KEPT_PER_PROXY. */
   record(snapshot: NewSnapshotRecord): SnapshotSummary {
     this.flush();
-    const id = this.#inTransaction(() => this.#write(snapshot));
+    const { id, number } = this.#inTransaction(() => this.#write(snapshot));
     return {
       id,
+      number,
       proxyId: snapshot.proxyId,
       createdAt: snapshot.createdAt,
       versions: { ...snapshot.versions },
@@ -286,8 +293,8 @@ export class SnapshotHistory {
   }
 
   /** Inside a transaction: the snapshot's row, a reference to each of its payloads, and the prune. */
-  #write(snapshot: NewSnapshotRecord): number {
-    const { id } = this.#insert.get({
+  #write(snapshot: NewSnapshotRecord): { id: number; number: number } {
+    const row = this.#insert.get({
       proxy_id: snapshot.proxyId,
       created_at: snapshot.createdAt,
       versions: JSON.stringify(snapshot.versions),
@@ -301,7 +308,7 @@ export class SnapshotHistory {
     }
     const oldestKept = this.#oldestKept.get({ proxy_id: snapshot.proxyId, keep: SNAPSHOTS_KEPT_PER_PROXY });
     if (oldestKept !== undefined) this.#pruneBelow(snapshot.proxyId, oldestKept);
-    return id;
+    return row;
   }
 
   /** Inside a transaction: deletes the proxy's snapshots older than `oldestKept` and the payloads only they named. */
@@ -330,6 +337,7 @@ export class SnapshotHistory {
 function toSummary(row: SummaryRow): SnapshotSummary {
   return {
     id: row.id,
+    number: row.number,
     proxyId: row.proxy_id,
     createdAt: row.created_at,
     versions: JSON.parse(row.versions) as Record<string, string>,

@@ -15,6 +15,7 @@ import { NackBackoff } from './callbacks/nack-backoff.js';
 import { StatusTracker } from './callbacks/status-tracker.js';
 import { AdsServer } from './server/ads-server.js';
 import { SnapshotCache } from './server/snapshot-cache.js';
+import { DEPARTED_PROXIES_KEPT, DepartedProxies } from './status/departed-proxies.js';
 import { ProxyTimeline } from './status/proxy-timeline.js';
 import { DataplaneSyncTracker } from './sync/dataplane-sync-tracker.js';
 import { warmUpEncoders } from './generate/warm-up.js';
@@ -41,6 +42,8 @@ export interface Xds {
   history: SnapshotHistory;
   timeline: ProxyTimeline;
   statusTracker: StatusTracker;
+  /** Proxies that left for good, kept for `xds.departedProxyRetention`. */
+  departures: DepartedProxies;
   lifecycle: DataplaneLifecycle;
   syncTracker: DataplaneSyncTracker;
   meshContexts: MeshContextCache;
@@ -70,7 +73,18 @@ export async function startXds(deps: XdsDependencies): Promise<Xds> {
     timeline,
   });
   const syncTracker = new DataplaneSyncTracker({ meshContexts, snapshots, history, settings, timeline, metrics });
-  const statusTracker = new StatusTracker({ timeline, metrics });
+  // A departed proxy's story (status, timeline, history) is kept for the retention, then dropped
+  // whole, so memory stays bounded by the proxies that exist plus a bounded number that left.
+  const departures = new DepartedProxies({
+    retention: () => settings.get('xds.departedProxyRetention'),
+    limit: DEPARTED_PROXIES_KEPT,
+    onExpired: (proxyId) => {
+      statusTracker.forget(proxyId);
+      timeline.forget(proxyId);
+      history.deleteProxy(proxyId);
+    },
+  });
+  const statusTracker = new StatusTracker({ timeline, metrics, departures });
   const nackBackoff = new NackBackoff({ settings });
   const dataplaneTokens = new DataplaneTokens(deps.db);
   // The server is built from the chain, so auth reaches it late: it only ends streams once they exist.
@@ -93,19 +107,11 @@ export async function startXds(deps: XdsDependencies): Promise<Xds> {
   const bootstrap = kumaDpBootstrapHandler({ manager: deps.manager, settings, tokens: dataplaneTokens, cert: deps.controlPlaneCert });
   const port = await server.start({ host: deps.host, port: deps.port, tls: { cert, key, http: bootstrap } });
 
-  // Once a Dataplane is gone for good and its proxy is offline, its status, timeline and history go
-  // too, so memory stays bounded by the proxies that still exist. Both signals are handled because
-  // the lifecycle records `deregistered` just after its delete; forgetting twice is harmless.
-  const forget = (proxyId: string) => {
-    if (statusTracker.status(proxyId)?.online) return;
-    statusTracker.forget(proxyId);
-    timeline.forget(proxyId);
-    history.deleteProxy(proxyId);
-  };
-  const stopForgetting = events.subscribe((event) => {
-    if (event.topic === 'proxy.event' && event.event.kind === 'deregistered') forget(event.proxyId);
+  // A Dataplane deleted through the API: its offline proxy has left for good (the lifecycle's own
+  // deregistrations reach the status tracker on the timeline).
+  const stopFollowingDeletes = events.subscribe((event) => {
     if (event.topic === 'resource.changed' && event.change === 'deleted' && event.key.type === 'Dataplane') {
-      forget(`${event.key.mesh}.${event.key.name}`);
+      statusTracker.dataplaneDeleted(`${event.key.mesh}.${event.key.name}`);
     }
   });
 
@@ -116,13 +122,15 @@ export async function startXds(deps: XdsDependencies): Promise<Xds> {
     history,
     timeline,
     statusTracker,
+    departures,
     lifecycle,
     syncTracker,
     meshContexts,
     chain,
     dataplaneTokens,
     close: async () => {
-      stopForgetting();
+      stopFollowingDeletes();
+      departures.close();
       auth.close();
       nackBackoff.close();
       await server.stop();

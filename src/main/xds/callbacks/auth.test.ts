@@ -42,7 +42,7 @@ describe('auth: one live stream per node id', () => {
     const first = controlPlane.proxy(port, { id: PROXY_ID });
     await first.barrier();
     first.close();
-    await controlPlane.event(PROXY_ID, 'stream-closed');
+    await controlPlane.closed(PROXY_ID);
 
     const again = controlPlane.proxy(port, { id: PROXY_ID });
 

@@ -96,9 +96,9 @@ describe('universal flow: the proxy brings its Dataplane in its metadata', () =>
     const stored = await controlPlane.manager.get('Dataplane', KEY);
     expect(stored.meta.labels).toEqual({ [ORIGIN_LABEL]: PROXY_ORIGIN });
     expect(stored.spec).toEqual(dataplaneInput('default', 'backend-1').spec);
-    expect(controlPlane.kinds(PROXY_ID)).toEqual(['stream-opened', 'registered', 'post-create-wait', 'tick']);
+    expect(controlPlane.kinds(PROXY_ID)).toEqual(['stream-opened', 'registered', 'post-create-wait-started', 'post-create-wait', 'tick']);
     expect(eventsOf(PROXY_ID, 'registered')).toEqual([
-      { kind: 'registered', at: expect.any(Number), origin: 'metadata', created: true, version: stored.meta.version },
+      { kind: 'registered', seq: expect.any(Number), at: expect.any(Number), origin: 'metadata', created: true, version: stored.meta.version },
     ]);
   });
 
@@ -121,7 +121,7 @@ describe('universal flow: the proxy brings its Dataplane in its metadata', () =>
     expect(closed.details).toContain('networking.inbound[0].port: port must be in the range [1, 65535]');
     expect(closed.details).toContain('networking.inbound[0].tags["kuma.io/service"]: tag has to exist');
     expect(await controlPlane.manager.list('Dataplane')).toEqual([]);
-    expect(controlPlane.kinds(PROXY_ID)).toEqual(['stream-opened', 'stream-closed']);
+    expect(controlPlane.kinds(PROXY_ID)).toEqual(['stream-opened']); // the status tracker records the close, with the refusal
   });
 
   test('treats a Dataplane whose mesh or name differs from the node id as a violation', async () => {
@@ -200,7 +200,7 @@ describe('post-create wait', () => {
 
     await connect(port);
 
-    expect(controlPlane.kinds(PROXY_ID)).toEqual(['stream-opened', 'registered', 'post-create-wait', 'tick']);
+    expect(controlPlane.kinds(PROXY_ID)).toEqual(['stream-opened', 'registered', 'post-create-wait-started', 'post-create-wait', 'tick']);
     const [wait] = eventsOf(PROXY_ID, 'post-create-wait');
     const [registered] = eventsOf(PROXY_ID, 'registered');
     expect(wait!.startedAt).toBeGreaterThanOrEqual(registered!.at);
@@ -262,6 +262,26 @@ describe('post-create wait', () => {
   });
 });
 
+describe('a stream closing during its post-create wait', () => {
+  test('ends the wait at once and releases its node id: the proxy reconnecting is not refused as already connected', async () => {
+    controlPlane.settings.update({ 'xds.postCreateStrategy': 'sleep', 'store.cache.expirationTime': LONG_TTL });
+    const port = await serve(controlPlane.lifecycle()); // the real sleep, an hour long
+    const leaving = controlPlane.proxy(port, nodeWithDataplane(PROXY_ID, universalDataplane('default', 'backend-1')));
+    void leaving.barrier().catch(() => {});
+    await controlPlane.event(PROXY_ID, 'registered'); // the wait follows at once
+
+    leaving.close();
+    await controlPlane.closed(PROXY_ID);
+    controlPlane.settings.update({ 'xds.postCreateStrategy': 'invalidate' }); // the comeback itself need not sleep an hour
+    const back = await connect(port);
+
+    expect(await back.barrier()).toEqual([]);
+    const [cutShort] = eventsOf(PROXY_ID, 'post-create-wait');
+    expect(cutShort!.cause).toMatch(/^cut short by the stream closing after .* of 3600\.00 s \(strategy: sleep\)$/);
+    expect(eventsOf(PROXY_ID, 'tick')).toHaveLength(1); // the closed stream ran no further hooks: only the comeback generated
+  });
+});
+
 describe('Dataplane created via the API', () => {
   test.each<PostCreateStrategy>(['sleep', 'invalidate', 'none'])('records registered with origin api and never waits (strategy: %s)', async (strategy) => {
     controlPlane.settings.update({ 'xds.postCreateStrategy': strategy, 'store.cache.expirationTime': LONG_TTL });
@@ -275,7 +295,7 @@ describe('Dataplane created via the API', () => {
 
     expect(controlPlane.kinds(PROXY_ID)).toEqual(['stream-opened', 'registered', 'tick']);
     expect(eventsOf(PROXY_ID, 'registered')).toEqual([
-      { kind: 'registered', at: expect.any(Number), origin: 'api', created: false, version: created.meta.version },
+      { kind: 'registered', seq: expect.any(Number), at: expect.any(Number), origin: 'api', created: false, version: created.meta.version },
     ]);
     expect(requested).toEqual([]);
     expect(controlPlane.invalidatedMeshContexts).toEqual([]);
@@ -308,7 +328,7 @@ describe('Dataplane created via the API', () => {
     await connect(port, nodeWithDataplane(PROXY_ID, { networking: { inbound: networking.inbound, address: networking.address }, labels: { team: 'x' }, name: 'backend-1', mesh: 'default', type: 'Dataplane' }));
 
     expect(await controlPlane.manager.get('Dataplane', KEY)).toEqual(created);
-    expect(eventsOf(PROXY_ID, 'registered')).toEqual([{ kind: 'registered', at: expect.any(Number), origin: 'api', created: false, version: 1 }]);
+    expect(eventsOf(PROXY_ID, 'registered')).toEqual([{ kind: 'registered', seq: expect.any(Number), at: expect.any(Number), origin: 'api', created: false, version: 1 }]);
     expect(requested).toEqual([]);
   });
 
@@ -333,7 +353,7 @@ describe('deregistration', () => {
     await controlPlane.event(PROXY_ID, 'deregistered');
 
     await expect(controlPlane.manager.get('Dataplane', KEY)).rejects.toThrow(ResourceNotFoundError);
-    expect(controlPlane.kinds(PROXY_ID).slice(-2)).toEqual(['stream-closed', 'deregistered']);
+    expect(controlPlane.kinds(PROXY_ID).slice(-2)).toEqual(['deregistration-scheduled', 'deregistered']);
     expect(lifecycle.pendingDeregistrations()).toEqual([]);
   });
 
@@ -342,7 +362,7 @@ describe('deregistration', () => {
     const lifecycle = controlPlane.lifecycle({ sleep: recordingSleep().sleep });
     const port = await serve(lifecycle);
     (await connect(port)).close();
-    await controlPlane.event(PROXY_ID, 'stream-closed');
+    await controlPlane.closed(PROXY_ID);
     expect(lifecycle.pendingDeregistrations()).toEqual([{ proxyId: PROXY_ID, key: KEY, dueAt: expect.any(Number) }]);
 
     await connect(port);
@@ -375,8 +395,8 @@ describe('deregistration', () => {
     // backend-1 connects without metadata; backend-2 with a generated bootstrap, which carries its Dataplane.
     (await connect(port, { id: PROXY_ID })).close();
     (await connect(port, nodeWithDataplane('default.backend-2', universalDataplane('default', 'backend-2', 'backend', 18081)))).close();
-    await controlPlane.event(PROXY_ID, 'stream-closed');
-    await controlPlane.event('default.backend-2', 'stream-closed');
+    await controlPlane.closed(PROXY_ID);
+    await controlPlane.closed('default.backend-2');
 
     expect(lifecycle.pendingDeregistrations()).toEqual([]);
     const remaining = await controlPlane.manager.list('Dataplane');
@@ -392,7 +412,7 @@ describe('deregistration', () => {
     const lifecycle = controlPlane.lifecycle({ sleep: recordingSleep().sleep });
     const port = await serve(lifecycle);
     (await connect(port)).close();
-    await controlPlane.event(PROXY_ID, 'stream-closed');
+    await controlPlane.closed(PROXY_ID);
 
     await lifecycle.close();
 

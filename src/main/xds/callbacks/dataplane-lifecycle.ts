@@ -59,8 +59,9 @@ interface Connection {
  * post-create wait happens: `onProxyConnected` returns only once the registration is visible
  * through the caches, or the strategy says not to wait.
  *
- * Owns the proxy's `stream-opened`, `registered`, `post-create-wait`, `stream-closed` and
- * `deregistered` timeline events.
+ * Owns the proxy's `stream-opened`, `registered`, `post-create-wait-started`, `post-create-wait`,
+ * `deregistration-scheduled` and `deregistered` timeline events (the status tracker records
+ * `stream-closed`, with how it ended, for every stream).
  */
 export class DataplaneLifecycle implements ProxyCallbacks {
   readonly #options: DataplaneLifecycleOptions;
@@ -82,7 +83,12 @@ export class DataplaneLifecycle implements ProxyCallbacks {
     if (this.#shutdown.signal.aborted) {
       throw new StreamError(status.UNAVAILABLE, `proxy "${proxy.proxyId}" cannot connect: the control plane is shutting down`);
     }
-    this.#options.timeline.record(proxy.proxyId, { kind: 'stream-opened', at: proxy.streamOpenedAt, streamId: proxy.streamId });
+    this.#options.timeline.record(proxy.proxyId, {
+      kind: 'stream-opened',
+      at: proxy.streamOpenedAt,
+      streamId: proxy.streamId,
+      cacheExpirationMs: this.#options.settings.get('store.cache.expirationTime'),
+    });
     try {
       const dataplane = dataplaneFromMetadata(proxy);
       if (!dataplane) {
@@ -188,7 +194,9 @@ export class DataplaneLifecycle implements ProxyCallbacks {
   /**
    * Makes the new Dataplane visible to the sync tracker's first generation, by the strategy in force
    * now: sleep out the cache TTL in force now, drop the cached reads, or (to show the old bug) nothing.
-   * Each stream waits on its own; registrations never queue behind each other.
+   * Each stream waits on its own; registrations never queue behind each other. A stream that
+   * closes cuts its wait short, so that it lets go of its node id at once (a proxy reconnecting
+   * meanwhile would otherwise be refused as already connected until the wait ran out).
    */
   async #postCreateWait(proxy: ConnectedProxy): Promise<void> {
     const { settings, cachedManager, invalidateMeshContext, timeline } = this.#options;
@@ -198,9 +206,11 @@ export class DataplaneLifecycle implements ProxyCallbacks {
     switch (strategy) {
       case 'sleep': {
         const ttl = settings.get('store.cache.expirationTime');
-        await this.#sleep(ttl, this.#shutdown.signal);
-        cause = this.#shutdown.signal.aborted
-          ? `cut short by shutdown after ${seconds(now() - startedAt)} of ${seconds(ttl)} (strategy: sleep)`
+        timeline.record(proxy.proxyId, { kind: 'post-create-wait-started', at: startedAt, strategy, endsAt: startedAt + ttl });
+        await this.#sleep(ttl, AbortSignal.any([this.#shutdown.signal, proxy.closed]));
+        const cutShortBy = this.#shutdown.signal.aborted ? 'shutdown' : proxy.closed.aborted ? 'the stream closing' : undefined;
+        cause = cutShortBy
+          ? `cut short by ${cutShortBy} after ${seconds(now() - startedAt)} of ${seconds(ttl)} (strategy: sleep)`
           : `waited ${seconds(ttl)} for cache expiration (strategy: sleep)`;
         break;
       }
@@ -230,7 +240,6 @@ export class DataplaneLifecycle implements ProxyCallbacks {
     const connection = streams?.get(proxy.streamId);
     streams?.delete(proxy.streamId);
     if (streams?.size === 0) this.#connections.delete(proxy.proxyId);
-    this.#options.timeline.record(proxy.proxyId, { kind: 'stream-closed', at: now(), streamId: proxy.streamId });
     if (!connection?.deregisterOnClose || this.#shutdown.signal.aborted) return;
     if (this.#liveConnection(proxy, () => true)) return; // another stream of this proxy still uses it
     this.#scheduleDeregistration(proxy.proxyId, proxy.dataplaneKey);
@@ -256,7 +265,9 @@ export class DataplaneLifecycle implements ProxyCallbacks {
       this.#pending.delete(proxyId);
       void this.#deregister(proxyId, key);
     }, delay);
-    this.#pending.set(proxyId, { proxyId, key, dueAt: now() + delay, timer });
+    const at = now();
+    this.#pending.set(proxyId, { proxyId, key, dueAt: at + delay, timer });
+    this.#options.timeline.record(proxyId, { kind: 'deregistration-scheduled', at, dueAt: at + delay });
   }
 
   #cancelDeregistration(proxyId: string): void {

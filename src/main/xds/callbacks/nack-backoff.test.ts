@@ -1,7 +1,9 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { CLUSTER_TYPE_URL } from '../protocol/type-urls.js';
 import { fixtureSnapshot } from '../server/testing/fixtures.js';
-import { withProbe } from '../server/testing/raw-ads-client.js';
+import { PROBE_TYPE_URL, withProbe } from '../server/testing/raw-ads-client.js';
+import { eventually } from '../../../../test/support/eventually.js';
+import type { Callbacks } from '../server/callbacks.js';
 import { NackBackoff } from './nack-backoff.js';
 import { TestControlPlane } from './testing/control-plane.js';
 import { GatedSleep } from './testing/sleeps.js';
@@ -87,6 +89,31 @@ describe('NACK backoff', () => {
     await gate.started(2);
     gate.releaseAll();
     expect((await client.next()).version_info).toBe('v3');
+  });
+
+  test('holds at most one waiting request per type behind a backoff, however many the proxy sends (the latest one)', async () => {
+    const handled: string[] = [];
+    const counting: Callbacks = { onStreamRequest: ({ request }) => void handled.push(request.type_url) };
+    const countedPort = await controlPlane.serve([counting, new NackBackoff({ settings: controlPlane.settings, sleep: gate.sleep })]);
+    const client = controlPlane.proxy(countedPort, { id: 'default.flood' });
+    setClusters('default.flood', 'v1');
+    client.send(CLUSTER_TYPE_URL);
+    const v1 = await client.next();
+    client.nack(v1, 'rejected');
+    await gate.started(1);
+
+    for (let index = 0; index < 5000; index++) client.nack(v1, `rejected again (${index})`);
+    let through = false;
+    void client.barrier().then(() => (through = true));
+    // The barrier's request arrived after every NACK: all of them are in, behind the backoff.
+    await eventually(() => expect(controlPlane.stream('default.flood')?.waitingRequests).toEqual([CLUSTER_TYPE_URL, PROBE_TYPE_URL]));
+    while (!through) {
+      gate.releaseAll();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+
+    // The first request, the first NACK, then only the latest of the 5,000 that waited.
+    expect(handled.filter((typeUrl) => typeUrl === CLUSTER_TYPE_URL)).toHaveLength(3);
   });
 
   test('reads the backoff in force at each NACK', async () => {

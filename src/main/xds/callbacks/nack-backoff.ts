@@ -24,12 +24,13 @@ export class NackBackoff implements Callbacks {
     this.#sleep = options.sleep ?? realSleep;
   }
 
-  async onStreamRequest({ request }: StreamRequestEvent): Promise<void> {
+  async onStreamRequest({ request, signal }: StreamRequestEvent): Promise<void> {
     // Any rejection, as Kuma does, a stale one included: a proxy whose config changes faster than
     // its NACKs travel would otherwise get a response in each round trip (the NACK of the response
     // before last is stale when it arrives), twice as often as the backoff allows.
     if (!request.error_detail) return;
-    await this.#sleep(this.#settings.get('xds.nackBackoff'), this.#shutdown.signal);
+    // A stream that closes ends its backoff: its close (and the release of its node id) waits for it.
+    await this.#sleep(this.#settings.get('xds.nackBackoff'), AbortSignal.any([this.#shutdown.signal, signal]));
   }
 
   /** Ends every backoff in progress, so that shutdown does not wait for them. */

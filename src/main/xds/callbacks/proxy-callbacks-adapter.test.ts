@@ -68,6 +68,7 @@ describe('ProxyCallbacksAdapter', () => {
         kind: 'grpc',
         features: new Set(['feature-reuse-port']),
         node: expect.objectContaining(node),
+        closed: expect.any(AbortSignal),
       },
     ]);
   });

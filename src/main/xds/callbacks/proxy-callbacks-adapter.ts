@@ -1,5 +1,6 @@
 import { status } from '@grpc/grpc-js';
 import { proxyFeaturesFromNode, proxyKindFromNode } from '../generate/proxy.js';
+import { clipClientText } from '../protocol/client-text.js';
 import type { Node } from '../protocol/ads-service.js';
 import {
   StreamError,
@@ -36,9 +37,9 @@ export class ProxyCallbacksAdapter implements Callbacks {
     this.#openedAt.set(streamId, now());
   }
 
-  async onStreamRequest({ streamId, node }: StreamRequestEvent): Promise<void> {
+  async onStreamRequest({ streamId, node, signal }: StreamRequestEvent): Promise<void> {
     if (this.#proxies.has(streamId)) return;
-    const proxy = connectedProxy(streamId, this.#openedAt.get(streamId) ?? now(), node);
+    const proxy = connectedProxy(streamId, this.#openedAt.get(streamId) ?? now(), node, signal);
     await this.#callbacks.onProxyConnected(proxy);
     this.#openedAt.delete(streamId);
     this.#proxies.set(streamId, proxy);
@@ -59,7 +60,7 @@ export function adaptProxyCallbacks(callbacks: ProxyCallbacks): Callbacks {
 }
 
 /** Refuses, with INVALID_ARGUMENT naming the node id and the problem, a node that names no proxy. */
-function connectedProxy(streamId: number, streamOpenedAt: number, node: Node): ConnectedProxy {
+function connectedProxy(streamId: number, streamOpenedAt: number, node: Node, closed: AbortSignal): ConnectedProxy {
   try {
     return {
       streamId,
@@ -69,9 +70,10 @@ function connectedProxy(streamId: number, streamOpenedAt: number, node: Node): C
       kind: proxyKindFromNode(node),
       features: proxyFeaturesFromNode(node),
       node,
+      closed,
     };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new StreamError(status.INVALID_ARGUMENT, `proxy "${node.id}" cannot connect: ${reason}`, { cause: error });
+    throw new StreamError(status.INVALID_ARGUMENT, `proxy "${clipClientText(node.id, 64)}" cannot connect: ${reason}`, { cause: error });
   }
 }

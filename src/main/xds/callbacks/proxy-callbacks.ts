@@ -16,6 +16,8 @@ export interface ConnectedProxy {
   features: ReadonlySet<string>;
   /** The node of the stream's first request; its metadata as plain JSON. */
   node: Node;
+  /** Aborts when the stream closes: a wait on its behalf ends then (see StreamRequestEvent.signal). */
+  closed: AbortSignal;
 }
 
 /**

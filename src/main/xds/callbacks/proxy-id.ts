@@ -1,3 +1,5 @@
+import { CLIENT_TEXT_LIMITS, clipClientText } from '../protocol/client-text.js';
+
 /** A proxy's node id, `mesh.name`, split into the Dataplane it names. */
 export interface ProxyId {
   mesh: string;
@@ -16,6 +18,10 @@ export class ProxyIdError extends Error {
  * Whether the names are well formed is left to the Dataplane's own validation.
  */
 export function parseProxyId(nodeId: string): ProxyId {
+  if (nodeId.length > CLIENT_TEXT_LIMITS.nodeId) {
+    // Mesh and Dataplane names are at most 253 characters each: no Dataplane has a longer id.
+    throw new ProxyIdError(`node id "${clipClientText(nodeId, 64)}" is ${nodeId.length} characters long; at most ${CLIENT_TEXT_LIMITS.nodeId}`);
+  }
   const dot = nodeId.indexOf('.');
   const expected = 'expected "<mesh>.<name>", e.g. "default.backend-1"';
   if (dot === -1) throw new ProxyIdError(`node id "${nodeId}" has no '.': ${expected}`);

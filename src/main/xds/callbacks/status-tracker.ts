@@ -1,29 +1,42 @@
+import { status as grpcStatus } from '@grpc/grpc-js';
 import type { Metrics } from '../../metrics/metrics.js';
+import { CLIENT_TEXT_LIMITS, clipClientText } from '../protocol/client-text.js';
 import { XDS_TYPE_URLS, shortTypeName } from '../protocol/type-urls.js';
 import type {
   Callbacks,
   ResponseDroppedEvent,
   StreamClosedEvent,
+  StreamEnding as ServerStreamEnding,
   StreamOpenEvent,
   StreamRequestEvent,
   StreamResponseEvent,
 } from '../server/callbacks.js';
-import { now, type ProxyTimeline } from '../status/proxy-timeline.js';
-import type { ProxyStatus, TypeStatus } from '../../../shared/api-types.js';
+import type { DepartedProxies } from '../status/departed-proxies.js';
+import { now, type ProxyEvent, type ProxyTimeline } from '../status/proxy-timeline.js';
+import type { ProxyConnectionState, ProxyStatus, TypeStatus } from '../../../shared/api-types.js';
+import type { StreamEnding } from '../../../shared/proxy-events.js';
 import type { XdsProtocol } from '../protocol/ads-service.js';
 
-export type { ProxyStatus, TypeStatus };
+export type { ProxyConnectionState, ProxyStatus, TypeStatus };
 
 export interface StatusTrackerOptions {
   timeline: ProxyTimeline;
   metrics: Pick<Metrics, 'xdsDelivery'>;
+  /** Where proxies that left for good go; without it (tests of other concerns) nothing departs. */
+  departures?: Pick<DepartedProxies, 'depart' | 'returned' | 'get'>;
 }
+
+/**
+ * Types tracked per proxy. Envoy asks for about ten; the stream refuses more than its own bound
+ * (MAX_TYPE_URLS_PER_STREAM), and this one holds whatever feeds the tracker.
+ */
+const TYPES_PER_PROXY = 32;
 
 interface OpenStream {
   peer: string;
   protocol: XdsProtocol;
   openedAt: number;
-  /** Known from the stream's first request on. */
+  /** Known from the lifecycle's `stream-opened` or the stream's first request that reaches here. */
   proxyId?: string;
 }
 
@@ -32,30 +45,42 @@ interface TypeState extends TypeStatus {
   deliveredVersion?: string;
 }
 
-interface ProxyState extends Omit<ProxyStatus, 'types'> {
+interface ProxyState extends Omit<ProxyStatus, 'types' | 'departure'> {
   types: Map<string, TypeState>;
+  /** A Dataplane answered to its node id when last heard of: its status stays while that Dataplane does. */
+  hasDataplane: boolean;
 }
+
+export type StateListener = (status: ProxyStatus) => void;
 
 /**
  * Kuma's DataplaneStatusTracker: per proxy and type, the versions and nonces sent, ACKs and NACKs
- * (with the NACK's error detail), counts and times, and whether the proxy is online. Every
- * response, ACK, NACK and dropped response also goes on the proxy's timeline, and the time from a
+ * (with the NACK's error detail, clipped), counts and times, whether the proxy is online, and its
+ * state in one word (ProxyConnectionState), from its stream's hooks and its timeline's events
+ * (the lifecycle's registration and post-create wait, the sync tracker's ticks). Every stream
+ * that sent a node id is listed, refused ones included, with how it ended; every response, ACK,
+ * NACK, dropped response and stream close goes on the proxy's timeline, and the time from a
  * snapshot being set (the sync tracker's `changed` tick carrying that version) to its ACK is
  * observed as `xds_delivery`.
  *
  * A stale request changes nothing here, as it changes nothing in the stream. A proxy's status
- * outlives its stream (it shows as offline) until `forget` is called once its Dataplane is
- * deregistered, so memory stays bounded by the proxies that still exist.
+ * outlives its stream (offline) while its Dataplane exists; once the proxy has left for good (its
+ * Dataplane deregistered or deleted, or it never had one) it departs (DepartedProxies), which
+ * bounds how many are kept and for how long, and calls `forget`.
  */
 export class StatusTracker implements Callbacks {
   readonly #timeline: ProxyTimeline;
   readonly #metrics: StatusTrackerOptions['metrics'];
+  readonly #departures: StatusTrackerOptions['departures'];
   readonly #streams = new Map<number, OpenStream>();
   readonly #proxies = new Map<string, ProxyState>();
+  readonly #listeners = new Set<StateListener>();
 
-  constructor({ timeline, metrics }: StatusTrackerOptions) {
+  constructor({ timeline, metrics, departures }: StatusTrackerOptions) {
     this.#timeline = timeline;
     this.#metrics = metrics;
+    this.#departures = departures;
+    timeline.listen((proxyId, event) => this.#onTimelineEvent(proxyId, event));
   }
 
   onStreamOpen({ streamId, peer, protocol }: StreamOpenEvent): void {
@@ -68,6 +93,7 @@ export class StatusTracker implements Callbacks {
     const proxy = this.#attach(streamId, node.id);
     if (!proxy) return;
     const type = typeState(proxy, typeUrl);
+    if (!type) return;
     const at = now();
     if (kind === 'ack') {
       type.lastAcked = { version, nonce: request.response_nonce, at };
@@ -77,7 +103,7 @@ export class StatusTracker implements Callbacks {
     } else if (kind === 'nack') {
       // A NACK echoes the latest nonce, so the version it rejects is the one last sent.
       const rejectedVersion = type.lastSent?.version ?? '';
-      const error = request.error_detail?.message ?? '';
+      const error = clipClientText(request.error_detail?.message ?? '', CLIENT_TEXT_LIMITS.message);
       type.lastNack = { rejectedVersion, acceptedVersion: version, nonce: request.response_nonce, error, at };
       type.counts.nacks += 1;
       this.#timeline.record(proxy.proxyId, { kind: 'nack', at, typeUrl, version: rejectedVersion, nonce: request.response_nonce, error });
@@ -89,68 +115,173 @@ export class StatusTracker implements Callbacks {
     if (!proxy) return;
     const { type_url: typeUrl, nonce } = response;
     const type = typeState(proxy, typeUrl);
+    if (!type) return;
     const at = now();
     type.lastSent = { version, nonce, resources: response.resources.length, at };
     type.counts.responses += 1;
     this.#timeline.record(proxy.proxyId, { kind: 'response', at, typeUrl, version, nonce, resources: response.resources.length });
+    this.#setState(proxy, 'configured');
   }
 
   onResponseDropped({ streamId, typeUrl, version, error }: ResponseDroppedEvent): void {
     const proxy = this.#proxyOfKnownStream(streamId);
     if (!proxy) return;
     const type = typeState(proxy, typeUrl);
+    if (!type) return;
     const at = now();
     type.lastDropped = { version, error: error.message, at };
     type.counts.dropped += 1;
     this.#timeline.record(proxy.proxyId, { kind: 'response-dropped', at, typeUrl, version, error: error.message });
   }
 
-  onStreamClosed({ streamId }: StreamClosedEvent): void {
-    // A proxy that already reconnected on another stream stays online.
-    const proxy = this.#proxyOfKnownStream(streamId);
+  /**
+   * Records how the stream ended on its proxy's timeline, for every stream that sent a node id. The
+   * proxy goes offline (or refused) unless it already reconnected on another stream; a stream
+   * refused before it was attached (a wrong token, a node id already connected or naming no
+   * Dataplane) makes a listed proxy of its own, unless that proxy is online on another stream.
+   */
+  onStreamClosed({ streamId, node, ending }: StreamClosedEvent): void {
+    const stream = this.#streams.get(streamId);
     this.#streams.delete(streamId);
-    if (!proxy) return;
+    if (!node?.id) return; // closed before saying who it is: nothing to list it under
     const at = now();
+    const proxyId = stream?.proxyId ?? clipClientText(node.id, CLIENT_TEXT_LIMITS.nodeId);
+    const told = endingOf(ending);
+    this.#timeline.record(proxyId, { kind: 'stream-closed', at, streamId, ending: told });
+    let proxy = this.#proxies.get(proxyId);
+    if (proxy?.stream.id !== streamId) {
+      if (proxy?.online) return; // the proxy is served on another stream; the refusal is on its timeline
+      proxy = {
+        proxyId,
+        online: false,
+        since: at,
+        state: 'offline',
+        connections: (proxy?.connections ?? 0) + 1,
+        stream: { id: streamId, peer: stream?.peer ?? '', openedAt: stream?.openedAt ?? at },
+        protocol: stream?.protocol ?? 'sotw',
+        types: new Map(),
+        hasDataplane: proxy?.hasDataplane ?? false,
+      };
+      this.#proxies.set(proxyId, proxy);
+    }
     proxy.online = false;
     proxy.since = at;
     proxy.stream.closedAt = at;
+    delete proxy.waitEndsAt;
+    if (told.by === 'control-plane' && told.code !== grpcStatus.OK) {
+      proxy.refusal = { ...told, at };
+      this.#setState(proxy, 'refused', true);
+    } else {
+      delete proxy.refusal;
+      this.#setState(proxy, 'offline', true);
+    }
+    if (!proxy.hasDataplane) this.#departures?.depart(proxyId);
+  }
+
+  /** The Dataplane of this node id was deleted (through the API, say): an offline proxy has left for good. */
+  dataplaneDeleted(proxyId: string): void {
+    const proxy = this.#proxies.get(proxyId);
+    if (!proxy) return;
+    proxy.hasDataplane = false;
+    delete proxy.deregistrationDueAt;
+    if (!proxy.online) this.#departures?.depart(proxyId);
   }
 
   status(proxyId: string): ProxyStatus | undefined {
     const proxy = this.#proxies.get(proxyId);
-    return proxy && publicStatus(proxy);
+    return proxy && this.#publicStatus(proxy);
   }
 
-  /** Every proxy known, online or not, by node id. */
+  /** Every proxy known, online or not, departed ones included, by node id. */
   proxies(): ProxyStatus[] {
-    return [...this.#proxies.values()].map(publicStatus).sort((a, b) => a.proxyId.localeCompare(b.proxyId));
+    return [...this.#proxies.values()].map((proxy) => this.#publicStatus(proxy)).sort((a, b) => a.proxyId.localeCompare(b.proxyId));
   }
 
-  /** Drops a proxy's status; to be called once its Dataplane is deregistered for good. */
+  /** Calls `listener` each time a proxy's state changes (not on every event: a tick that changes nothing is silent). */
+  onStateChange(listener: StateListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Drops a proxy's status, once its departure's retention is over. */
   forget(proxyId: string): void {
     this.#proxies.delete(proxyId);
     for (const stream of this.#streams.values()) if (stream.proxyId === proxyId) delete stream.proxyId;
   }
 
+  /** What the lifecycle and the sync tracker record says about where the proxy stands. */
+  #onTimelineEvent(proxyId: string, event: ProxyEvent): void {
+    if (event.kind === 'stream-opened') {
+      this.#departures?.returned(proxyId);
+      this.#attach(event.streamId, proxyId);
+      return;
+    }
+    if (event.kind === 'deregistered') {
+      const proxy = this.#proxies.get(proxyId);
+      if (proxy) {
+        proxy.hasDataplane = false;
+        delete proxy.deregistrationDueAt;
+      }
+      // A leftover of an earlier run is departed too: its timeline and history then go in time.
+      if (!proxy?.online) this.#departures?.depart(proxyId);
+      return;
+    }
+    const proxy = this.#proxies.get(proxyId);
+    if (!proxy) return;
+    switch (event.kind) {
+      case 'registered':
+        proxy.hasDataplane = true;
+        break;
+      case 'post-create-wait-started':
+        if (!proxy.online) break;
+        proxy.waitEndsAt = event.endsAt;
+        this.#setState(proxy, 'waiting');
+        break;
+      case 'post-create-wait':
+        delete proxy.waitEndsAt;
+        if (proxy.state === 'waiting') this.#setState(proxy, 'connecting');
+        break;
+      case 'tick':
+        if (!proxy.online) break;
+        if (event.result === 'dataplane-not-found') {
+          proxy.hasDataplane = false;
+          this.#setState(proxy, 'no-dataplane');
+        } else if (event.result === 'generated' || event.result === 'changed') {
+          proxy.hasDataplane = true;
+          const sent = [...proxy.types.values()].some((type) => type.lastSent !== undefined);
+          this.#setState(proxy, sent ? 'configured' : 'connecting');
+        }
+        break;
+      case 'deregistration-scheduled':
+        if (!proxy.online) proxy.deregistrationDueAt = event.dueAt;
+        break;
+    }
+  }
+
   /**
-   * The proxy of a stream, known from its first request on, which brings the proxy online with a
-   * fresh set of types. Undefined for a stream another stream of the same proxy has replaced.
+   * The proxy of a stream, attached at the lifecycle's `stream-opened` (or, without a lifecycle, its
+   * first request), which brings the proxy online with a fresh set of types. Undefined for a
+   * stream another stream of the same proxy has replaced.
    */
   #attach(streamId: number, proxyId: string): ProxyState | undefined {
     const stream = this.#streams.get(streamId) ?? { peer: '', protocol: 'sotw', openedAt: now() };
     this.#streams.set(streamId, stream);
     if (stream.proxyId !== undefined) return this.#proxyOfKnownStream(streamId);
     stream.proxyId = proxyId;
+    const previous = this.#proxies.get(proxyId);
     const proxy: ProxyState = {
       proxyId,
       online: true,
       since: now(),
-      connections: (this.#proxies.get(proxyId)?.connections ?? 0) + 1,
+      state: 'connecting',
+      connections: (previous?.connections ?? 0) + 1,
       stream: { id: streamId, peer: stream.peer, openedAt: stream.openedAt },
       protocol: stream.protocol,
       types: new Map(),
+      hasDataplane: previous?.hasDataplane ?? false,
     };
     this.#proxies.set(proxyId, proxy);
+    this.#notify(proxy);
     return proxy;
   }
 
@@ -159,6 +290,35 @@ export class StatusTracker implements Callbacks {
     const proxyId = this.#streams.get(streamId)?.proxyId;
     const proxy = proxyId === undefined ? undefined : this.#proxies.get(proxyId);
     return proxy?.stream.id === streamId ? proxy : undefined;
+  }
+
+  #setState(proxy: ProxyState, state: ProxyConnectionState, always = false): void {
+    if (proxy.state === state && !always) return;
+    proxy.state = state;
+    if (state !== 'offline') delete proxy.deregistrationDueAt;
+    this.#notify(proxy);
+  }
+
+  #notify(proxy: ProxyState): void {
+    if (this.#listeners.size === 0) return;
+    const status = this.#publicStatus(proxy);
+    for (const listener of this.#listeners) listener(status);
+  }
+
+  /** A copy for callers (they must not change the tracker's state), types in push order. */
+  #publicStatus(proxy: ProxyState): ProxyStatus {
+    const { types: byUrl, hasDataplane: _hasDataplane, ...rest } = proxy;
+    const types = [...byUrl.values()]
+      .sort((a, b) => pushRank(a.typeUrl) - pushRank(b.typeUrl))
+      .map(({ deliveredVersion: _delivered, ...type }) => structuredClone(type));
+    const departure = this.#departures?.get(proxy.proxyId);
+    return {
+      ...rest,
+      stream: { ...proxy.stream },
+      ...(proxy.refusal && { refusal: { ...proxy.refusal } }),
+      types,
+      ...(departure && { departure }),
+    };
   }
 
   /**
@@ -181,21 +341,23 @@ export class StatusTracker implements Callbacks {
   }
 }
 
-function typeState(proxy: ProxyState, typeUrl: string): TypeState {
+/** The type's state, created on first use; undefined past the bound of types per proxy. */
+function typeState(proxy: ProxyState, typeUrl: string): TypeState | undefined {
   let type = proxy.types.get(typeUrl);
   if (!type) {
-    type = { typeUrl, type: shortTypeName(typeUrl), counts: { responses: 0, acks: 0, nacks: 0, dropped: 0 } };
+    if (proxy.types.size >= TYPES_PER_PROXY) return undefined;
+    const kept = clipClientText(typeUrl, CLIENT_TEXT_LIMITS.typeUrl);
+    type = { typeUrl: kept, type: shortTypeName(kept), counts: { responses: 0, acks: 0, nacks: 0, dropped: 0 } };
     proxy.types.set(typeUrl, type);
   }
   return type;
 }
 
-/** A copy for callers (they must not change the tracker's state), types in push order. */
-function publicStatus(proxy: ProxyState): ProxyStatus {
-  const types = [...proxy.types.values()]
-    .sort((a, b) => pushRank(a.typeUrl) - pushRank(b.typeUrl))
-    .map(({ deliveredVersion: _delivered, ...type }) => structuredClone(type));
-  return { ...proxy, stream: { ...proxy.stream }, types };
+/** The ending as the timeline and the UI spell it: the status code by its name too. */
+function endingOf(ending: ServerStreamEnding): StreamEnding {
+  if (ending.by === 'proxy') return ending;
+  const message = clipClientText(ending.details, CLIENT_TEXT_LIMITS.message); // it may quote what the proxy sent
+  return { by: 'control-plane', code: ending.code, codeName: grpcStatus[ending.code] ?? String(ending.code), message };
 }
 
 function pushRank(typeUrl: string): number {

@@ -9,10 +9,10 @@ import {
   type XdsResponse,
 } from '../protocol/ads-service.js';
 import { CallbacksChain, type Callbacks } from './callbacks.js';
-import { DeltaSubscription } from './delta-subscription.js';
+import { DeltaSubscription, coalesceDeltaRequests } from './delta-subscription.js';
 import type { ConfigWatcher } from './snapshot-cache.js';
 import { SharedPort, type SharedPortTls } from './shared-port.js';
-import { SotwSubscription } from './sotw-subscription.js';
+import { SotwSubscription, coalesceSotwRequests } from './sotw-subscription.js';
 import { AdsStream, type AdsCall, type Logger, type StreamInfo, type StreamProtocol } from './stream.js';
 
 /** Spec §7: keep each response under 4 MB (gRPC clients refuse larger messages by default). */
@@ -41,10 +41,15 @@ export const DEFAULT_MAX_CONNECTION_IDLE_MS = 10_000;
 /** How long stop() lets streams finish before cutting them off. */
 const SHUTDOWN_GRACE_MS = 2_000;
 
-const SOTW: StreamProtocol<DiscoveryRequest, DiscoveryResponse> = { name: 'sotw', subscription: (typeUrl) => new SotwSubscription(typeUrl) };
+const SOTW: StreamProtocol<DiscoveryRequest, DiscoveryResponse> = {
+  name: 'sotw',
+  subscription: (typeUrl) => new SotwSubscription(typeUrl),
+  coalesce: coalesceSotwRequests,
+};
 const DELTA: StreamProtocol<DeltaDiscoveryRequest, DeltaDiscoveryResponse> = {
   name: 'delta',
   subscription: (typeUrl) => new DeltaSubscription(typeUrl),
+  coalesce: coalesceDeltaRequests,
 };
 
 type LiveStream = Pick<AdsStream<XdsRequest, XdsResponse>, 'id' | 'end' | 'drained' | 'info'>;

@@ -8,6 +8,7 @@ const requestEvent: StreamRequestEvent = {
   node,
   request: { version_info: '', resource_names: [], type_url: 'type.googleapis.com/envoy.config.cluster.v3.Cluster', response_nonce: '' },
   classification: { kind: 'initial', typeUrl: 'type.googleapis.com/envoy.config.cluster.v3.Cluster', subscriptionChanged: true, version: '' },
+  signal: new AbortController().signal,
 };
 
 /** A callback that writes "<name> <hook>" to a shared log. */
@@ -29,7 +30,7 @@ describe('CallbacksChain', () => {
     await chain.onStreamOpen({ streamId: 1, peer: '127.0.0.1:1', protocol: 'sotw' });
     await chain.onStreamRequest(requestEvent);
     chain.onStreamResponse({ streamId: 1, node, request: undefined, response: { version_info: 'v', resources: [], type_url: '', nonce: '1' }, version: 'v' });
-    chain.onStreamClosed({ streamId: 1, node });
+    chain.onStreamClosed({ streamId: 1, node, ending: { by: 'proxy' } });
     expect(log).toEqual([
       'lifecycle open',
       'sync-tracker open',
@@ -74,7 +75,7 @@ describe('CallbacksChain', () => {
         },
       }),
     ]);
-    expect(() => chain.onStreamClosed({ streamId: 1, node })).toThrow('status tracker broke');
+    expect(() => chain.onStreamClosed({ streamId: 1, node, ending: { by: 'proxy' } })).toThrow('status tracker broke');
     expect(log).toEqual(['lifecycle closed']);
   });
 });

@@ -39,6 +39,11 @@ export interface StreamRequestEvent {
   /** A DiscoveryRequest on a SotW stream, a DeltaDiscoveryRequest on a delta one. */
   request: XdsRequest;
   classification: RequestClassification;
+  /**
+   * Aborts when the stream closes, even while a hook is still running on its queue: a hook that
+   * waits (the post-create wait, the NACK backoff) stops waiting for a proxy that is gone.
+   */
+  signal: AbortSignal;
 }
 
 export interface StreamResponseEvent {
@@ -61,10 +66,18 @@ export interface ResponseDroppedEvent {
   error: Error;
 }
 
+/**
+ * How a stream ended: the proxy went away (closed, cancelled, connection lost), or the control
+ * plane ended it with this gRPC status (a callback refused the proxy, its token was revoked,
+ * shutdown), which is what the proxy was told.
+ */
+export type StreamEnding = { by: 'proxy' } | { by: 'control-plane'; code: status; details: string };
+
 export interface StreamClosedEvent {
   streamId: number;
   /** Undefined when the stream closed before its first request. */
   node: Node | undefined;
+  ending: StreamEnding;
 }
 
 /**
@@ -117,8 +130,12 @@ export class CallbacksChain implements Required<Callbacks> {
     for (const callbacks of this.#callbacks) await callbacks.onStreamOpen?.(event);
   }
 
+  /** A stream that closed meanwhile runs no further hooks: what they would start, its close would undo. */
   async onStreamRequest(event: StreamRequestEvent): Promise<void> {
-    for (const callbacks of this.#callbacks) await callbacks.onStreamRequest?.(event);
+    for (const callbacks of this.#callbacks) {
+      if (event.signal.aborted) return;
+      await callbacks.onStreamRequest?.(event);
+    }
   }
 
   onStreamResponse(event: StreamResponseEvent): void {

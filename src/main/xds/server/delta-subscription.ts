@@ -117,3 +117,30 @@ export class DeltaSubscription extends Subscription<DeltaDiscoveryRequest, Delta
     return subscribes || unsubscribes;
   }
 }
+
+/**
+ * Delta requests add and remove names: the two requests' changes, applied in order, make one. The
+ * ACK or NACK is the newer one's if it answers a response, else the older one's.
+ */
+export function coalesceDeltaRequests(older: DeltaDiscoveryRequest, newer: DeltaDiscoveryRequest): DeltaDiscoveryRequest {
+  const subscribe = new Set(older.resource_names_subscribe);
+  const unsubscribe = new Set(older.resource_names_unsubscribe);
+  for (const name of newer.resource_names_subscribe) {
+    unsubscribe.delete(name);
+    subscribe.add(name);
+  }
+  for (const name of newer.resource_names_unsubscribe) {
+    subscribe.delete(name);
+    unsubscribe.add(name);
+  }
+  const answer = newer.response_nonce ? newer : older;
+  return {
+    node: older.node ?? newer.node,
+    type_url: newer.type_url,
+    resource_names_subscribe: [...subscribe],
+    resource_names_unsubscribe: [...unsubscribe],
+    initial_resource_versions: { ...older.initial_resource_versions, ...newer.initial_resource_versions },
+    response_nonce: answer.response_nonce,
+    error_detail: answer.error_detail,
+  };
+}

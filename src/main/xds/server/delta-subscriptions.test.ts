@@ -4,6 +4,7 @@ import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL 
 import { resourceVersion } from './snapshot.js';
 import { fixtureSnapshot } from './testing/fixtures.js';
 import { AdsTestbed, NODE_ID } from './testing/ads-testbed.js';
+import { eventually } from '../../../../test/support/eventually.js';
 
 let bed: AdsTestbed;
 
@@ -195,5 +196,38 @@ describe('Delta ADS: subscribe and unsubscribe', () => {
       { typeUrl: CLUSTER_TYPE_URL, wildcard: true, names: [] },
       { typeUrl: ENDPOINT_TYPE_URL, wildcard: false, names: ['a'] },
     ]);
+  });
+});
+
+describe('Delta ADS: requests waiting behind a hook', () => {
+  test('one waiting request per type: the subscription changes of the ones it replaced are kept, in order', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const handled: string[][] = [];
+    const { port, server } = await bed.start({
+      callbacks: [
+        {
+          onStreamRequest: async ({ request }) => {
+            if (request.type_url === CLUSTER_TYPE_URL) return held; // the first request holds the stream up
+            const delta = request as { resource_names_subscribe: string[]; resource_names_unsubscribe: string[] };
+            handled.push([...delta.resource_names_subscribe.map((name) => `+${name}`), ...delta.resource_names_unsubscribe.map((name) => `-${name}`)]);
+          },
+        },
+      ],
+    });
+    const client = bed.deltaClient(port);
+    bed.setSnapshot('v1', { clusters: ['a', 'b', 'c'], endpoints: [['a', 1], ['b', 1], ['c', 1]] });
+    client.send(CLUSTER_TYPE_URL);
+    client.send(ENDPOINT_TYPE_URL, { subscribe: ['a'] });
+    client.send(ENDPOINT_TYPE_URL, { subscribe: ['b'] });
+    client.send(ENDPOINT_TYPE_URL, { unsubscribe: ['a'] });
+    client.send(ENDPOINT_TYPE_URL, { subscribe: ['c'] });
+    await eventually(() => expect(server.streams()[0]?.waitingRequests).toEqual([ENDPOINT_TYPE_URL]));
+    await eventually(() => expect(bed.recorder.of('request')).toHaveLength(0)); // the CDS request is still in its hook
+    release();
+
+    expect(names(await client.next())).toEqual(['a', 'b', 'c']); // CDS
+    expect(names(await client.next())).toEqual(['b', 'c']); // EDS: a was subscribed, then unsubscribed
+    expect(handled).toEqual([['+b', '+c', '-a']]);
   });
 });

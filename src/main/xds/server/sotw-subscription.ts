@@ -92,3 +92,8 @@ export class SotwSubscription extends Subscription<DiscoveryRequest, DiscoveryRe
 function sameNames(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
   return a.size === b.size && [...a].every((name) => b.has(name));
 }
+
+/** A SotW request carries all the client wants: the newer one says it, with the node the first one may have carried. */
+export function coalesceSotwRequests(older: DiscoveryRequest, newer: DiscoveryRequest): DiscoveryRequest {
+  return { ...newer, node: older.node ?? newer.node };
+}

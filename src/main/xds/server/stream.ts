@@ -1,10 +1,11 @@
 import { status, type ServerDuplexStream } from '@grpc/grpc-js';
 import { UndecodableRequest, discoveryResponseSize, type Node, type XdsProtocol, type XdsRequest, type XdsResponse } from '../protocol/ads-service.js';
+import { CLIENT_TEXT_LIMITS } from '../protocol/client-text.js';
 import { XDS_TYPE_URLS, shortTypeName } from '../protocol/type-urls.js';
-import { StreamError, statusOf, type CallbacksChain } from './callbacks.js';
+import { StreamError, statusOf, type CallbacksChain, type StreamEnding } from './callbacks.js';
 import type { Snapshot } from './snapshot.js';
 import type { ConfigWatcher } from './snapshot-cache.js';
-import type { Subscription } from './subscription.js';
+import { withClippedErrorDetail, type Subscription } from './subscription.js';
 import { EVENT_LOOP_SLICE } from './time-slice.js';
 
 export type AdsCall<Request extends XdsRequest = XdsRequest, Response extends XdsResponse = XdsResponse> = ServerDuplexStream<
@@ -20,6 +21,11 @@ export interface Logger {
 export interface StreamProtocol<Request extends XdsRequest, Response extends XdsResponse> {
   name: XdsProtocol;
   subscription(typeUrl: string): Subscription<Request, Response>;
+  /**
+   * One request saying what `older` and `newer`, of one type and both not yet handled, say
+   * together: the stream keeps at most one waiting request per type (see AdsStream.#waiting).
+   */
+  coalesce(older: Request, newer: Request): Request;
 }
 
 export interface AdsStreamOptions<Request extends XdsRequest, Response extends XdsResponse> {
@@ -34,6 +40,13 @@ export interface AdsStreamOptions<Request extends XdsRequest, Response extends X
   onDone: (stream: { id: number }) => void;
 }
 
+/**
+ * Distinct type URLs one stream may ask for. Envoy asks for about ten (LDS, RDS, CDS, EDS, SDS,
+ * RTDS…); every type keeps a subscription for the stream's life, so a stream asking for more is
+ * refused rather than let grow without bound (100,000 made-up type URLs kept 23 MB).
+ */
+export const MAX_TYPE_URLS_PER_STREAM = 32;
+
 /** A stream as the UI and tests see it. */
 export interface StreamInfo {
   id: number;
@@ -42,6 +55,8 @@ export interface StreamInfo {
   nodeId: string | undefined;
   openedAt: Date;
   subscriptions: SubscriptionInfo[];
+  /** Type URLs with a request received and not yet handled (held back by a hook such as the NACK backoff). */
+  waitingRequests: string[];
 }
 
 type AnySubscription = Subscription<XdsRequest, XdsResponse>;
@@ -77,8 +92,16 @@ export class AdsStream<Request extends XdsRequest, Response extends XdsResponse>
   /** Spec: a nonce is unique per response within a stream; a counter is enough. */
   #lastNonce = 0;
   #queue: Promise<void> = Promise.resolve();
+  /**
+   * Requests received and not yet handled, at most one per type URL: a newer request of a type
+   * replaces the one still waiting (the latest says all the proxy wants), so a stream held back by
+   * the NACK backoff holds one request per type, not every request the proxy sent meanwhile.
+   */
+  readonly #waiting = new Map<string, Request>();
   #pushQueued = false;
   #closed = false;
+  /** Aborted when the stream closes: hooks still running see it (StreamRequestEvent.signal). */
+  readonly #closing = new AbortController();
   readonly #drained: Promise<void>;
   #onDrained!: () => void;
 
@@ -88,10 +111,10 @@ export class AdsStream<Request extends XdsRequest, Response extends XdsResponse>
     this.peer = options.call.getPeer();
     this.#drained = new Promise((resolve) => (this.#onDrained = resolve));
     const { call, callbacks } = options;
-    call.on('data', (request: Request | UndecodableRequest) => this.#enqueue(() => this.#handleRequest(request)));
-    call.on('end', () => this.end({ code: status.OK, details: 'client closed the stream' })); // half-close: finish ours too
-    call.on('cancelled', () => this.#close());
-    call.on('error', () => this.#close());
+    call.on('data', (request: Request | UndecodableRequest) => this.#receive(request));
+    call.on('end', () => this.#finish({ code: status.OK, details: 'client closed the stream' }, { by: 'proxy' })); // half-close: finish ours too
+    call.on('cancelled', () => this.#close({ by: 'proxy' }));
+    call.on('error', () => this.#close({ by: 'proxy' }));
     this.#enqueue(() => callbacks.onStreamOpen({ streamId: this.id, peer: this.peer, protocol: this.protocol }));
   }
 
@@ -105,8 +128,12 @@ export class AdsStream<Request extends XdsRequest, Response extends XdsResponse>
 
   /** Ends the stream with this gRPC status (OK ends it cleanly). */
   end(finalStatus: { code: status; details: string }): void {
+    this.#finish(finalStatus, { by: 'control-plane', ...finalStatus });
+  }
+
+  #finish(finalStatus: { code: status; details: string }, ending: StreamEnding): void {
     if (this.#closed) return;
-    this.#close();
+    this.#close(ending);
     if (finalStatus.code === status.OK) this.#options.call.end();
     else this.#options.call.emit('error', finalStatus); // grpc-js: an 'error' on a server stream becomes its status
   }
@@ -132,7 +159,34 @@ export class AdsStream<Request extends XdsRequest, Response extends XdsResponse>
         lastNack: subscription.lastNack,
         lastDropped: subscription.lastDropped,
       })),
+      waitingRequests: [...this.#waiting.keys()],
     };
+  }
+
+  /**
+   * Queues a request, unless one of its type is waiting already: then it takes that one's place
+   * (on delta too: a waiting request's subscription changes are merged into the newer one's).
+   */
+  #receive(request: Request | UndecodableRequest): void {
+    if (this.#closed) return;
+    if (request instanceof UndecodableRequest) return this.#enqueue(() => this.#handleRequest(request));
+    const typeUrl = request.type_url;
+    if (typeUrl.length > CLIENT_TEXT_LIMITS.typeUrl) {
+      const details = `a ${this.#requestName} on stream ${this.id} has a type_url of ${typeUrl.length} characters; type URLs are at most ${CLIENT_TEXT_LIMITS.typeUrl}`;
+      return this.end({ code: status.INVALID_ARGUMENT, details });
+    }
+    const waiting = this.#waiting.get(typeUrl);
+    if (waiting) {
+      this.#waiting.set(typeUrl, this.#options.protocol.coalesce(waiting, request));
+      return;
+    }
+    if (this.#waiting.size >= MAX_TYPE_URLS_PER_STREAM) return this.end(tooManyTypes(this.id));
+    this.#waiting.set(typeUrl, request);
+    this.#enqueue(() => {
+      const latest = this.#waiting.get(typeUrl)!;
+      this.#waiting.delete(typeUrl);
+      return this.#handleRequest(latest);
+    });
   }
 
   /** The one request loop: every protocol rule about a request is applied here, in this order. */
@@ -154,14 +208,15 @@ export class AdsStream<Request extends XdsRequest, Response extends XdsResponse>
     }
     const subscription = this.#subscriptionFor(request.type_url);
     const classification = subscription.classify(request);
-    await this.#options.callbacks.onStreamRequest({ streamId: this.id, node, request, classification });
+    const signal = this.#closing.signal;
+    await this.#options.callbacks.onStreamRequest({ streamId: this.id, node, request, classification, signal });
     if (this.#closed) return;
     // Only a node the callbacks accepted gets configuration.
     if (!this.#unwatch) this.#unwatch = this.#options.watcher.watch(node.id, (snapshot) => this.#onSnapshot(snapshot));
     // Spec: a stale SotW request (older nonce) is ignored entirely, its resource names included
     // (delta never classifies one stale: its subscription changes must not be lost).
     if (classification.kind === 'stale') return;
-    subscription.apply(request, classification);
+    subscription.apply(withClippedErrorDetail(request), classification);
     this.#respond(subscription);
   }
 
@@ -208,7 +263,12 @@ export class AdsStream<Request extends XdsRequest, Response extends XdsResponse>
 
   #subscriptionFor(typeUrl: string): Subscription<Request, Response> {
     let subscription = this.#subscriptions.get(typeUrl);
-    if (!subscription) this.#subscriptions.set(typeUrl, (subscription = this.#options.protocol.subscription(typeUrl)));
+    if (subscription) return subscription;
+    if (this.#subscriptions.size >= MAX_TYPE_URLS_PER_STREAM) {
+      const refusal = tooManyTypes(this.id);
+      throw new StreamError(refusal.code, refusal.details);
+    }
+    this.#subscriptions.set(typeUrl, (subscription = this.#options.protocol.subscription(typeUrl)));
     return subscription;
   }
 
@@ -224,13 +284,18 @@ export class AdsStream<Request extends XdsRequest, Response extends XdsResponse>
     });
   }
 
-  /** Stops the stream's work; onStreamClosed runs after whatever hook is in flight. Idempotent. */
-  #close(): void {
+  /**
+   * Stops the stream's work and tells the hook in flight (its signal aborts, so a wait ends now);
+   * onStreamClosed runs once that hook returns. Idempotent.
+   */
+  #close(ending: StreamEnding): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.#waiting.clear();
     this.#unwatch?.();
+    this.#closing.abort();
     this.#enqueue(() => {
-      this.#notify('onStreamClosed', () => this.#options.callbacks.onStreamClosed({ streamId: this.id, node: this.#node }));
+      this.#notify('onStreamClosed', () => this.#options.callbacks.onStreamClosed({ streamId: this.id, node: this.#node, ending }));
       this.#options.onDone(this);
       this.#onDrained();
     });
@@ -244,6 +309,13 @@ export class AdsStream<Request extends XdsRequest, Response extends XdsResponse>
       this.#options.logger.error(`ADS callback ${hook} failed on stream ${this.id} (proxy "${this.nodeId}"):`, error);
     }
   }
+}
+
+function tooManyTypes(streamId: number): { code: status; details: string } {
+  return {
+    code: status.RESOURCE_EXHAUSTED,
+    details: `stream ${streamId} asked for more than ${MAX_TYPE_URLS_PER_STREAM} type URLs; a proxy needs about ten`,
+  };
 }
 
 function pushOrder(typeUrls: Iterable<string>): string[] {

@@ -1,4 +1,5 @@
 import type { DiscoveryRequest, XdsRequest, XdsResponse } from '../protocol/ads-service.js';
+import { CLIENT_TEXT_LIMITS, clipClientText } from '../protocol/client-text.js';
 import { holdsEveryResource } from '../protocol/type-urls.js';
 import type { RequestClassification } from './callbacks.js';
 import { resourceVersion, type SnapshotResource, type TypeSnapshot } from './snapshot.js';
@@ -55,7 +56,10 @@ export abstract class Subscription<Request extends XdsRequest, Response extends 
   /** What the request is (initial, ack, nack, stale, update), decided once for the stream and every callback. */
   abstract classify(request: Request): RequestClassification;
 
-  /** Takes a request the stream acts on: records its ACK or NACK and its subscription changes. */
+  /**
+   * Takes a request the stream acts on: records its ACK or NACK and its subscription changes. The
+   * stream hands it over with its NACK message clipped (withClippedErrorDetail).
+   */
   abstract apply(request: Request, classification: RequestClassification): void;
 
   /** The response due for the type's snapshot, numbered `nonce`, or undefined when none is due. */
@@ -92,4 +96,12 @@ export abstract class Subscription<Request extends XdsRequest, Response extends 
   protected isNewToClient(name: string, resource: SnapshotResource): boolean {
     return this.returned.get(name) !== resourceVersion(resource);
   }
+}
+
+/** The request with its NACK message clipped (see client-text.ts), as a subscription keeps it. */
+export function withClippedErrorDetail<Request extends XdsRequest>(request: Request): Request {
+  const detail = request.error_detail;
+  if (!detail) return request;
+  // Its `details` (Anys) are not read here; only the code and message are shown.
+  return { ...request, error_detail: { code: detail.code, message: clipClientText(detail.message ?? '', CLIENT_TEXT_LIMITS.message) } };
 }

@@ -2,13 +2,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL } from '../protocol/type-urls.js';
 import { firstConfigBreakdown, type FirstConfigBreakdown } from './first-config.js';
-import { ProxyTimeline, type PostCreateStrategy, type ProxyEvent, type TickResult } from './proxy-timeline.js';
+import { ProxyTimeline, type PostCreateStrategy, type ProxyEventBody as ProxyEvent, type TickResult } from './proxy-timeline.js';
 
 /** Every event of a list is written with its time in ms since the stream opened. */
 const T0 = 1_700_000_000_000;
 
-const opened = (ms: number, streamId = 1): ProxyEvent => ({ kind: 'stream-opened', at: T0 + ms, streamId });
-const closed = (ms: number, streamId = 1): ProxyEvent => ({ kind: 'stream-closed', at: T0 + ms, streamId });
+const opened = (ms: number, streamId = 1): ProxyEvent => ({ kind: 'stream-opened', at: T0 + ms, streamId, cacheExpirationMs: 1000 });
+const closed = (ms: number, streamId = 1): ProxyEvent => ({ kind: 'stream-closed', at: T0 + ms, streamId, ending: { by: 'proxy' } });
 const registered = (ms: number, origin: 'metadata' | 'api' = 'metadata'): ProxyEvent => ({
   kind: 'registered',
   at: T0 + ms,
@@ -81,6 +81,13 @@ describe('first-config breakdown', () => {
       firstConfigTick: { result: 'changed', ticksBefore: 0 },
       total: { complete: true, endMs: 1019, durationMs: 1019 },
     });
+  });
+
+  it("names meshdesk's post-create wait while it runs, until it ends", () => {
+    const running: ProxyEvent[] = [opened(0), registered(5), { kind: 'post-create-wait-started', at: T0 + 6, strategy: 'sleep', endsAt: T0 + 1006 }];
+
+    expect(firstConfigBreakdown(running)?.postCreateWaitRunning).toEqual({ strategy: 'sleep', startMs: 6, endMs: 1006 });
+    expect(firstConfigBreakdown([...running, waited(6, 1000, 'sleep', 'waited')])?.postCreateWaitRunning).toBeUndefined();
   });
 
   it('gives the first response and first ACK of every type, in order of the first response', () => {

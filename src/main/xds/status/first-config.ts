@@ -1,5 +1,5 @@
 import { shortTypeName } from '../protocol/type-urls.js';
-import type { ProxyEvent } from './proxy-timeline.js';
+import type { ProxyEventBody as ProxyEvent } from '../../../shared/proxy-events.js';
 import type { FirstConfigBreakdown as FirstConfigBody, FirstConfigPhase, FirstConfigPhaseName, FirstConfigType, TickSummary } from '../../../shared/api-types.js';
 
 export type { FirstConfigPhase, FirstConfigPhaseName, FirstConfigType, TickSummary };
@@ -18,15 +18,20 @@ const PHASE_LABELS: { readonly [P in FirstConfigPhaseName]: string } = {
 
 type EventOf<K extends ProxyEvent['kind']> = Extract<ProxyEvent, { kind: K }>;
 
-/** Undefined when the events hold no stream opening. Pure: the same events give the same breakdown. */
+/**
+ * The breakdown of the connection that starts at the first `stream-opened` of `events` (the
+ * timeline passes one connection's events). Undefined when they hold no stream opening. Pure: the
+ * same events give the same breakdown.
+ */
 export function firstConfigBreakdown(events: readonly ProxyEvent[]): FirstConfigBreakdown | undefined {
   const connection = firstConnection(events);
   if (!connection) return undefined;
-  const { opened, events: during, open } = connection;
+  const { opened, events: during, open, closed } = connection;
   const ms = (at: number) => at - opened.at;
 
   const registered = find(during, 'registered');
   const wait = find(during, 'post-create-wait');
+  const waitStarted = find(during, 'post-create-wait-started');
   const ticks = during.filter((event): event is EventOf<'tick'> => event.kind === 'tick');
   const firstTick = ticks[0];
   const configTickIndex = ticks.findIndex((tick) => tick.result === 'generated' || tick.result === 'changed');
@@ -47,7 +52,9 @@ export function firstConfigBreakdown(events: readonly ProxyEvent[]): FirstConfig
   return {
     streamId: opened.streamId,
     openedAt: opened.at,
+    cacheExpirationMs: opened.cacheExpirationMs,
     open,
+    ...(closed && { ending: closed.ending }),
     ...(registered && { registration: { origin: registered.origin, created: registered.created, atMs: ms(registered.at) } }),
     ...(wait && {
       postCreateWait: {
@@ -58,6 +65,8 @@ export function firstConfigBreakdown(events: readonly ProxyEvent[]): FirstConfig
         endMs: ms(wait.startedAt + wait.waitedMs),
       },
     }),
+    ...(waitStarted &&
+      !wait && { postCreateWaitRunning: { strategy: waitStarted.strategy, startMs: ms(waitStarted.at), endMs: ms(waitStarted.endsAt) } }),
     ...(firstTick && { firstTick: tickSummary(firstTick, ms) }),
     ...(configTick && { firstConfigTick: { ...tickSummary(configTick, ms), ticksBefore: configTickIndex } }),
     types,
@@ -75,7 +84,8 @@ function firstConnection(events: readonly ProxyEvent[]) {
   const end = rest.findIndex(
     (event) => event.kind === 'stream-opened' || (event.kind === 'stream-closed' && event.streamId === opened.streamId),
   );
-  return { opened, events: end === -1 ? rest : rest.slice(0, end), open: end === -1 };
+  const closed = end === -1 ? undefined : rest[end]!.kind === 'stream-closed' ? (rest[end] as EventOf<'stream-closed'>) : undefined;
+  return { opened, events: end === -1 ? rest : rest.slice(0, end), open: end === -1, closed };
 }
 
 function find<K extends ProxyEvent['kind']>(events: readonly ProxyEvent[], kind: K): EventOf<K> | undefined {

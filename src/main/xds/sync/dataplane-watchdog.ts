@@ -4,7 +4,7 @@ import type { MeshContext } from '../context/mesh-context.js';
 import { generateProxyResources } from '../generate/profile.js';
 import type { Proxy } from '../generate/proxy.js';
 import type { GeneratedResources } from '../generate/resources.js';
-import { now, type ProxyEvent, type ProxyTimeline, type TickResult } from '../status/proxy-timeline.js';
+import { now, type ProxyEventBody, type ProxyTimeline, type TickResult } from '../status/proxy-timeline.js';
 import { EVENT_LOOP_SLICE } from '../server/time-slice.js';
 import type { SnapshotReconciler } from './reconcile.js';
 
@@ -26,7 +26,7 @@ export interface DataplaneWatchdogOptions {
 }
 
 /** What a tick found, as the timeline records it. */
-type TickOutcome = Omit<Extract<ProxyEvent, { kind: 'tick' }>, 'kind' | 'at' | 'durationMs' | 'queuedMs'>;
+type TickOutcome = Omit<Extract<ProxyEventBody, { kind: 'tick' }>, 'kind' | 'at' | 'durationMs' | 'queuedMs'>;
 
 // The frequent outcomes are shared objects: a skip tick runs every interval for every proxy.
 const SKIP: TickOutcome = Object.freeze({ result: 'skip' });

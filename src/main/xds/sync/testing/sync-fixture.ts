@@ -108,6 +108,7 @@ export function connectedProxy(name: string, streamId = 1): ConnectedProxy {
     proxyId,
     dataplaneKey: { type: 'Dataplane', mesh: 'default', name },
     kind: 'envoy',
+    closed: new AbortController().signal,
     features: new Set(),
     node: { id: proxyId },
   };

@@ -1,6 +1,6 @@
 import { plural } from '../../../../shared/plural.js';
 // How a proxy's events sit on the Timeline tab's time axis: one lane per concern, one mark per event.
-import type { ProxyEvent } from '../../../../shared/proxy-events.js';
+import type { ProxyEventBody as ProxyEvent } from '../../../../shared/proxy-events.js';
 import { formatDuration } from '../../lib/format/duration.js';
 import { shortVersion, xdsTypeOf, XDS_TYPES } from '../../lib/format/xds.js';
 
@@ -22,7 +22,7 @@ export interface Mark {
   lane: Lane;
   at: number;
   from?: number;
-  /** CSS class: what it is (`ack`, `nack`, `tick-skip`, …). */
+  /** CSS class: what it is (`ack`, `nack`, `closed`, `refused`, `tick-skip`, …); each has its own glyph. */
   style: string;
   /** What it says on hover and in the event list. */
   label: string;
@@ -33,7 +33,14 @@ export function markOf(event: ProxyEvent): Mark {
     case 'stream-opened':
       return { lane: 'stream', at: event.at, style: 'open', label: `stream ${event.streamId} opened` };
     case 'stream-closed':
-      return { lane: 'stream', at: event.at, style: 'closed', label: `stream ${event.streamId} closed` };
+      return event.ending.by === 'proxy'
+        ? { lane: 'stream', at: event.at, style: 'closed', label: `stream ${event.streamId} closed by the proxy` }
+        : {
+            lane: 'stream',
+            at: event.at,
+            style: event.ending.code === 0 ? 'closed' : 'refused',
+            label: `stream ${event.streamId} ended by meshdesk with ${event.ending.codeName}: ${event.ending.message}`,
+          };
     case 'registered':
       return {
         lane: 'stream',
@@ -41,8 +48,12 @@ export function markOf(event: ProxyEvent): Mark {
         style: 'registered',
         label: `registered (${event.origin === 'metadata' ? 'Dataplane from node metadata' : 'Dataplane from the API'}${event.created ? ', created' : ''})`,
       };
+    case 'deregistration-scheduled':
+      return { lane: 'stream', at: event.at, style: 'scheduled', label: `its Dataplane is deleted in ${formatDuration(event.dueAt - event.at)} unless it reconnects` };
     case 'deregistered':
-      return { lane: 'stream', at: event.at, style: 'closed', label: 'deregistered: Dataplane deleted' };
+      return { lane: 'stream', at: event.at, style: 'deregistered', label: 'deregistered: Dataplane deleted' };
+    case 'post-create-wait-started':
+      return { lane: 'wait', at: event.at, style: 'wait-start', label: `post-create wait started: sleeping ${formatDuration(event.endsAt - event.at)} (the cache expiration)` };
     case 'post-create-wait':
       return { lane: 'wait', at: event.at, from: event.startedAt, style: 'wait', label: event.cause };
     case 'tick':
@@ -50,9 +61,7 @@ export function markOf(event: ProxyEvent): Mark {
         lane: 'generation',
         at: event.at,
         style: `tick-${event.result}`,
-        label: `generation: ${event.result} in ${formatDuration(event.durationMs)}${
-          event.queuedMs ? ` (after waiting ${formatDuration(event.queuedMs)} for the mesh view and a turn)` : ''
-        }${event.detail ? ` — ${event.detail}` : ''}`,
+        label: `generation: ${event.result} in ${formatDuration(event.durationMs)}${queuedText(event.queuedMs)}${event.detail ? ` — ${event.detail}` : ''}`,
       };
     case 'response':
       return typeLane(event.typeUrl, event.at, 'response', `response ${shortVersion(event.version)} (${plural(event.resources, 'resource')}, nonce ${event.nonce})`);
@@ -63,6 +72,12 @@ export function markOf(event: ProxyEvent): Mark {
     case 'response-dropped':
       return typeLane(event.typeUrl, event.at, 'dropped', `not sent ${shortVersion(event.version)}: ${event.error}`);
   }
+}
+
+/** The wait before a generation, in words; under a millisecond it is noise, not worth a word. */
+function queuedText(queuedMs: number | undefined): string {
+  if (queuedMs === undefined || queuedMs < 1) return '';
+  return `, after ${formatDuration(queuedMs)} waiting for its mesh's view and its turn to run`;
 }
 
 function typeLane(typeUrl: string, at: number, style: string, label: string): Mark {

@@ -5,7 +5,7 @@ import { ApiRequestError, client } from '../../lib/api/index.js';
 /**
  * One proxy's timeline, live: fetched once, then each `proxy.event` of this proxy is appended as
  * it comes (a tick a second would make refetching 1000 events wasteful). Events that arrive while
- * the fetch is in flight are kept and merged, so none is lost or shown twice.
+ * the fetch is in flight are kept and merged by their `seq`, so none is lost, shown twice or out of order.
  */
 export class TimelineState {
   #events = $state.raw<ProxyEvent[]>([]);
@@ -50,8 +50,9 @@ export class TimelineState {
   async #load(arrived: ProxyEvent[]): Promise<void> {
     try {
       const { events } = await this.fetch();
-      const last = events.at(-1)?.at ?? -Infinity;
-      this.#events = [...events, ...arrived.filter((event) => event.at > last)];
+      // By recording order, not by time: an event may carry a time from before it was recorded.
+      const last = events.at(-1)?.seq ?? -Infinity;
+      this.#events = [...events, ...arrived.filter((event) => event.seq > last)];
       this.#error = undefined;
     } catch (error) {
       // A proxy that never connected has no timeline (404): that is an empty one, not a failure.

@@ -4,7 +4,7 @@ import type {
   CacheEntriesBody,
   ConfigDump,
   DataplaneOverview,
-  FirstConfigBreakdown,
+  FirstConfigBody,
   ImportReport,
   ListBody,
   ProxyStatus,
@@ -203,7 +203,8 @@ export class MeshdeskClient {
     return this.json('GET', `${proxyPath(mesh, name)}/_timeline`);
   }
 
-  firstConfig(mesh: string, name: string): Promise<FirstConfigBreakdown> {
+  /** The latest connection's breakdown, with the earlier ones kept. */
+  firstConfig(mesh: string, name: string): Promise<FirstConfigBody> {
     return this.json('GET', `${proxyPath(mesh, name)}/_first-config`);
   }
 

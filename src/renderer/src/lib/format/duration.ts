@@ -26,6 +26,13 @@ export function formatAgo(at: number, now: number): string {
   return `${Math.floor(seconds / 86_400)}d ago`;
 }
 
+/** How long until `at`, coarse, for countdowns: `8s`, `4m 05s`, `2h 10m`; `0s` once it has passed. */
+export function formatLeft(at: number, now: number): string {
+  const seconds = Math.max(0, Math.ceil((at - now) / 1000));
+  if (seconds < 60) return `${seconds}s`;
+  return formatDuration(seconds * 1000);
+}
+
 /** Local wall-clock time with milliseconds, for event lists: `14:02:11.482`. */
 export function formatClock(at: number): string {
   return `${formatTimeOfDay(at)}.${String(new Date(at).getMilliseconds()).padStart(3, '0')}`;

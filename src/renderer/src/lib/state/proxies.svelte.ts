@@ -1,5 +1,5 @@
 import { createSubscriber, SvelteMap } from 'svelte/reactivity';
-import type { DataplaneOverview, FirstConfigBreakdown, ProxyStatus, TypeStatus } from '../../../../shared/api-types.js';
+import type { DataplaneOverview, FirstConfigBody, ProxyStatus, TypeStatus } from '../../../../shared/api-types.js';
 import type { CoreEvent } from '../../../../shared/events.js';
 import { client } from '../api/index.js';
 import { compareCodeUnits } from '../compare.js';
@@ -15,10 +15,12 @@ export interface ProxyRow {
   name: string;
   services: string[];
   address: string;
-  /** `proxy`: registered by its proxy (metadata); `api`: created through the API or UI. */
-  origin: 'proxy' | 'api';
-  /** `never`: the Dataplane exists but no proxy has connected for it since meshdesk started. */
+  /** `proxy`: registered by its proxy (metadata); `api`: created through the API or UI; `none`: no Dataplane has its node id. */
+  origin: 'proxy' | 'api' | 'none';
+  /** For the filters. `never`: the Dataplane exists but no proxy has connected for it since meshdesk started. */
   state: 'online' | 'offline' | 'never';
+  /** Its proxy's status (its state in one word, a refusal, a countdown, a departure); undefined when never seen. */
+  status?: ProxyStatus;
   since?: number;
   connections: number;
   /** The xDS variant of its (last) stream; undefined for a proxy never seen. */
@@ -45,6 +47,7 @@ export function toProxyRow(overview: DataplaneOverview): ProxyRow {
     address,
     origin,
     state,
+    ...(insight && { status: insight }),
     since: insight?.since,
     connections: insight?.connections ?? 0,
     protocol: insight?.protocol,
@@ -53,11 +56,49 @@ export function toProxyRow(overview: DataplaneOverview): ProxyRow {
   };
 }
 
+/**
+ * A proxy no Dataplane answers to (a node id naming none, a refused proxy, a departed one): listed
+ * from its status alone, so that every stream that reached meshdesk shows.
+ */
+export function statusRow(status: ProxyStatus): ProxyRow {
+  const dot = status.proxyId.indexOf('.');
+  const mesh = dot === -1 ? '' : status.proxyId.slice(0, dot);
+  const name = dot === -1 ? status.proxyId : status.proxyId.slice(dot + 1);
+  const state = status.online ? 'online' : 'offline';
+  return {
+    id: status.proxyId,
+    mesh,
+    name,
+    services: [],
+    address: '',
+    origin: 'none',
+    state,
+    status,
+    since: status.since,
+    connections: status.connections,
+    protocol: status.protocol,
+    types: Object.fromEntries(status.types.map((type) => [type.type, type])),
+    haystack: [mesh, name, 'no dataplane', state, status.state, status.refusal?.codeName ?? '', status.protocol].join(' ').toLowerCase(),
+  };
+}
+
 /** The mesh that exists from the start (SPEC §3): the first load asks for its proxies at once. */
 const DEFAULT_MESH = 'default';
 
 /** Events after which a proxy's row may look different; ticks alone change nothing it shows. */
-const STATUS_EVENTS = new Set(['stream-opened', 'registered', 'response', 'ack', 'nack', 'response-dropped', 'stream-closed', 'deregistered']);
+const STATUS_EVENTS = new Set([
+  'stream-opened',
+  'registered',
+  'post-create-wait-started',
+  'post-create-wait',
+  'response',
+  'ack',
+  'nack',
+  'response-dropped',
+  'stream-closed',
+  'deregistration-scheduled',
+  'deregistered',
+]);
 
 /** Live events come in bursts (a proxy's four responses and ACKs): refetch a mesh at most this often. */
 const REFRESH_DELAY_MS = 150;
@@ -69,6 +110,10 @@ const REFRESH_DELAY_MS = 150;
  */
 export class ProxiesState {
   #byMesh = $state.raw<ReadonlyMap<string, ProxyRow[]>>(new Map());
+  /** Every proxy status (`GET /proxies`): those no Dataplane row shows are listed too. */
+  #statuses = $state.raw<ProxyStatus[]>([]);
+  #statusesRequested = 0;
+  #statusesShown = 0;
   #loaded = $state(false);
   #error = $state<string>();
   readonly #stale = new Set<string>();
@@ -77,6 +122,7 @@ export class ProxiesState {
   readonly #shown = new Map<string, number>();
   #timer: ReturnType<typeof setTimeout> | undefined;
   #allStale = false;
+  #statusesStale = false;
 
   readonly #subscribe = createSubscriber(() => {
     const stopEvents = client.subscribe((event) => this.#onEvent(event));
@@ -101,9 +147,14 @@ export class ProxiesState {
     };
   });
 
-  readonly #rows = $derived([...this.#byMesh.values()].flat());
+  readonly #rows = $derived.by(() => {
+    const rows = [...this.#byMesh.values()].flat();
+    const shown = new Set(rows.map((row) => row.id));
+    const others = this.#statuses.filter((status) => !shown.has(status.proxyId)).map(statusRow);
+    return [...rows, ...others];
+  });
 
-  /** Every row, sorted by mesh then name. */
+  /** Every row: Dataplanes sorted by mesh then name, then proxies without one by node id. */
   get rows(): ProxyRow[] {
     this.#subscribe();
     return this.#rows;
@@ -123,16 +174,23 @@ export class ProxiesState {
     if (event.topic === 'resource.changed') {
       this.#markStale(event.key.type === 'Mesh' ? undefined : event.key.mesh);
     } else if (event.topic === 'proxy.event' && STATUS_EVENTS.has(event.event.kind)) {
-      this.#markStale(meshOf(event.proxyId));
+      // A node id may name a mesh that does not exist: then only the statuses can show it.
+      const mesh = meshOf(event.proxyId);
+      this.#markStale(this.#byMesh.has(mesh) ? mesh : null, true);
     }
   }
 
-  /** No mesh: the list of meshes itself may have changed. */
-  #markStale(mesh?: string): void {
+  /** No mesh: the list of meshes itself may have changed; null: no mesh. `statuses`: a proxy's status may have changed. */
+  #markStale(mesh?: string | null, statuses = false): void {
     if (mesh === undefined) this.#allStale = true;
-    else this.#stale.add(mesh);
+    else if (mesh !== null) this.#stale.add(mesh);
+    this.#statusesStale ||= statuses;
     this.#timer ??= setTimeout(() => {
       this.#timer = undefined;
+      if (this.#statusesStale) {
+        this.#statusesStale = false;
+        void this.#loadStatuses();
+      }
       if (this.#allStale) {
         this.#allStale = false;
         this.#stale.clear();
@@ -149,7 +207,7 @@ export class ProxiesState {
     // The meshes expected (those shown, or at first `default`, which exists from the start) are
     // asked for alongside the list of meshes rather than after it: one round trip, not two.
     const expected = this.#byMesh.size > 0 ? [...this.#byMesh.keys()] : [DEFAULT_MESH];
-    const loads = expected.map((mesh) => this.#loadMesh(mesh));
+    const loads = [...expected.map((mesh) => this.#loadMesh(mesh)), this.#loadStatuses()];
     try {
       const meshes = (await client.meshes()).items.map((mesh) => mesh.name);
       const known = new Set(meshes);
@@ -163,6 +221,18 @@ export class ProxiesState {
       this.#loaded = true;
     } catch (error) {
       this.#error = describe(error);
+    }
+  }
+
+  async #loadStatuses(): Promise<void> {
+    const request = ++this.#statusesRequested;
+    try {
+      const { items } = await client.proxies();
+      if (request <= this.#statusesShown) return; // an older answer, arriving late
+      this.#statusesShown = request;
+      this.#statuses = items;
+    } catch (error) {
+      if (request === this.#statusesRequested) this.#error = describe(error);
     }
   }
 
@@ -192,11 +262,11 @@ export class ProxiesState {
  * virtualized, so that is a screenful, not every proxy) and refetched while incomplete.
  */
 export class FirstConfigState {
-  readonly #byProxy = new SvelteMap<string, { fingerprint: string; breakdown?: FirstConfigBreakdown }>();
+  readonly #byProxy = new SvelteMap<string, { fingerprint: string; breakdown?: FirstConfigBody }>();
   readonly #inFlight = new Set<string>();
 
   /** The breakdown as last fetched; asks for a fresh one when the row changed since and it was incomplete. */
-  of(row: ProxyRow): FirstConfigBreakdown | undefined {
+  of(row: ProxyRow): FirstConfigBody | undefined {
     const entry = this.#byProxy.get(row.id);
     const fingerprint = fingerprintOf(row);
     const current = entry?.fingerprint === fingerprint || entry?.breakdown?.total.complete === true;
@@ -222,7 +292,7 @@ export class FirstConfigState {
 }
 
 function fingerprintOf(row: ProxyRow): string {
-  return `${row.since}:${Object.values(row.types)
+  return `${row.since}:${row.status?.state}:${Object.values(row.types)
     .map((type) => type.counts.acks + type.counts.nacks)
     .join(',')}`;
 }
