@@ -10,10 +10,11 @@ import { useUi } from './support/ui-fixture.js';
 
 const ui = useUi();
 
-const registering = (service: string) => ({
+// Proxies of one mesh need inbound ports of their own: the manager refuses two on one address and port.
+const registering = (service: string, port = 19001) => ({
   networking: {
     address: '127.0.0.1',
-    inbound: [{ port: 19001, tags: { 'kuma.io/service': service, 'kuma.io/protocol': 'grpc' } }],
+    inbound: [{ port, tags: { 'kuma.io/service': service, 'kuma.io/protocol': 'grpc' } }],
     outbound: [{ port: 10001, tags: { 'kuma.io/service': 'echo' } }],
   },
 });
@@ -47,7 +48,7 @@ describe('Proxies view', () => {
     ui.connect(core, { name: 'sotw-1', target: 'echo', register: registering('sotw') });
     const delta = new RawDeltaClient(core.xds.port, {
       id: 'default.delta-1',
-      metadata: { 'dataplane.resource': JSON.stringify({ type: 'Dataplane', mesh: 'default', name: 'delta-1', ...registering('delta') }) },
+      metadata: { 'dataplane.resource': JSON.stringify({ type: 'Dataplane', mesh: 'default', name: 'delta-1', ...registering('delta', 19002) }) },
     });
     onTestFinished(() => delta.close());
     delta.send(CLUSTER_TYPE_URL);
