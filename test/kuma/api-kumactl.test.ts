@@ -11,11 +11,12 @@ import { startTestCore } from '../support/core.js';
 import { eventually } from '../support/eventually.js';
 import { KUMA_CASES } from './support/validation-cases.js';
 
-const dataplane = (name: string, service: string, extra: object = {}) => ({
+// Each Dataplane of the mesh listens on its own port: the manager refuses two on one address and port.
+const dataplane = (name: string, service: string, port = 18080, extra: object = {}) => ({
   type: 'Dataplane',
   mesh: 'default',
   name,
-  networking: { address: '127.0.0.1', inbound: [{ port: 18080, servicePort: 8080, tags: { 'kuma.io/service': service } }] },
+  networking: { address: '127.0.0.1', inbound: [{ port, servicePort: 8080, tags: { 'kuma.io/service': service } }] },
   ...extra,
 });
 
@@ -28,7 +29,9 @@ async function call(core: Core, path: string, method = 'GET', body?: unknown) {
 }
 
 async function putDataplanes(core: Core, names: string[]) {
-  for (const name of names) expect((await call(core, `/meshes/default/dataplanes/${name}`, 'PUT', dataplane(name, name))).status).toBe(201);
+  for (const [index, name] of names.entries()) {
+    expect((await call(core, `/meshes/default/dataplanes/${name}`, 'PUT', dataplane(name, name, 18080 + index))).status).toBe(201);
+  }
 }
 
 describe('kumactl config control-planes add: GET /', () => {
@@ -65,7 +68,7 @@ describe('kumactl get: lists', () => {
   it('narrows by name substring, label and tag, and refuses a size of 0', async () => {
     const core = await startTestCore();
     await putDataplanes(core, ['web-1', 'web-2', 'backend-1']);
-    await call(core, '/meshes/default/dataplanes/web-2', 'PUT', dataplane('web-2', 'web-2', { labels: { team: 'shop' } }));
+    await call(core, '/meshes/default/dataplanes/web-2', 'PUT', dataplane('web-2', 'web-2', 18081, { labels: { team: 'shop' } }));
 
     const names = async (query: string) => (await call(core, `/meshes/default/dataplanes?${query}`)).body.items.map((item: { name: string }) => item.name);
     expect(await names('name=web')).toEqual(['web-1', 'web-2']);
@@ -140,7 +143,7 @@ describe('kumactl inspect dataplanes: the DataplaneOverview', () => {
     await putDataplanes(core, ['backend-1']);
     const client = new RawAdsClient(core.xds.port, {
       id: 'default.web-1',
-      metadata: { [DATAPLANE_METADATA_KEY]: JSON.stringify(dataplane('web-1', 'web')) },
+      metadata: { [DATAPLANE_METADATA_KEY]: JSON.stringify(dataplane('web-1', 'web', 18081)) },
     });
     client.send(CLUSTER_TYPE_URL);
     client.send(LISTENER_TYPE_URL);

@@ -55,6 +55,15 @@ async function fileText(page: Page, filename: string): Promise<string> {
   return content.innerText();
 }
 
+/** The whole file as its Save button gives it: the editor draws only the lines in view (`fileText`). */
+async function savedText(page: Page, filename: string): Promise<string> {
+  const saving = page.waitForEvent('download');
+  await page.locator(`[data-file="${filename}"]`).getByRole('button', { name: 'Save' }).click();
+  const download = await saving;
+  expect(download.suggestedFilename()).toBe(filename);
+  return readFileSync(await download.path(), 'utf8');
+}
+
 describe('Connect a proxy view', () => {
   it("shows the kuma-dp command with meshdesk's CA file, for the Dataplane file it offers", async () => {
     const core = await ui.core();
@@ -84,12 +93,7 @@ describe('Connect a proxy view', () => {
         networking: { inbound: [{ port: 18080, servicePort: 8080, tags: { 'kuma.io/service': 'shop', 'kuma.io/protocol': 'http' } }] },
       });
     });
-    // The file Save gives is the whole bootstrap (the editor draws only the lines in view).
-    const saving = page.waitForEvent('download');
-    await page.locator('[data-file="bootstrap-shop-1.yaml"]').getByRole('button', { name: 'Save' }).click();
-    const download = await saving;
-    expect(download.suggestedFilename()).toBe('bootstrap-shop-1.yaml');
-    const bootstrap = parse(readFileSync(await download.path(), 'utf8'));
+    const bootstrap = parse(await savedText(page, 'bootstrap-shop-1.yaml'));
     expect(bootstrap.node.id).toBe('default.shop-1');
     expect(() => encodeMessage('envoy.config.bootstrap.v3.Bootstrap', bootstrap)).not.toThrow();
     // Tokens are not required (the default): no token, nothing said about one.
@@ -105,8 +109,9 @@ describe('Connect a proxy view', () => {
     const { page } = await ui.open(core, '#/connect');
     await page.getByLabel('Name').fill('shop-1');
 
+    // The admin section is the bootstrap's last: read the whole file, not the editor's drawn lines.
     const picked = await eventually(async () => {
-      const parsed = parse(await fileText(page, 'bootstrap-shop-1.yaml'));
+      const parsed = parse(await savedText(page, 'bootstrap-shop-1.yaml'));
       const port = parsed.admin.address.socket_address.port_value as number;
       expect(JSON.parse(parsed.node.metadata[DATAPLANE_METADATA_KEY]).networking.admin).toEqual({ port });
       return port;
@@ -117,7 +122,7 @@ describe('Connect a proxy view', () => {
 
     await page.getByLabel('Admin port').fill('9950');
     await eventually(async () => {
-      const parsed = parse(await fileText(page, 'bootstrap-shop-1.yaml'));
+      const parsed = parse(await savedText(page, 'bootstrap-shop-1.yaml'));
       expect(parsed.admin.address.socket_address.port_value).toBe(9950);
       expect(JSON.parse(parsed.node.metadata[DATAPLANE_METADATA_KEY]).networking.admin).toEqual({ port: 9950 });
     });

@@ -189,7 +189,14 @@ describe('Resources view', () => {
     await takeOver.getByRole('button', { name: 'Take it over and apply' }).click();
     await page.getByTestId('editor-notice').getByText(`Applied Dataplane default/backend-1: version ${registered.version + 1}`).waitFor();
     const taken = await getJson<{ labels?: Record<string, string> }>(live);
-    expect(taken.labels ?? {}).toEqual({});
+    // The proxy's origin label is gone; what is left are the labels Kuma computes on every write.
+    expect(taken.labels).toEqual({
+      'kuma.io/env': 'universal',
+      'kuma.io/mesh': 'default',
+      'kuma.io/origin': 'zone',
+      'kuma.io/proxy-type': 'sidecar',
+      'kuma.io/zone': 'default',
+    });
     expect(errors.filter((error) => !/status of (409|400)/.test(error))).toEqual([]);
     errors.splice(0);
   }, ROOM);

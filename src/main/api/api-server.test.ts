@@ -93,11 +93,8 @@ describe('a request without a Host header', () => {
     const [head, body] = answer.split('\r\n\r\n');
     expect(head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
     expect(head).toContain('content-type: application/json');
-    expect(JSON.parse(body!)).toEqual({
-      title: 'Host header required',
-      details: `the request has no Host header: meshdesk only answers requests addressed to localhost:${core.api.port}, 127.0.0.1:${core.api.port}, [::1]:${core.api.port}`,
-      causes: [],
-    });
+    const detail = `the request has no Host header: meshdesk only answers requests addressed to localhost:${core.api.port}, 127.0.0.1:${core.api.port}, [::1]:${core.api.port}`;
+    expect(JSON.parse(body!)).toEqual({ type: '/std-errors', status: 400, title: 'Host header required', detail, details: detail });
   });
 });
 

@@ -18,19 +18,22 @@ function kumactlGetYaml(goldenFile: string): string {
   return stringify(JSON.parse(readFileSync(new URL(goldenFile, KUMA_CASES), 'utf8')), { sortMapEntries: true });
 }
 
-/** A Dataplane as a user writes it, read the way the API reads a PUT body. */
-function dataplane(mesh: string, name: string, labels: Record<string, string> = { team: 'payments' }): ResourceInput<'Dataplane'> {
+/**
+ * A Dataplane as a user writes it, read the way the API reads a PUT body. Dataplanes of one mesh need
+ * ports of their own: the manager refuses two inbounds on one address and port.
+ */
+function dataplane(mesh: string, name: string, labels: Record<string, string> = { team: 'payments' }, port = 18080): ResourceInput<'Dataplane'> {
   return validateResource(
     {
       type: 'Dataplane',
       mesh,
       name,
       labels,
-      probes: { port: 9000, endpoints: [{ inboundPort: 18080, inboundPath: '/healthz', path: '/probe' }] },
+      probes: { port: 9000, endpoints: [{ inboundPort: port, inboundPath: '/healthz', path: '/probe' }] },
       networking: {
         address: '127.0.0.1',
         admin: { port: 9950 },
-        inbound: [{ name: 'main', port: 18080, servicePort: 8080, serviceAddress: '127.0.0.2', tags: { 'kuma.io/service': name, 'kuma.io/protocol': 'http' } }],
+        inbound: [{ name: 'main', port, servicePort: 8080, serviceAddress: '127.0.0.2', tags: { 'kuma.io/service': name, 'kuma.io/protocol': 'http' } }],
         outbound: [{ port: 20001, address: '127.0.0.3', tags: { 'kuma.io/service': 'db' } }],
       },
     },
@@ -51,7 +54,7 @@ async function seed(core: Core): Promise<void> {
   );
   await core.manager.create(dataplane('payments', 'billing-1'));
   await core.manager.create(dataplane('default', 'web-1', {}));
-  await core.manager.create(dataplane('default', 'registered-1', { [ORIGIN_LABEL]: PROXY_ORIGIN }));
+  await core.manager.create(dataplane('default', 'registered-1', { [ORIGIN_LABEL]: PROXY_ORIGIN }, 18081));
 }
 
 /** The documents' `type/mesh/name`, in order. */
@@ -80,6 +83,7 @@ describe('export', () => {
       type: 'Dataplane',
       mesh: 'payments',
       name: 'billing-1',
+      kri: 'kri_dp_payments___billing-1_',
       creationTime: expect.any(String),
       modificationTime: expect.any(String),
       labels: { team: 'payments' },

@@ -1,4 +1,5 @@
 import { status } from '@grpc/grpc-js';
+import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { nodeWithDataplane, universalDataplane } from '../../../src/main/xds/callbacks/testing/control-plane.js';
 import { CLUSTER_TYPE_URL } from '../../../src/main/xds/protocol/type-urls.js';
@@ -90,8 +91,9 @@ export async function churn(plan: ChurnPlan): Promise<ChurnClientCounts> {
   return counts;
 }
 
-// As a process: the plan as JSON in argv[2], the counts as JSON on stdout.
-if (import.meta.url === pathToFileURL(process.argv[1]!).href) {
+// As a process: the plan as JSON in argv[2], the counts as JSON on stdout. Node gives import.meta.url
+// with symlinks resolved (the bundle sits under node_modules, a symlink in a git worktree): so argv too.
+if (import.meta.url === pathToFileURL(realpathSync(process.argv[1]!)).href) {
   churn(JSON.parse(process.argv[2]!) as ChurnPlan).then(
     (counts) => {
       process.stdout.write(JSON.stringify(counts));

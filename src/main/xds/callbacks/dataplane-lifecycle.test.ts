@@ -175,6 +175,18 @@ describe('universal flow: the proxy brings its Dataplane in its metadata', () =>
 
     expect(closed).toMatchObject({ code: status.FAILED_PRECONDITION, details: expect.stringContaining('mesh "demo" does not exist') });
   });
+
+  test('closes the stream with INVALID_ARGUMENT, naming the port and the other Dataplane, when its inbound port is taken', async () => {
+    const port = await serve(controlPlane.lifecycle());
+    await connect(port);
+
+    const closed = await refusedStatus(port, nodeWithDataplane('default.backend-2', universalDataplane('default', 'backend-2')));
+
+    expect(closed).toMatchObject({
+      code: status.INVALID_ARGUMENT,
+      details: expect.stringMatching(/^proxy "default\.backend-2" cannot register its Dataplane: .*networking\.inbound\[0\]\.port: .*:18080 is already used by .* of Dataplane "backend-1"/),
+    });
+  });
 });
 
 describe('post-create wait', () => {

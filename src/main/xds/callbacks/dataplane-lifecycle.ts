@@ -5,6 +5,7 @@ import type { Settings } from '../../config/settings.js';
 import type { ResourceManager } from '../../manager/interfaces.js';
 import { ResourceAlreadyExistsError, ResourceConflictError, ResourceNotFoundError, ResourcePreconditionError } from '../../store/errors.js';
 import { firstDifference } from '../../resources/first-difference.js';
+import { ValidationError } from '../../resources/validation-error.js';
 import { StreamError } from '../server/callbacks.js';
 import type { Logger } from '../server/stream.js';
 import { now, type ProxyTimeline } from '../status/proxy-timeline.js';
@@ -308,14 +309,19 @@ export class DataplaneLifecycle implements ProxyCallbacks {
   }
 }
 
-/** A store refusal closes the stream with a status that says whose Dataplane and why. */
+/**
+ * A store refusal closes the stream with a status that says whose Dataplane and why; a rule the
+ * manager checks on write (an inbound port another Dataplane of the mesh uses) is the proxy's input.
+ */
 function registrationError(proxy: ConnectedProxy, error: unknown): unknown {
   const code =
     error instanceof ResourcePreconditionError
       ? status.FAILED_PRECONDITION
       : error instanceof ResourceConflictError || error instanceof ResourceAlreadyExistsError || error instanceof ResourceNotFoundError
         ? status.ABORTED
-        : undefined;
+        : error instanceof ValidationError
+          ? status.INVALID_ARGUMENT
+          : undefined;
   if (code === undefined) return error;
   return new StreamError(code, `proxy "${proxy.proxyId}" cannot register its Dataplane: ${(error as Error).message}`, { cause: error });
 }
