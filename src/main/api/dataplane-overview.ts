@@ -75,18 +75,19 @@ function proxyIdOf({ meta }: Resource<'Dataplane'>): string {
   return `${meta.mesh}.${meta.name}`;
 }
 
+/** What both DataplaneOverview shapes (Kuma's here, meshdesk's `dataplanes+status`) take from the Dataplane itself. */
+export function overviewOf(dataplane: Resource<'Dataplane'>) {
+  const { mesh, name, creationTime, modificationTime, labels } = dataplane.meta;
+  return { type: 'DataplaneOverview' as const, mesh, name, creationTime, modificationTime, labels, dataplane: dataplane.spec };
+}
+
 /** One Dataplane with its insight; a proxy meshdesk has not seen has none, as in Kuma. */
 export function dataplaneOverview(dataplane: Resource<'Dataplane'>, status: ProxyStatus | undefined): KumaDataplaneOverview {
-  const { mesh, name, creationTime, modificationTime, labels } = dataplane.meta;
+  const { labels, ...overview } = overviewOf(dataplane);
   return {
-    type: 'DataplaneOverview',
-    mesh,
-    name,
-    creationTime,
-    modificationTime,
+    ...overview,
     ...(Object.keys(labels).length > 0 && { labels }),
     kri: kriOf(dataplane),
-    dataplane: dataplane.spec,
     ...(status && { dataplaneInsight: { subscriptions: [subscriptionOf(status)] } }),
   };
 }

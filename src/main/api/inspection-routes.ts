@@ -9,6 +9,7 @@ import type { StreamInfo } from '../xds/server/stream.js';
 import { asSent, configDump } from '../xds/status/config-dump.js';
 import type { ProxyTimeline } from '../xds/status/proxy-timeline.js';
 import { ApiError } from './api-error.js';
+import { overviewOf } from './dataplane-overview.js';
 import type { RequestContext, Route } from './router.js';
 
 /** Where proxies reach the running ADS server. */
@@ -57,7 +58,7 @@ export function inspectionRoutes(deps: InspectionDependencies): Route[] {
       path: '/meshes/:mesh/dataplanes+status',
       handler: async ({ params }) => {
         const dataplanes = await deps.manager.list('Dataplane', { mesh: params.mesh! });
-        return listBody(dataplanes.map((dataplane) => dataplaneOverview(dataplane, deps.statusTracker)));
+        return listBody(dataplanes.map((dataplane) => dataplaneWithStatus(dataplane, deps.statusTracker)));
       },
     },
     {
@@ -156,18 +157,9 @@ function listBody(items: unknown[]) {
 }
 
 /** A Dataplane with meshdesk's ProxyStatus as its insight (the shape of Kuma's DataplaneOverview, not its insight). */
-function dataplaneOverview(dataplane: Resource<'Dataplane'>, statusTracker: InspectionDependencies['statusTracker']) {
-  const { mesh, name, creationTime, modificationTime, labels } = dataplane.meta;
-  return {
-    type: 'DataplaneOverview',
-    mesh,
-    name,
-    creationTime,
-    modificationTime,
-    labels,
-    dataplane: dataplane.spec,
-    dataplaneInsight: statusTracker.status(`${mesh}.${name}`) ?? null,
-  };
+function dataplaneWithStatus(dataplane: Resource<'Dataplane'>, statusTracker: InspectionDependencies['statusTracker']) {
+  const overview = overviewOf(dataplane);
+  return { ...overview, dataplaneInsight: statusTracker.status(`${overview.mesh}.${overview.name}`) ?? null };
 }
 
 /** The proxy's timeline; a proxy without one has never connected since meshdesk started (or was forgotten). */
