@@ -1,0 +1,62 @@
+import type { PolicyOrigin } from '../../../shared/policy-types.js';
+import type { ProtoJson } from '../../xds/protocol/proto-json.js';
+import { XDS_TYPE_URLS, type XdsTypeUrl } from '../../xds/protocol/type-urls.js';
+import type { GeneratedResources, NamedResource } from '../../xds/generate/resources.js';
+
+/**
+ * A config field a policy set: the resource, the field as a path into its proto3 JSON
+ * (`filter_chains[0].filters[0].typed_config.route_config.virtual_hosts[0].routes[1].route.timeout`),
+ * and the items whose merged conf gave the value (the last one wins, as in Kuma's merge).
+ */
+export interface Attribution {
+  typeUrl: XdsTypeUrl;
+  resource: string;
+  path: string;
+  origins: readonly PolicyOrigin[];
+}
+
+/**
+ * A proxy's generated resources as the policy plugins change them, in Kuma's plugin order, with
+ * a record of which policy set what. The generators' resources may be shared by many proxies
+ * (memoized per MeshContext) and frozen, so a plugin never edits one in place: it `put`s a new one.
+ */
+export class EnvoyResources {
+  readonly #byType: Map<XdsTypeUrl, Map<string, ProtoJson>>;
+  readonly #attributions: Attribution[] = [];
+
+  constructor(generated: GeneratedResources) {
+    this.#byType = new Map(
+      XDS_TYPE_URLS.map((typeUrl) => [typeUrl, new Map(generated[typeUrl].map(({ name, resource }) => [name, resource]))]),
+    );
+  }
+
+  get(typeUrl: XdsTypeUrl, name: string): ProtoJson | undefined {
+    return this.#byType.get(typeUrl)!.get(name);
+  }
+
+  list(typeUrl: XdsTypeUrl): NamedResource[] {
+    return [...this.#byType.get(typeUrl)!].map(([name, resource]) => ({ name, resource }));
+  }
+
+  /** Adds or replaces a resource; `set` names the fields a policy gave it, with the items behind them. */
+  put(typeUrl: XdsTypeUrl, name: string, resource: ProtoJson, set: readonly { path: string; origins: readonly PolicyOrigin[] }[] = []): void {
+    this.#byType.get(typeUrl)!.set(name, resource);
+    for (const { path, origins } of set) {
+      if (origins.length > 0) this.#attributions.push({ typeUrl, resource: name, path, origins });
+    }
+  }
+
+  remove(typeUrl: XdsTypeUrl, name: string): void {
+    this.#byType.get(typeUrl)!.delete(name);
+  }
+
+  toResources(): GeneratedResources {
+    const list = (typeUrl: XdsTypeUrl) => this.list(typeUrl);
+    return Object.fromEntries(XDS_TYPE_URLS.map((typeUrl) => [typeUrl, list(typeUrl)])) as unknown as GeneratedResources;
+  }
+
+  /** Every field a policy set, in the order the plugins set them; a later entry for the same field wins. */
+  attributions(): readonly Attribution[] {
+    return this.#attributions;
+  }
+}

@@ -1,0 +1,64 @@
+import type { PolicyType } from '../../../shared/policy-types.js';
+import type { MeshContext } from '../../xds/context/mesh-context.js';
+import type { Proxy } from '../../xds/generate/proxy.js';
+import type { ViolationList } from '../../resources/validation-error.js';
+import type { EnvoyResources } from './envoy-resources.js';
+import type { PolicySpec } from './policy.js';
+import type { ProxyRules } from './rules.js';
+import type { TargetRefKind } from './target-ref.js';
+
+/**
+ * Where a policy type may be used (Kuma's type descriptor and validator): which kinds each
+ * targetRef position accepts. The shared spec validator and the rules engine read it.
+ */
+export interface PolicyDescriptor {
+  type: PolicyType;
+  /** Kuma's plugin order: plugins run in ascending order (MeshHTTPRoute 100 … MeshCircuitBreaker 1300). */
+  order: number;
+  /** Kuma's API names: `/meshes/{mesh}/<path>`, kumactl's `get <path>`, `_resources`' names. */
+  path: string;
+  singularDisplayName: string;
+  pluralDisplayName: string;
+  shortName: string;
+  topLevelKinds: readonly TargetRefKind[];
+  /** Undefined: the policy has no `to` section. */
+  toKinds?: readonly TargetRefKind[];
+  fromKinds?: readonly TargetRefKind[];
+  /** The policy has inbound `rules`. */
+  hasRules: boolean;
+  /** Kuma's isFromAsRules: `from` items are read as inbound rules without match. */
+  fromAsRules: boolean;
+}
+
+/** A field of a policy that a proxy cannot apply, reported on the proxy instead of dropped. */
+export interface UnappliedField {
+  policy: { type: PolicyType; name: string };
+  /** The field in the policy (`spec.to[0].default.http.maxStreamDuration`) or the conf field. */
+  field: string;
+  reason: string;
+}
+
+export interface PluginInput<Conf> {
+  proxy: Proxy;
+  context: MeshContext;
+  /** This plugin's type's rules for this proxy, as Kuma computes them. */
+  rules: ProxyRules<Conf>;
+  resources: EnvoyResources;
+  /** Says that a field cannot be applied on this proxy (gRPC implements only part of Envoy's API). */
+  unapplied(field: UnappliedField): void;
+}
+
+/**
+ * One targetRef policy type, as Kuma's `pkg/plugins/policies/<name>/` holds it: its descriptor,
+ * the checks of its own fields (the shared ones — targetRef kinds, to/from/rules presence — run
+ * first from the descriptor), and what it does to an Envoy proxy's and a gRPC proxy's config.
+ */
+export interface PolicyPlugin<Conf = unknown> {
+  readonly descriptor: PolicyDescriptor;
+  /** Checks the policy's own fields (`default` confs, route rules) with Kuma's paths and messages. */
+  validate(spec: PolicySpec<Conf>, violations: ViolationList): void;
+  /** Changes an Envoy proxy's resources as its rules say (Kuma's plugin `Apply`). */
+  applyEnvoy(input: PluginInput<Conf>): void;
+  /** The same for proxyless gRPC, in the form gRPC implements it; fields it cannot apply go to `unapplied`. */
+  applyGrpc(input: PluginInput<Conf>): void;
+}
