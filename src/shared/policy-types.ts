@@ -1,6 +1,6 @@
 // Kuma's targetRef policy types meshdesk stores and applies. Types only: shared by main and renderer.
 
-/** In Kuma's plugin order (each plugin's `Order` in its type descriptor), MeshTrafficPermission aside. */
+/** In Kuma's plugin order (each plugin's `Order` in its type descriptor). */
 export const POLICY_TYPES = [
   'MeshHTTPRoute',
   'MeshTCPRoute',
@@ -9,10 +9,10 @@ export const POLICY_TYPES = [
   'MeshFaultInjection',
   'MeshRateLimit',
   'MeshTimeout',
-  'MeshRetry',
+  'MeshTrafficPermission',
   'MeshHealthCheck',
   'MeshCircuitBreaker',
-  'MeshTrafficPermission',
+  'MeshRetry',
 ] as const;
 
 export type PolicyType = (typeof POLICY_TYPES)[number];
