@@ -109,7 +109,7 @@ export class MeshContextCache {
       this.#lastDataplanes.set(mesh, dataplanes);
       const hash = hashMeshContextInputs(meshResource, dataplanes);
       if (last?.hash === hash) return last;
-      const context = buildMeshContext(meshResource, dataplanes, hash);
+      const context = buildMeshContext(meshResource, dataplanes, { hash });
       this.#last.set(mesh, context);
       // After this load has settled, so that a listener's reads get the new context from the cache.
       if (last) setImmediate(() => this.#changeListeners.forEach((listener) => listener(mesh)));

@@ -8,17 +8,18 @@ import {
   type Protocol,
   type Tags,
 } from '../../../shared/resources.js';
+import type { PolicyResource } from '../../policies/core/policy.js';
 import type { Endpoint, MeshContext } from './mesh-context.js';
 
 /**
- * Builds the MeshContext of one mesh from its Mesh and every Dataplane in it. Pure: the same
- * inputs in any order give an equal context with an equal hash. A caller that has just computed
- * `hashMeshContextInputs` of the same inputs passes it, sparing a second walk of every spec.
+ * Builds the MeshContext of one mesh from its Mesh, every Dataplane and every policy in it. Pure:
+ * the same inputs in any order give an equal context with an equal hash. A caller that has just
+ * computed `hashMeshContextInputs` of the same inputs passes it, sparing a second walk of every spec.
  */
 export function buildMeshContext(
   mesh: MeshResource,
   dataplanes: readonly DataplaneResource[],
-  hash: string = hashMeshContextInputs(mesh, dataplanes),
+  { policies = [], hash = hashMeshContextInputs(mesh, dataplanes, policies) }: { policies?: readonly PolicyResource[]; hash?: string } = {},
 ): MeshContext {
   const sorted = sortedByName(dataplanes);
   for (const dataplane of sorted) {
@@ -32,6 +33,7 @@ export function buildMeshContext(
     mesh,
     dataplanesByName: new Map(sorted.map((dataplane) => [dataplane.meta.name, dataplane])),
     endpointsByService: endpointsByService(sorted),
+    policies: [...policies].sort((a, b) => compareStrings(a.type, b.type) || compareStrings(a.meta.name, b.meta.name)),
     hash,
   };
 }
@@ -45,9 +47,18 @@ export function buildMeshContext(
  * Dataplane that is deleted and created again, as a reconnecting proxy does, starts again at
  * version 1 with possibly different contents. Times are left out: no configuration depends on them.
  */
-export function hashMeshContextInputs(mesh: MeshResource, dataplanes: readonly DataplaneResource[]): string {
+export function hashMeshContextInputs(
+  mesh: MeshResource,
+  dataplanes: readonly DataplaneResource[],
+  policies: readonly PolicyResource[] = [],
+): string {
   const hash = createHash('sha256').update(canonicalJson({ name: mesh.meta.name, version: mesh.meta.version, spec: mesh.spec }));
   for (const dataplane of sortedByName(dataplanes)) hash.update('\n').update(dataplaneInput(dataplane));
+  // Policies are few and small next to Dataplanes: serialized whole on every rebuild.
+  for (const policy of policies) {
+    const { name, version, labels } = policy.meta;
+    hash.update('\n').update(canonicalJson({ type: policy.type, name, version, labels, spec: policy.spec }));
+  }
   return hash.digest('hex');
 }
 

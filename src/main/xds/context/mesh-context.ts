@@ -1,3 +1,4 @@
+import type { PolicyResource } from '../../policies/core/policy.js';
 import type { DataplaneResource, MeshResource, Protocol, Tags } from '../../../shared/resources.js';
 
 /** One reachable instance of a service: a Dataplane inbound tagged with that service. */
@@ -22,5 +23,7 @@ export interface MeshContext {
   mesh: MeshResource;
   dataplanesByName: ReadonlyMap<string, DataplaneResource>;
   endpointsByService: ReadonlyMap<string, readonly Endpoint[]>;
+  /** Every targetRef policy of the mesh, by type then name. */
+  policies: readonly PolicyResource[];
   hash: string;
 }
