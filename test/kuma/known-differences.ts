@@ -5,7 +5,7 @@
 // longer matches anything, so this list stays the truth. What a case itself puts out of scope (its
 // case.json, mTLS, transparent proxying…) is not listed: see test/kuma/support/xds-cases.ts.
 
-export type ConformanceArea = 'validation' | 'api' | 'xds-names' | 'xds-structure' | 'xds-e2e';
+export type ConformanceArea = 'validation' | 'api' | 'xds-names' | 'xds-structure' | 'xds-e2e' | 'policies';
 
 export interface KnownDifference {
   area: ConformanceArea;
@@ -170,5 +170,38 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     reason:
       "Endpoints carry their Dataplane's labels (io.kuma.labels) as in Kuma, but the e2e Dataplanes' labels are the ones " +
       'Kuma computes on write (kuma.io/env, mesh, origin, proxy-type, zone); the cases\' meshdesk.yaml Dataplanes have none.',
+  },
+  {
+    area: 'policies',
+    case: 'meshhttproute/*',
+    path: '\\.route\\.(timeout|idleTimeout)$',
+    reason:
+      "Kuma's MeshHTTPRoute writes `timeout: 0s` on every route and MeshTimeout, which a running kuma-cp always runs " +
+      "after it, overwrites it with its defaults (15s, stream idle 1800s). meshdesk writes MeshTimeout's defaults when it " +
+      "generates a route (xds/generate/defaults), and MeshHTTPRoute's routes keep the action fields of the route they " +
+      'replace; the plugin test runs MeshHTTPRoute alone.',
+  },
+  {
+    area: 'policies',
+    case: 'meshhttproute/*',
+    path: 'typedConfig\\.(commonHttpProtocolOptions\\.idleTimeout|requestHeadersTimeout)$',
+    reason: "MeshTimeout's defaults on the HttpConnectionManager, which meshdesk writes at generation (see above).",
+  },
+  {
+    area: 'policies',
+    case: 'meshhttproute/*',
+    path: 'typedConfig\\.internalAddressConfig\\.cidrRanges',
+    reason:
+      "The plugin test's proxy has one internal address (127.0.0.1/32); meshdesk, as a running kuma-cp, declares " +
+      "kuma-cp's default ipam.knownInternalCIDRs (xds/generate/internal-addresses.ts).",
+  },
+  {
+    area: 'policies',
+    case: 'meshhttproute/*',
+    resource: '^backend',
+    path: '^(connectTimeout|circuitBreakers\\.|typedExtensionProtocolOptions\\[[^\\]]*\\]\\.commonHttpProtocolOptions\\.)',
+    reason:
+      "MeshTimeout's (connect, idle, max durations) and MeshCircuitBreaker's (trackRemaining) defaults on every mesh " +
+      'cluster, which meshdesk writes at generation as a running kuma-cp does; the plugin test runs MeshHTTPRoute alone.',
   },
 ];
