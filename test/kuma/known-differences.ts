@@ -198,10 +198,40 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
   {
     area: 'policies',
     case: 'meshhttproute/*',
-    resource: '^backend',
     path: '^(connectTimeout|circuitBreakers\\.|typedExtensionProtocolOptions\\[[^\\]]*\\]\\.commonHttpProtocolOptions\\.)',
     reason:
       "MeshTimeout's (connect, idle, max durations) and MeshCircuitBreaker's (trackRemaining) defaults on every mesh " +
       'cluster, which meshdesk writes at generation as a running kuma-cp does; the plugin test runs MeshHTTPRoute alone.',
+  },
+  {
+    area: 'policies',
+    case: 'meshtcproute/*',
+    path: '^(connectTimeout|circuitBreakers\\.)',
+    reason: "As in meshhttproute/*: MeshTimeout's and MeshCircuitBreaker's defaults on every mesh cluster, written at generation.",
+  },
+  {
+    area: 'policies',
+    case: 'meshtcproute/*',
+    path: 'tcp_proxy\\]\\.typedConfig\\.idleTimeout$',
+    reason: "MeshTimeout's default idle timeout on every tcp_proxy (1h), which meshdesk writes at generation; the plugin test runs MeshTCPRoute alone.",
+  },
+  {
+    area: 'policies',
+    case: 'meshtcproute/kafka',
+    path: 'filters\\[name=envoy\\.filters\\.network\\.kafka_broker\\]',
+    reason:
+      "meshdesk reads `kuma.io/protocol: kafka` as tcp (its protocols are tcp, http, http2, grpc) and does not load " +
+      "Envoy's contrib KafkaBroker proto, so a kafka outbound gets no kafka_broker filter (stats only; the tcp_proxy " +
+      'and its weighted split are the same).',
+  },
+  {
+    area: 'policies',
+    case: 'meshtcproute/meshhttproute-clash-http-destination',
+    resource: '^(outbound:127\\.0\\.0\\.1:1000[13]|http-backend)$',
+    path: '^$',
+    reason:
+      "Kuma's test runs the MeshTCPRoute plugin alone, so the HTTP outbounds, which it leaves to MeshHTTPRoute, are " +
+      "absent from its golden; meshdesk's test runs MeshHTTPRoute first, as every pipeline does, which routes backend " +
+      '(10001) to http-backend and keeps 10003 as it was: MeshTCPRoute leaves both unchanged.',
   },
 ];

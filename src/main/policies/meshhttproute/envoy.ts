@@ -36,7 +36,8 @@ export function applyMeshHTTPRouteToEnvoy({ proxy, context, rules, resources }: 
       LISTENER_TYPE_URL,
       name,
       { ...listener, filter_chains: [{ ...chain, filters: newFilters }, ...(listener['filter_chains'] as ProtoJson[]).slice(1)] },
-      routes.map(({ origins }, index) => ({ path: `${routesPath}[${index}]`, origins })),
+      // The route list as a whole is the rule's (MeshTCPRoute reads this: an HTTP route wins over a TCP route).
+      [{ path: routesPath, origins: rule.origins }, ...routes.map(({ origins }, index) => ({ path: `${routesPath}[${index}]`, origins }))],
     );
     rerouted.push(service);
   }

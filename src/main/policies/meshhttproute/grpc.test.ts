@@ -5,65 +5,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { echoClient, startEchoServer, type EchoClient, type EchoServer } from '../../../../test/support/echo-server.js';
 import { registerGrpcXds } from '../../../../test/support/grpc-xds.js';
 import type { PolicyOrigin } from '../../../shared/policy-types.js';
-import type { DataplaneResource, MeshResource } from '../../../shared/resources.js';
-import { validateResource } from '../../resources/validate.js';
-import { buildMeshContext } from '../../xds/context/build-mesh-context.js';
-import { generateProxyResources } from '../../xds/generate/profile.js';
-import type { Proxy } from '../../xds/generate/proxy.js';
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, ROUTE_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import { AdsServer } from '../../xds/server/ads-server.js';
 import { SnapshotCache } from '../../xds/server/snapshot-cache.js';
 import { snapshotFromJson } from '../../xds/server/snapshot.js';
 import { RecordingCallbacks } from '../../xds/server/testing/recording-callbacks.js';
-import { EnvoyResources } from '../core/envoy-resources.js';
 import type { UnappliedField } from '../core/plugin.js';
 import { destinationClusterName } from '../core/route-clusters.js';
-import { emptyProxyRules, type ProxyRules } from '../core/rules.js';
+import { echoRules, twoVersionMesh } from '../core/testing/two-version-mesh.js';
 import type { HttpRouteRule, MeshHTTPRouteConf } from './api.js';
 import { applyMeshHTTPRouteToGrpc } from './grpc.js';
 
-const TIME = '2026-01-01T00:00:00.000Z';
 const ORIGIN: PolicyOrigin = { type: 'MeshHTTPRoute', mesh: 'default', name: 'echo-route', item: 'spec.to[0]' };
 /** gRPC method paths are `/package.Service/Method`: a PathPrefix on the service matches every method of it. */
 const ECHO_SERVICE_PREFIX = { type: 'PathPrefix', value: '/meshdesk.test.EchoService' } as const;
 
-function stored<T>(input: Record<string, unknown>, type: 'Mesh' | 'Dataplane'): T {
-  const read = validateResource(input, { type });
-  return { type, meta: { mesh: read.mesh, name: read.name, version: 1, creationTime: TIME, modificationTime: TIME, labels: read.labels }, spec: read.spec } as T;
-}
-
-function echoDataplane(version: string, port: number): DataplaneResource {
-  return stored(
-    {
-      type: 'Dataplane',
-      mesh: 'default',
-      name: `echo-${version}`,
-      networking: { address: '127.0.0.1', inbound: [{ port, tags: { 'kuma.io/service': 'echo', 'kuma.io/protocol': 'grpc', version } }] },
-    },
-    'Dataplane',
-  );
-}
-
-/** The client proxy and its mesh: an outbound to `echo`, whose endpoints are the two servers. */
-function clientSetup(v1Port: number, v2Port: number) {
-  const mesh = stored<MeshResource>({ type: 'Mesh', name: 'default' }, 'Mesh');
-  const client = stored<DataplaneResource>(
-    {
-      type: 'Dataplane',
-      mesh: 'default',
-      name: 'client',
-      networking: { address: '127.0.0.1', inbound: [{ port: 1, tags: { 'kuma.io/service': 'client' } }], outbound: [{ port: 2, tags: { 'kuma.io/service': 'echo' } }] },
-    },
-    'Dataplane',
-  );
-  const context = buildMeshContext(mesh, [client, echoDataplane('v1', v1Port), echoDataplane('v2', v2Port)]);
-  const proxy: Proxy = { id: 'default.client', dataplane: client, kind: 'grpc' };
-  return { context, proxy };
-}
-
-function rulesFor(rules: HttpRouteRule[]): ProxyRules<MeshHTTPRouteConf> {
-  return { ...emptyProxyRules(), to: [{ subset: [{ key: 'kuma.io/service', value: 'echo' }], conf: { rules }, origins: [ORIGIN] }] };
-}
 
 /** The split clusters of the two versions (Kuma's names; the plugin goldens prove the naming). */
 const V1 = destinationClusterName({ 'kuma.io/service': 'echo', version: 'v1' });
@@ -85,16 +41,16 @@ function splitRules(v1Weight: number, v2Weight: number): HttpRouteRule[] {
   ];
 }
 
-function applied(setup: ReturnType<typeof clientSetup>, rules: HttpRouteRule[]) {
-  const resources = new EnvoyResources(generateProxyResources(setup.context, setup.proxy));
+function applied(v1Port: number, v2Port: number, rules: HttpRouteRule[]) {
+  const { context, proxy, resources } = twoVersionMesh(v1Port, v2Port);
   const unapplied: UnappliedField[] = [];
-  applyMeshHTTPRouteToGrpc({ ...setup, resources, rules: rulesFor(rules), unapplied: (field) => unapplied.push(field) });
+  applyMeshHTTPRouteToGrpc({ context, proxy, resources, rules: echoRules<MeshHTTPRouteConf>({ rules }, ORIGIN), unapplied: (field) => unapplied.push(field) });
   return { resources, unapplied };
 }
 
 describe('MeshHTTPRoute for proxyless gRPC', () => {
   it('writes the routes into the RouteConfiguration gRPC fetches, with split clusters and only their endpoints', () => {
-    const { resources, unapplied } = applied(clientSetup(7001, 7002), splitRules(90, 10));
+    const { resources, unapplied } = applied(7001, 7002, splitRules(90, 10));
     const routes = (resources.get(ROUTE_TYPE_URL, 'echo')!['virtual_hosts'] as { routes: { match: unknown; route: unknown }[] }[])[0]!.routes;
     expect(routes.map(({ match, route }) => ({ match, route }))).toEqual([
       { match: { path: '/meshdesk.test.EchoService', headers: [{ name: 'x-version', string_match: { exact: 'v2' } }] }, route: { cluster: V2 } },
@@ -113,7 +69,7 @@ describe('MeshHTTPRoute for proxyless gRPC', () => {
   });
 
   it('reports the filters and query matches gRPC cannot apply, and turns Absent into an inverted presence match', () => {
-    const { resources, unapplied } = applied(clientSetup(7001, 7002), [
+    const { resources, unapplied } = applied(7001, 7002, [
       {
         matches: [{ headers: [{ type: 'Absent', name: 'x-debug' }] }],
         default: {
@@ -154,7 +110,7 @@ describe('MeshHTTPRoute for proxyless gRPC', () => {
 
     /** Generates the client's resources with these rules, applies the plugin and publishes them; resolves with the new version. */
     function publish(rules: HttpRouteRule[]): string {
-      const { resources } = applied(clientSetup(v1.port, v2.port), rules);
+      const { resources } = applied(v1.port, v2.port, rules);
       const generated = resources.toResources();
       const current = `v${++version}`;
       snapshots.setSnapshot(

@@ -42,7 +42,7 @@ export function applyMeshHTTPRouteToGrpc({ proxy, context, rules, resources, una
       ROUTE_TYPE_URL,
       service,
       withRoutes(routeConfig, routes),
-      routes.map(({ origins }, index) => ({ path: `virtual_hosts[0].routes[${index}]`, origins })),
+      [{ path: 'virtual_hosts[0].routes', origins: rule.origins }, ...routes.map(({ origins }, index) => ({ path: `virtual_hosts[0].routes[${index}]`, origins }))],
     );
     rerouted.push(service);
   }
