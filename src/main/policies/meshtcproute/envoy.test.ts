@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { KNOWN_DIFFERENCES, type KnownDifference } from '../../../../test/kuma/known-differences.js';
 import { caseBaseResources, policyCases, rulesAsTested } from '../../../../test/kuma/support/policy-cases.js';
 import { compareWithGoldens, describeDifference } from '../../../../test/kuma/support/policy-goldens.js';
+import { emptyProxyRules } from '../core/rules.js';
 import type { MeshHTTPRouteConf } from '../meshhttproute/api.js';
 import { applyMeshHTTPRouteToEnvoy } from '../meshhttproute/envoy.js';
 import type { MeshTCPRouteConf } from './api.js';
@@ -29,6 +30,17 @@ describe('MeshTCPRoute on Envoy, as Kuma v2.14.3', () => {
       expect(differences.filter((difference) => !difference.known).map(describeDifference)).toEqual([]);
     });
   }
+
+  it('changes nothing where no route rule applies, so a proxy without route policies keeps the generated defaults', () => {
+    for (const policyCase of cases) {
+      const { proxy, context, resources } = caseBaseResources(policyCase);
+      const before = resources.toResources();
+      applyMeshHTTPRouteToEnvoy({ proxy, context, resources, rules: emptyProxyRules(), unapplied: () => {} });
+      applyMeshTCPRouteToEnvoy({ proxy, context, resources, rules: emptyProxyRules(), unapplied: () => {} });
+      expect(resources.toResources()).toEqual(before);
+      expect(resources.attributions()).toEqual([]);
+    }
+  });
 
   it('lists no known difference of these cases that no longer explains one', () => {
     const listed = KNOWN_DIFFERENCES.filter((difference) => difference.area === 'policies' && difference.case.startsWith('meshtcproute/'));
