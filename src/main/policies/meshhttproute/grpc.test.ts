@@ -1,10 +1,16 @@
-// MeshHTTPRoute on proxyless gRPC, proven with gRPC's own xDS client (@grpc/grpc-js-xds): the
+// MeshHTTPRoute on proxyless gRPC, proven with gRPC's own xDS clients (@grpc/grpc-js-xds and
+// Debian's python3-grpcio, C-core): the
 // resources meshdesk generates for a client, changed by the plugin, served by the real ADS server,
 // route real calls to two real gRPC servers (v1 and v2 of one service) on loopback.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { echoClient, startEchoServer, type EchoClient, type EchoServer } from '../../../../test/support/echo-server.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { echoClient, startEchoServer, type EchoServer } from '../../../../test/support/echo-server.js';
 import { registerGrpcXds } from '../../../../test/support/grpc-xds.js';
+import { startPythonEchoClient } from '../../../../test/support/python-echo-client.js';
 import type { PolicyOrigin } from '../../../shared/policy-types.js';
+import { generateGrpcBootstrap } from '../../xds/generate/bootstrap.js';
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, ROUTE_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import { AdsServer } from '../../xds/server/ads-server.js';
 import { SnapshotCache } from '../../xds/server/snapshot-cache.js';
@@ -53,8 +59,8 @@ describe('MeshHTTPRoute for proxyless gRPC', () => {
     const { resources, unapplied } = applied(7001, 7002, splitRules(90, 10));
     const routes = (resources.get(ROUTE_TYPE_URL, 'echo')!['virtual_hosts'] as { routes: { match: unknown; route: unknown }[] }[])[0]!.routes;
     expect(routes.map(({ match, route }) => ({ match, route }))).toEqual([
-      { match: { path: '/meshdesk.test.EchoService', headers: [{ name: 'x-version', string_match: { exact: 'v2' } }] }, route: { cluster: V2 } },
-      { match: { prefix: '/meshdesk.test.EchoService/', headers: [{ name: 'x-version', string_match: { exact: 'v2' } }] }, route: { cluster: V2 } },
+      { match: { path: '/meshdesk.test.EchoService', headers: [{ name: 'x-version', exact_match: 'v2' }] }, route: { cluster: V2 } },
+      { match: { prefix: '/meshdesk.test.EchoService/', headers: [{ name: 'x-version', exact_match: 'v2' }] }, route: { cluster: V2 } },
       { match: { path: '/meshdesk.test.EchoService' }, route: { weighted_clusters: { clusters: [{ name: V1, weight: 90 }, { name: V2, weight: 10 }] } } },
       { match: { prefix: '/meshdesk.test.EchoService/' }, route: { weighted_clusters: { clusters: [{ name: V1, weight: 90 }, { name: V2, weight: 10 }] } } },
       { match: { prefix: '/' }, route: { cluster: 'echo' } },
@@ -99,86 +105,119 @@ describe('MeshHTTPRoute for proxyless gRPC', () => {
     ]);
   });
 
-  describe('with @grpc/grpc-js-xds calling two real servers', () => {
-    let v1: EchoServer;
-    let v2: EchoServer;
-    let ads: AdsServer;
-    let client: EchoClient;
-    const snapshots = new SnapshotCache();
-    const recorder = new RecordingCallbacks();
-    let version = 0;
+  for (const kind of ['@grpc/grpc-js-xds', 'python3-grpcio (C-core)'] as const) {
+    describe(`with ${kind} calling two real servers`, () => {
+      let v1: EchoServer;
+      let v2: EchoServer;
+      let ads: AdsServer;
+      let client: CallingClient;
+      const snapshots = new SnapshotCache();
+      const recorder = new RecordingCallbacks();
+      let version = 0;
 
-    /** Generates the client's resources with these rules, applies the plugin and publishes them; resolves with the new version. */
-    function publish(rules: HttpRouteRule[]): string {
-      const { resources } = applied(v1.port, v2.port, rules);
-      const generated = resources.toResources();
-      const current = `v${++version}`;
-      snapshots.setSnapshot(
-        'default.client',
-        snapshotFromJson(Object.fromEntries(Object.entries(generated).map(([typeUrl, list]) => [typeUrl, { version: current, resources: list.map(({ resource }) => resource) }]))),
-      );
-      return current;
-    }
+      /** Generates the client's resources with these rules, applies the plugin and publishes them under a new version, which it returns. */
+      function publish(rules: HttpRouteRule[]): string {
+        const { resources } = applied(v1.port, v2.port, rules);
+        const current = `v${++version}`;
+        const json = Object.entries(resources.toResources()).map(([typeUrl, list]) => [typeUrl, { version: current, resources: list.map(({ resource }) => resource) }]);
+        snapshots.setSnapshot('default.client', snapshotFromJson(Object.fromEntries(json)));
+        return current;
+      }
 
-    /** Which server answered each of `calls` calls (the reply starts with its name). */
-    async function answers(calls: number, headers: Record<string, string> = {}): Promise<Record<string, number>> {
+      const acked = (routeVersion: string) =>
+        recorder.waitFor('request', ({ classification }) => classification.typeUrl === ROUTE_TYPE_URL && classification.kind === 'ack' && classification.version === routeVersion);
+
+      beforeAll(async () => {
+        v1 = await startEchoServer('v1');
+        v2 = await startEchoServer('v2');
+        ads = new AdsServer({ snapshots, callbacks: [recorder] });
+        const adsPort = await ads.start({ port: 0 });
+        publish(splitRules(90, 10));
+        const bootstrap = generateGrpcBootstrap({ nodeId: 'default.client', adsHost: '127.0.0.1', adsPort, locality: { region: 'local', zone: 'default' } });
+        client = kind === '@grpc/grpc-js-xds' ? await grpcJsClient(bootstrap) : await pythonClient(bootstrap);
+      });
+
+      afterAll(async () => {
+        client?.close();
+        await ads?.stop();
+        await Promise.all([v1?.stop(), v2?.stop()]);
+      });
+
+      it('sends a call with the header to v2, every time', async () => {
+        expect(await client.answers(100, { 'x-version': 'v2' })).toEqual({ v2: 100 });
+      });
+
+      it('splits the other calls 90/10 between v1 and v2 (binomial, within 5 standard deviations)', async () => {
+        const counts = await client.answers(CALLS);
+        expect((counts['v1'] ?? 0) + (counts['v2'] ?? 0)).toBe(CALLS);
+        expect(Math.abs((counts['v2'] ?? 0) - CALLS * 0.1)).toBeLessThanOrEqual(tolerance(0.1));
+      });
+
+      it('moves the traffic to 10/90 when the weights change, on the same ADS stream', async () => {
+        const streamsBefore = recorder.of('open').length;
+        await acked(publish(splitRules(10, 90)));
+        const counts = await client.answers(CALLS);
+        expect(Math.abs((counts['v2'] ?? 0) - CALLS * 0.9)).toBeLessThanOrEqual(tolerance(0.9));
+        expect(recorder.of('open').length).toBe(streamsBefore);
+        expect(streamsBefore).toBe(1);
+        expect(recorder.of('request').filter(({ classification }) => classification.kind === 'nack')).toEqual([]);
+      });
+    });
+  }
+});
+
+// Each call goes to v2 with probability p; over n calls the count is binomial: mean np, standard
+// deviation sqrt(np(1-p)) (9.5 for n 1000, p 0.1). The tolerance is 5 standard deviations: 48.
+const CALLS = 1000;
+const tolerance = (p: number) => Math.ceil(5 * Math.sqrt(CALLS * p * (1 - p)));
+
+/** A real xDS client of the echo service: which server answered each of `calls` calls. */
+interface CallingClient {
+  answers(calls: number, headers?: Record<string, string>): Promise<Record<string, number>>;
+  close(): void;
+}
+
+function count(replies: readonly string[], into: Record<string, number>): void {
+  for (const reply of replies) {
+    const server = reply.slice(0, reply.indexOf(':'));
+    into[server] = (into[server] ?? 0) + 1;
+  }
+}
+
+async function grpcJsClient(bootstrap: unknown): Promise<CallingClient> {
+  await registerGrpcXds();
+  const client = echoClient('xds:///echo', { 'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config': JSON.stringify(bootstrap) });
+  return {
+    answers: async (calls, headers = {}) => {
       const counts: Record<string, number> = {};
       for (let sent = 0; sent < calls; sent += 50) {
-        const replies = await Promise.all(Array.from({ length: Math.min(50, calls - sent) }, () => client.echo('hi', 5000, headers)));
-        for (const reply of replies) {
-          const server = reply.slice(0, reply.indexOf(':'));
-          counts[server] = (counts[server] ?? 0) + 1;
-        }
+        count(await Promise.all(Array.from({ length: Math.min(50, calls - sent) }, () => client.echo('hi', 5000, headers))), counts);
       }
       return counts;
-    }
+    },
+    close: () => client.close(),
+  };
+}
 
-    const acked = (routeVersion: string) =>
-      recorder.waitFor('request', ({ classification }) => classification.typeUrl === ROUTE_TYPE_URL && classification.kind === 'ack' && classification.version === routeVersion);
-
-    beforeAll(async () => {
-      await registerGrpcXds();
-      v1 = await startEchoServer('v1');
-      v2 = await startEchoServer('v2');
-      ads = new AdsServer({ snapshots, callbacks: [recorder] });
-      const adsPort = await ads.start({ port: 0 });
-      publish(splitRules(90, 10));
-      const bootstrap = {
-        node: { id: 'default.client', locality: {} },
-        xds_servers: [{ server_uri: `127.0.0.1:${adsPort}`, channel_creds: [{ type: 'insecure' }], server_features: ['xds_v3'] }],
-      };
-      client = echoClient('xds:///echo', { 'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config': JSON.stringify(bootstrap) });
-    });
-
-    afterAll(async () => {
-      client?.close();
-      await ads?.stop();
-      await Promise.all([v1?.stop(), v2?.stop()]);
-    });
-
-    it('sends a call with the header to v2, every time', async () => {
-      expect(await answers(100, { 'x-version': 'v2' })).toEqual({ v2: 100 });
-    });
-
-    // Each call goes to v2 with probability p; over n calls the count is binomial: mean np,
-    // standard deviation sqrt(np(1-p)) (9.5 for n 1000, p 0.1). 5 standard deviations: 47.
-    const CALLS = 1000;
-    const tolerance = (p: number) => Math.ceil(5 * Math.sqrt(CALLS * p * (1 - p)));
-
-    it('splits the other calls 90/10 between v1 and v2 (binomial, within 5 standard deviations)', async () => {
-      const counts = await answers(CALLS);
-      expect((counts['v1'] ?? 0) + (counts['v2'] ?? 0)).toBe(CALLS);
-      expect(Math.abs((counts['v2'] ?? 0) - CALLS * 0.1)).toBeLessThanOrEqual(tolerance(0.1));
-    });
-
-    it('moves the traffic to 10/90 when the weights change, on the same ADS stream', async () => {
-      const streamsBefore = recorder.of('open').length;
-      await acked(publish(splitRules(10, 90)));
-      const counts = await answers(CALLS);
-      expect(Math.abs((counts['v2'] ?? 0) - CALLS * 0.9)).toBeLessThanOrEqual(tolerance(0.9));
-      expect(recorder.of('open').length).toBe(streamsBefore);
-      expect(streamsBefore).toBe(1);
-      expect(recorder.of('request').filter(({ classification }) => classification.kind === 'nack')).toEqual([]);
-    });
-  });
-});
+async function pythonClient(bootstrap: unknown): Promise<CallingClient> {
+  const dir = mkdtempSync(join(tmpdir(), 'meshdesk-'));
+  const bootstrapFile = join(dir, 'bootstrap.json');
+  writeFileSync(bootstrapFile, JSON.stringify(bootstrap));
+  const client = startPythonEchoClient('xds:///echo', bootstrapFile);
+  expect(await client.ready()).toEqual({ ready: true });
+  return {
+    answers: async (calls, headers) => {
+      const counts: Record<string, number> = {};
+      for (let call = 0; call < calls; call++) {
+        const result = await client.call('hi', headers);
+        if (!result.ok) throw new Error(`call failed: ${result.code} ${result.details}`);
+        count([result.reply], counts);
+      }
+      return counts;
+    },
+    close: () => {
+      client.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -70,13 +70,26 @@ function grpcRoute(route: PreparedRoute, report: (field: UnappliedField) => void
 }
 
 /**
- * Header matchers as gRPC reads them: grpc-js takes any `present_match` for "present", so Envoy's
- * `present_match: false` (Absent) becomes an inverted presence match, which gRFC A28 defines.
+ * Header matchers as every gRPC client reads them. grpc-js takes any `present_match` for
+ * "present", so Envoy's `present_match: false` (Absent) becomes an inverted presence match, which
+ * gRFC A28 defines; and C-core before 1.52 (Debian's python3-grpcio 1.51) refuses the whole
+ * RouteConfiguration over a `string_match` ("Invalid route header matcher specified"), so exact,
+ * prefix and regex matches use the older fields every gRPC reads (`exact_match`, `prefix_match`,
+ * `safe_regex_match`).
  */
 function grpcMatches(destination: DestinationRoute): DestinationRoute {
   const match = destination.route['match'] as ProtoJson;
   const headers = match['headers'] as ProtoJson[] | undefined;
   if (headers === undefined) return destination;
-  const grpcHeaders = headers.map((header) => (header['present_match'] === false ? { name: header['name'], present_match: true, invert_match: true } : header));
-  return { ...destination, route: { ...destination.route, match: { ...match, headers: grpcHeaders } } };
+  return { ...destination, route: { ...destination.route, match: { ...match, headers: headers.map(grpcHeaderMatcher) } } };
+}
+
+function grpcHeaderMatcher(header: ProtoJson): ProtoJson {
+  const name = header['name'];
+  if (header['present_match'] === false) return { name, present_match: true, invert_match: true };
+  const stringMatch = header['string_match'] as { exact?: string; prefix?: string; safe_regex?: ProtoJson } | undefined;
+  if (stringMatch === undefined) return header;
+  if (stringMatch.exact !== undefined) return { name, exact_match: stringMatch.exact };
+  if (stringMatch.prefix !== undefined) return { name, prefix_match: stringMatch.prefix };
+  return { name, safe_regex_match: stringMatch.safe_regex };
 }
