@@ -36,7 +36,8 @@ function validateRule(rule: HttpRouteRule, path: string, topKind: TargetRefKind,
 function validateMatch(match: HttpMatch, path: string, violations: ViolationList): void {
   if (match.path) {
     const value = fieldPath(fieldPath(path, 'path'), 'value');
-    const { type, value: text } = match.path;
+    const { type } = match.path;
+    const text = match.path.value ?? '';
     if (type === 'PathPrefix' && text !== '/') {
       if (text.endsWith('/')) violations.add(value, 'does not need a trailing slash because only a `/`-separated prefix or an entire path is matched');
       if (!text.startsWith('/')) violations.add(value, 'must be an absolute path');
