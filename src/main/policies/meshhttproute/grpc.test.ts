@@ -115,9 +115,12 @@ describe('MeshHTTPRoute for proxyless gRPC', () => {
       const recorder = new RecordingCallbacks();
       let version = 0;
 
-      /** Generates the client's resources with these rules, applies the plugin and publishes them under a new version, which it returns. */
-      function publish(rules: HttpRouteRule[]): string {
-        const { resources } = applied(v1.port, v2.port, rules);
+      /**
+       * Generates the client's resources, applies the plugin with these rules (none: no route
+       * policy, the plugin does not run) and publishes them under a new version, which it returns.
+       */
+      function publish(rules?: HttpRouteRule[]): string {
+        const { resources } = rules ? applied(v1.port, v2.port, rules) : twoVersionMesh(v1.port, v2.port);
         const current = `v${++version}`;
         const json = Object.entries(resources.toResources()).map(([typeUrl, list]) => [typeUrl, { version: current, resources: list.map(({ resource }) => resource) }]);
         snapshots.setSnapshot('default.client', snapshotFromJson(Object.fromEntries(json)));
@@ -161,6 +164,14 @@ describe('MeshHTTPRoute for proxyless gRPC', () => {
         expect(recorder.of('open').length).toBe(streamsBefore);
         expect(streamsBefore).toBe(1);
         expect(recorder.of('request').filter(({ classification }) => classification.kind === 'nack')).toEqual([]);
+      });
+
+      it('goes back to round robin over both versions when the route policy is removed', async () => {
+        await acked(publish());
+        const counts = await client.answers(100, { 'x-version': 'v2' });
+        // Round robin alternates: about 50 each; the header no longer pins v2.
+        expect(Math.min(counts['v1'] ?? 0, counts['v2'] ?? 0)).toBeGreaterThanOrEqual(25);
+        expect(recorder.of('open').length).toBe(1);
       });
     });
   }
