@@ -5,7 +5,7 @@
 // longer matches anything, so this list stays the truth. What a case itself puts out of scope (its
 // case.json, mTLS, transparent proxying…) is not listed: see test/kuma/support/xds-cases.ts.
 
-export type ConformanceArea = 'validation' | 'api' | 'xds-names' | 'xds-structure' | 'xds-e2e';
+export type ConformanceArea = 'validation' | 'api' | 'xds-names' | 'xds-structure' | 'xds-e2e' | 'policies';
 
 export interface KnownDifference {
   area: ConformanceArea;
