@@ -48,24 +48,28 @@ export function goldenDifferences(
       continue;
     }
     const mine = toKumaJson(typeUrl, ours);
-    for (const path of subObjects) {
-      const kuma = new Map(leaves(at(golden, path) ?? null).map((leaf) => [leaf.path, leaf.value]));
-      const meshdesk = new Map(leaves(at(mine, path) ?? null).map((leaf) => [leaf.path, leaf.value]));
-      for (const leaf of new Set([...kuma.keys(), ...meshdesk.keys()])) {
-        if (kuma.get(leaf) !== meshdesk.get(leaf)) found.push({ resource: name, path: joinLeaf(path, leaf), kuma: kuma.get(leaf), meshdesk: meshdesk.get(leaf) });
-      }
-    }
+    for (const path of subObjects) found.push(...subObjectDifferences(name, path, at(golden, path), at(mine, path)));
   }
   return found;
+}
+
+/** The leaves that differ between Kuma's and meshdesk's value of one sub-object (`path` names it in the result). */
+export function subObjectDifferences(resource: string, path: string, kumaValue: unknown, meshdeskValue: unknown): LeafDifference[] {
+  const kuma = new Map(leaves(kumaValue ?? null).map((leaf) => [leaf.path, leaf.value]));
+  const meshdesk = new Map(leaves(meshdeskValue ?? null).map((leaf) => [leaf.path, leaf.value]));
+  return [...new Set([...kuma.keys(), ...meshdesk.keys()])]
+    .filter((leaf) => kuma.get(leaf) !== meshdesk.get(leaf))
+    .map((leaf) => ({ resource, path: joinLeaf(path, leaf), kuma: kuma.get(leaf), meshdesk: meshdesk.get(leaf) }));
 }
 
 function joinLeaf(path: string, leaf: string): string {
   return leaf === '' || leaf.startsWith('[') ? `${path}${leaf}` : `${path}.${leaf}`;
 }
 
-/** The policy area's known differences that apply to a case. */
+/** The policy area's known differences that apply to a case: by its id, or by `<policy>/*` for every case of a policy. */
 export function knownPolicyDifferences(caseId: string): KnownDifference[] {
-  return KNOWN_DIFFERENCES.filter((difference) => difference.area === 'policies' && (difference.case === caseId || difference.case === '*'));
+  const applies = (entry: string) => entry === caseId || (entry.endsWith('/*') && caseId.startsWith(entry.slice(0, -1)));
+  return KNOWN_DIFFERENCES.filter((difference) => difference.area === 'policies' && applies(difference.case));
 }
 
 /** Splits differences into those a known difference explains and the rest; says which known ones were used. */
