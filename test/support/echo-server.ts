@@ -38,7 +38,8 @@ export async function startEchoServer(name = 'echo'): Promise<EchoServer> {
 }
 
 export interface EchoClient {
-  echo(text: string, deadlineMs?: number): Promise<string>;
+  /** One unary call; `headers` go as the call's metadata (what xDS routes and hash policies read). */
+  echo(text: string, deadlineMs?: number, headers?: Readonly<Record<string, string>>): Promise<string>;
   close(): void;
 }
 
@@ -48,12 +49,12 @@ export function echoClient(target: string, options: grpc.ChannelOptions = {}): E
     Echo(text: string, metadata: grpc.Metadata, options: grpc.CallOptions, callback: (error: grpc.ServiceError | null, reply?: string) => void): void;
   };
   return {
-    echo: (text, deadlineMs = 5000) =>
-      new Promise((resolve, reject) =>
-        client.Echo(text, new grpc.Metadata(), { deadline: Date.now() + deadlineMs }, (error, reply) =>
-          error ? reject(error) : resolve(reply!),
-        ),
-      ),
+    echo: (text, deadlineMs = 5000, headers = {}) =>
+      new Promise((resolve, reject) => {
+        const metadata = new grpc.Metadata();
+        for (const [key, value] of Object.entries(headers)) metadata.set(key, value);
+        client.Echo(text, metadata, { deadline: Date.now() + deadlineMs }, (error, reply) => (error ? reject(error) : resolve(reply!)));
+      }),
     close: () => client.close(),
   };
 }
