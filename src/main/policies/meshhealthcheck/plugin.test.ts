@@ -6,6 +6,7 @@ import { CLUSTER_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import type { UnappliedField } from '../core/plugin.js';
 import type { PolicySpec } from '../core/policy.js';
 import type { MeshHealthCheckConf } from './api.js';
+import { configureCluster } from './envoy.js';
 import { meshHealthCheckPlugin } from './plugin.js';
 
 // Kuma v2.14.3's MeshHealthCheck plugin and validator cases (../shared/kuma-cases/policies/meshhealthcheck).
@@ -79,5 +80,42 @@ describe('MeshHealthCheck validation: Kuma validator cases', () => {
     meshHealthCheckPlugin.validate(validationCase.universalResource['spec'] as PolicySpec<MeshHealthCheckConf>, violations);
     // Kuma's test compares the whole error in order.
     expect(violations.violations).toEqual(validationCase.expected === 'valid' ? [] : validationCase.expected);
+  });
+});
+
+describe('MeshHealthCheck configurer: what the goldens leave out', () => {
+  const tags = new Map([['kuma.io/service', ['web']]]);
+
+  it("falls back to TCP when the protocol's own check is disabled, and checks nothing without one", () => {
+    const conf: MeshHealthCheckConf = { http: { disabled: true }, grpc: { disabled: true }, tcp: { send: 'ping' } };
+    for (const protocol of ['http', 'http2', 'grpc'] as const) {
+      expect(configureCluster({ name: 'c' }, conf, protocol, tags).cluster['health_checks'], protocol).toEqual([expect.objectContaining({ tcp_health_check: { send: { text: '70696e67' } } })]);
+    }
+    expect(configureCluster({ name: 'c' }, { http: { path: '/h' } }, 'tcp', tags).cluster).toEqual({ name: 'c' });
+  });
+
+  it('speaks HTTP/2 to http2 services, splits header values at commas and writes Kuma defaults', () => {
+    const conf: MeshHealthCheckConf = { http: { requestHeadersToAdd: { set: [{ name: 'x-a', value: 'one,two' }] } } };
+    const [check] = configureCluster({ name: 'c' }, conf, 'http2', tags).cluster['health_checks'] as Record<string, unknown>[];
+    expect(check).toEqual({
+      timeout: '15s',
+      interval: '60s',
+      unhealthy_threshold: 5,
+      healthy_threshold: 1,
+      http_health_check: {
+        path: '/',
+        codec_client_type: 'HTTP2',
+        request_headers_to_add: [
+          { header: { key: 'x-kuma-tags', value: '&kuma.io/service=web&' } },
+          { header: { key: 'x-a', value: 'one' }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' },
+          { header: { key: 'x-a', value: 'two' }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' },
+        ],
+      },
+    });
+  });
+
+  it('leaves failTrafficOnPanic out beside locality-weighted balancing (MeshLoadBalancingStrategy runs first)', () => {
+    const cluster = { name: 'c', common_lb_config: { locality_weighted_lb_config: {} } };
+    expect(configureCluster(cluster, { failTrafficOnPanic: true, tcp: {} }, 'tcp', tags)).toMatchObject({ cluster: { common_lb_config: { locality_weighted_lb_config: {} } }, set: ['health_checks[0]'] });
   });
 });
