@@ -16,6 +16,11 @@ const UINT_PERCENTAGE_RANGE = 'must be in inclusive range [0, 100]';
 /** Not Kuma's: Kuma refuses a non-duration while reading the JSON, before any validator runs. */
 const VALID_DURATION = 'must be a valid duration';
 
+/** The items of a list field as it came in; anything but a list has none to check. */
+export function listItems<T>(value: readonly T[] | undefined): readonly T[] {
+  return Array.isArray(value) ? value : [];
+}
+
 /** Kuma's MustHaveAtLeastOne. */
 export function mustHaveAtLeastOne(...fields: string[]): string {
   return `must have at least one defined: ${fields.join(', ')}`;

@@ -1,4 +1,3 @@
-import type { PolicyOrigin } from '../../../shared/policy-types.js';
 import { SERVICE_TAG, type Protocol } from '../../../shared/resources.js';
 import { goDurationToProtoJson } from '../../resources/go-duration.js';
 import { serviceProtocol } from '../../xds/generate/outbound-proxy-generator.js';
@@ -33,7 +32,7 @@ export function applyMeshHealthCheckToEnvoy({ proxy, context, rules, resources }
     const protocol = serviceProtocol(context.endpointsByService.get(service) ?? []);
     for (const { name, resource } of serviceClusters(resources, service)) {
       const { cluster, set } = configureCluster(resource, rule.conf, protocol, tags);
-      resources.put(CLUSTER_TYPE_URL, name, cluster, set.map((path) => ({ path, origins: rule.origins as PolicyOrigin[] })));
+      resources.put(CLUSTER_TYPE_URL, name, cluster, set.map((path) => ({ path, origins: rule.origins })));
     }
   }
 }

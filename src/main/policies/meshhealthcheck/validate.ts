@@ -8,6 +8,7 @@ import {
   checkStatusCode,
   checkStringDefined,
   checkValueGreaterThanZero,
+  listItems,
   mustHaveAtLeastOne,
 } from '../core/conf-checks.js';
 import type { PolicySpec } from '../core/policy.js';
@@ -33,7 +34,7 @@ function validateDefault(conf: MeshHealthCheckConf, path: string, violations: Vi
   if (conf.http) {
     const http = at('http');
     if (conf.http.path !== undefined) checkStringDefined(conf.http.path, fieldPath(http, 'path'), violations);
-    (conf.http.expectedStatuses ?? []).forEach((status, index) =>
+    listItems(conf.http.expectedStatuses).forEach((status, index) =>
       checkStatusCode(status, indexPath(fieldPath(http, 'expectedStatuses'), index), violations),
     );
   }

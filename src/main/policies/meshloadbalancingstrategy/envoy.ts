@@ -39,7 +39,7 @@ export function applyMeshLoadBalancingStrategyToEnvoy({ proxy, rules, resources 
       const cla = resources.get(ENDPOINT_TYPE_URL, name);
       if (!cla) continue;
       const changed = localityAwareAssignment(cla, rule.conf, side);
-      put(resources, ENDPOINT_TYPE_URL, name, cla, changed, rule.origins, ['endpoints', 'policy.overprovisioning_factor']);
+      putChanged(resources, ENDPOINT_TYPE_URL, name, cla, changed, rule.origins, ['endpoints', 'policy.overprovisioning_factor']);
     }
   }
 }
@@ -91,7 +91,7 @@ function configureCluster(resources: EnvoyResources, name: string, cluster: Prot
   if (conf.loadBalancer) changed = { ...changed, ...loadBalancerFields(conf.loadBalancer, name) };
   const inline = cluster['load_assignment'] as ProtoJson | undefined;
   if (inline) changed = { ...changed, load_assignment: localityAwareAssignment(inline, conf, side) };
-  put(resources, CLUSTER_TYPE_URL, name, cluster, changed, rule.origins, [
+  putChanged(resources, CLUSTER_TYPE_URL, name, cluster, changed, rule.origins, [
     'common_lb_config.locality_weighted_lb_config',
     'lb_policy',
     'least_request_lb_config',
@@ -103,7 +103,7 @@ function configureCluster(resources: EnvoyResources, name: string, cluster: Prot
 }
 
 /** Puts `after` when it differs from `before`, attributing those of `paths` whose value changed. */
-export function put(
+export function putChanged(
   resources: EnvoyResources,
   typeUrl: typeof CLUSTER_TYPE_URL | typeof ENDPOINT_TYPE_URL,
   name: string,

@@ -6,7 +6,7 @@ import { dataplaneTagSet } from '../core/proxy-tags.js';
 import { outboundServiceNames } from '../core/outbound-targets.js';
 import { ruleFor, type Rule } from '../core/rules.js';
 import { effectiveHashPolicies, type HashPolicy, type MeshLoadBalancingStrategyConf } from './api.js';
-import { put, withHashPolicies } from './envoy.js';
+import { putChanged, withHashPolicies } from './envoy.js';
 import { hashPolicyJson, loadBalancerFields } from './load-balancer.js';
 import { localityAwareAssignment, proxyZone, type LocalitySide } from './locality-aware.js';
 
@@ -36,7 +36,7 @@ export function applyMeshLoadBalancingStrategyToGrpc({ proxy, context, rules, re
     const rule = ruleFor(rules.to, { [SERVICE_TAG]: service });
     if (!rule) continue;
     const cluster = resources.get(CLUSTER_TYPE_URL, service);
-    if (cluster) put(resources, CLUSTER_TYPE_URL, service, cluster, { ...cluster, ...grpcBalancer(service, rule, report) }, rule.origins, ['lb_policy', 'ring_hash_lb_config']);
+    if (cluster) putChanged(resources, CLUSTER_TYPE_URL, service, cluster, { ...cluster, ...grpcBalancer(service, rule, report) }, rule.origins, ['lb_policy', 'ring_hash_lb_config']);
 
     const route = resources.get(ROUTE_TYPE_URL, service);
     const hashPolicies = grpcHashPolicies(rule, report);
@@ -49,7 +49,7 @@ export function applyMeshLoadBalancingStrategyToGrpc({ proxy, context, rules, re
     const cla = resources.get(ENDPOINT_TYPE_URL, service);
     if (cla) {
       const zoned = localityAwareAssignment(withoutLocalities(cla), rule.conf, side);
-      put(resources, ENDPOINT_TYPE_URL, service, cla, forGrpc(zoned, context.mesh.meta.name), rule.origins, ['endpoints', 'policy.overprovisioning_factor']);
+      putChanged(resources, ENDPOINT_TYPE_URL, service, cla, forGrpc(zoned, context.mesh.meta.name), rule.origins, ['endpoints', 'policy.overprovisioning_factor']);
     }
   }
 }

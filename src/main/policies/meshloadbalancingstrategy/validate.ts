@@ -1,6 +1,6 @@
 import { fieldPath, indexPath } from '../../resources/field-path.js';
 import type { ViolationList } from '../../resources/validation-error.js';
-import { checkDecimalAtLeast, checkIntegerGreaterThanZero, checkPercentage, MUST_BE_DEFINED, MUST_NOT_BE_EMPTY } from '../core/conf-checks.js';
+import { checkDecimalAtLeast, checkIntegerGreaterThanZero, checkPercentage, listItems, MUST_BE_DEFINED, MUST_NOT_BE_EMPTY } from '../core/conf-checks.js';
 import type { PolicySpec, ToItem } from '../core/policy.js';
 import type { HashPolicy, LocalityAwareness, LoadBalancer, MeshLoadBalancingStrategyConf } from './api.js';
 
@@ -17,7 +17,7 @@ export function validateMeshLoadBalancingStrategy(spec: PolicySpec<Conf>, violat
     const path = `spec.to[${index}]`;
     const conf = item.default ?? {};
     const kind = item.targetRef?.kind;
-    if (topKind === 'MeshGateway' && conf.loadBalancer && kind !== undefined && kind !== 'Mesh' && ['MeshService', 'MeshMultiZoneService'].includes(kind)) {
+    if (topKind === 'MeshGateway' && conf.loadBalancer && (kind === 'MeshService' || kind === 'MeshMultiZoneService')) {
       violations.add(`${path}.targetRef.kind`, `value '${topKind}' is not supported, only Mesh is allowed if loadBalancer is set`);
     }
     if (kind === 'MeshExternalService' && topKind !== 'Mesh') {
@@ -52,7 +52,7 @@ function validateConf(conf: Conf, item: ToItem<Conf>, path: string, violations: 
 function validateLocalityAwareness(awareness: LocalityAwareness | undefined, item: ToItem<Conf>, path: string, violations: ViolationList): void {
   if (!awareness) return;
   const affinityTags = awareness.localZone?.affinityTags;
-  if (affinityTags) {
+  if (Array.isArray(affinityTags)) {
     const tagsPath = fieldPath(fieldPath(path, 'localZone'), 'affinityTags');
     let weighted = 0;
     affinityTags.forEach((tag, index) => {
@@ -72,17 +72,17 @@ function validateLocalityAwareness(awareness: LocalityAwareness | undefined, ite
   if (ref?.kind === 'MeshService' && (ref.sectionName || Object.keys(ref.labels ?? {}).length > 0)) {
     violations.add(crossPath, 'must not be set: MeshService traffic is local');
   }
-  (crossZone.failover ?? []).forEach((failover, index) => {
+  listItems(crossZone.failover).forEach((failover, index) => {
     const failoverPath = indexPath(fieldPath(crossPath, 'failover'), index);
     if (failover.from) {
       const fromZones = `${failoverPath}.from.zones`;
-      if (!failover.from.zones || failover.from.zones.length === 0) violations.add(fromZones, MUST_NOT_BE_EMPTY);
-      (failover.from.zones ?? []).forEach((zone, zoneIndex) => {
+      if (listItems(failover.from.zones).length === 0) violations.add(fromZones, MUST_NOT_BE_EMPTY);
+      listItems(failover.from.zones).forEach((zone, zoneIndex) => {
         if (zone === '') violations.add(indexPath(fromZones, zoneIndex), MUST_NOT_BE_EMPTY);
       });
     }
     const type = failover.to?.type;
-    const zones = failover.to?.zones ?? [];
+    const zones = listItems(failover.to?.zones);
     if (type === 'Any' || type === 'None') {
       if (zones.length > 0) violations.add(`${failoverPath}.to.zones`, `must be empty when type is ${type}`);
     } else if (type === 'AnyExcept' || type === 'Only') {
@@ -109,7 +109,7 @@ function validateLoadBalancer(loadBalancer: LoadBalancer | undefined, path: stri
 
 /** Each hash policy must carry the block its type names. */
 function validateHashPolicies(policies: HashPolicy[] | undefined, path: string, violations: ViolationList): void {
-  (policies ?? []).forEach((policy, index) => {
+  listItems(policies).forEach((policy, index) => {
     const at = (field: string) => fieldPath(indexPath(path, index), field);
     switch (policy.type) {
       case 'Header':
