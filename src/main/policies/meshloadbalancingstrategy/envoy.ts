@@ -1,6 +1,7 @@
 import type { PolicyOrigin } from '../../../shared/policy-types.js';
 import { SERVICE_TAG } from '../../../shared/resources.js';
 import { fieldPath } from '../../resources/field-path.js';
+import { HTTP_CONNECTION_MANAGER_FILTER } from '../../xds/generate/extension-types.js';
 import { outboundListenerName } from '../../xds/generate/names.js';
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL } from '../../xds/protocol/type-urls.js';
@@ -14,8 +15,6 @@ import { hashPolicyJson, loadBalancerFields } from './load-balancer.js';
 import { localityAwareAssignment, proxyZone, type LocalitySide } from './locality-aware.js';
 
 type Conf = MeshLoadBalancingStrategyConf;
-
-const HTTP_CONNECTION_MANAGER = 'envoy.filters.network.http_connection_manager';
 
 /**
  * Kuma's configureDPP: per outbound service with a conf, hash policies on the routes of its
@@ -45,7 +44,7 @@ export function applyMeshLoadBalancingStrategyToEnvoy({ proxy, rules, resources 
 }
 
 /** Adds the conf's hash policies to every route of the listener's HttpConnectionManagers (Kuma's RoutesOnFilterChain). */
-export function addHashPolicies(resources: EnvoyResources, listenerName: string, rule: Rule<Conf>): void {
+function addHashPolicies(resources: EnvoyResources, listenerName: string, rule: Rule<Conf>): void {
   const listener = resources.get(LISTENER_TYPE_URL, listenerName);
   const policies = effectiveHashPolicies(rule.conf);
   if (!listener || !policies) return;
@@ -55,7 +54,7 @@ export function addHashPolicies(resources: EnvoyResources, listenerName: string,
     filters: ((chain['filters'] ?? []) as ProtoJson[]).map((filter, filterIndex) => {
       const hcm = filter['typed_config'] as ProtoJson | undefined;
       const routeConfig = hcm?.['route_config'] as ProtoJson | undefined;
-      if (filter['name'] !== HTTP_CONNECTION_MANAGER || !routeConfig) return filter;
+      if (filter['name'] !== HTTP_CONNECTION_MANAGER_FILTER || !routeConfig) return filter;
       const path = `filter_chains[${chainIndex}].filters[${filterIndex}].typed_config.route_config`;
       return { ...filter, typed_config: { ...hcm, route_config: withHashPolicies(routeConfig, policies.map(hashPolicyJson), path, set) } };
     }),
