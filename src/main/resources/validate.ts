@@ -25,8 +25,8 @@ export interface ExpectedResource<T extends ResourceType = ResourceType> {
 }
 
 /**
- * Reads a resource in the Kuma API/YAML shape (`type`, `name`, `mesh`, `labels`, then spec fields) into a
- * ResourceInput. The read-only fields Kuma prints and kumactl sends back (`creationTime`, `modificationTime`,
+ * Reads a resource in the Kuma API/YAML shape (`type`, `name`, `mesh`, `labels`, then spec fields; a
+ * policy's spec under `spec`) into a ResourceInput. The read-only fields Kuma prints and kumactl sends back (`creationTime`, `modificationTime`,
  * `kri`) are tolerated and ignored; `version` asks for optimistic concurrency. Throws a ValidationError
  * naming every violation.
  */
@@ -40,7 +40,9 @@ export function validateResource(input: unknown, expected: ExpectedResource = {}
     throw new ValidationError(invalidResourceTitle({}, expected), [{ field: '', message: 'must be an object' }]);
   }
   const violations = new ViolationList();
-  const { type, mesh, name, labels, version, creationTime, modificationTime, kri, ...spec } = input;
+  const { type, mesh, name, labels, version, creationTime, modificationTime, kri, ...rest } = input;
+  // Kuma's policies (its v1alpha1 resources) carry their spec under `spec`; Mesh and Dataplane beside the meta.
+  const spec = isPolicyType(String(expected.type ?? type)) ? rest.spec : rest;
   const resource = readResource({ type, mesh, name, labels, version, spec }, expected, violations);
   readOptional(creationTime, 'creationTime', violations, readString);
   readOptional(modificationTime, 'modificationTime', violations, readString);
@@ -121,6 +123,11 @@ function readSpec(
 ): MeshSpec | DataplaneSpec | PolicySpecJson | undefined {
   if (type === undefined) return undefined; // Which fields are allowed depends on the type, which is already reported.
   if (isPolicyType(type)) {
+    // Kuma's schema requires it (its error has no field: `spec in body is required`).
+    if (isAbsent(spec)) {
+      violations.add('', 'spec in body is required');
+      return undefined;
+    }
     const descriptor = POLICY_DESCRIPTORS.find((candidate) => candidate.type === type)!;
     return checkPolicySpec(descriptor, spec, violations) as PolicySpecJson | undefined;
   }

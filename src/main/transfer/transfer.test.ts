@@ -54,7 +54,12 @@ async function seed(core: Core): Promise<void> {
     }),
   );
   await core.manager.create(
-    validateResource({ type: 'MeshTimeout', mesh: 'payments', name: 'payments-timeouts', targetRef: { kind: 'Mesh' }, to: [{ targetRef: { kind: 'Mesh' }, default: { idleTimeout: '20s' } }] }),
+    validateResource({
+      type: 'MeshTimeout',
+      mesh: 'payments',
+      name: 'payments-timeouts',
+      spec: { targetRef: { kind: 'Mesh' }, to: [{ targetRef: { kind: 'Mesh' }, default: { idleTimeout: '20s' } }] },
+    }),
   );
   await core.manager.create(dataplane('payments', 'billing-1'));
   await core.manager.create(dataplane('default', 'web-1', {}));

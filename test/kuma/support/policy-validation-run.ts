@@ -34,13 +34,13 @@ export function policyValidationFolders(): string[] {
 
 export function runPolicyValidationCases(folder: string): PolicyValidationRun[] {
   return policyValidationCases(folder).map((testCase, index) => {
-    const { spec, ...meta } = testCase.universalResource as { spec: Record<string, unknown>; type: string };
-    const hasPlugin = POLICY_PLUGINS.some((plugin) => plugin.descriptor.type === meta.type);
+    const resource = testCase.universalResource as { type: string };
+    const hasPlugin = POLICY_PLUGINS.some((plugin) => plugin.descriptor.type === resource.type);
     const kuma = testCase.expected === 'valid' ? [] : testCase.expected;
     const expected = hasPlugin ? kuma : kuma.filter(({ field }) => !CONF_FIELD.test(field));
     let violations: Violation[] = [];
     try {
-      validateResource({ ...meta, ...spec });
+      validateResource(resource);
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
       violations = error.violations;
