@@ -21,6 +21,16 @@ const ENVOY_PROTO_FILES = [
   'envoy/extensions/upstreams/http/v3/http_protocol_options.proto',
   'envoy/config/bootstrap/v3/bootstrap.proto', // validates generated bootstraps
   'envoy/extensions/transport_sockets/tls/v3/tls.proto', // kuma-dp's bootstraps dial the ADS port over TLS
+  // MeshFaultInjection, MeshRateLimit, MeshAccessLog
+  'envoy/extensions/filters/http/fault/v3/fault.proto',
+  'envoy/extensions/common/matching/v3/extension_matcher.proto',
+  'envoy/extensions/filters/common/matcher/action/v3/skip_action.proto',
+  'envoy/extensions/matching/common_inputs/ssl/v3/ssl_inputs.proto',
+  'envoy/extensions/matching/common_inputs/network/v3/network_inputs.proto',
+  'envoy/extensions/filters/http/local_ratelimit/v3/local_rate_limit.proto',
+  'envoy/extensions/filters/network/local_ratelimit/v3/local_rate_limit.proto',
+  'envoy/extensions/filters/network/set_filter_state/v3/set_filter_state.proto',
+  'envoy/extensions/access_loggers/file/v3/file.proto',
 ] as const;
 
 /**

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { policyCases, policyValidationCases } from '../../../../test/kuma/support/policy-cases.js';
+import { expectMatchesGolden, runEnvoyPlugin } from '../../../../test/kuma/support/policy-plugin-run.js';
+import type { KumaJson } from '../../../../test/kuma/support/xds-leaves.js';
+import { ViolationList } from '../../resources/validation-error.js';
+import { LISTENER_TYPE_URL } from '../../xds/protocol/type-urls.js';
+import type { PolicyResource } from '../core/policy.js';
+import { ABORT_STATUS_OUT_OF_ENVOY_RANGE, fractionalPercent } from './fault.js';
+import { meshFaultInjectionPlugin } from './plugin.js';
+
+const cases = new Map(policyCases('meshfaultinjection').map((policyCase) => [policyCase.id.split('/')[1]!, policyCase]));
+
+/** The HTTP filters of a listener's first filter chain's HttpConnectionManager, in Kuma's JSON form. */
+function httpFilters(listener: KumaJson | undefined): KumaJson[] {
+  const chains = (listener?.filterChains ?? []) as { filters: { typedConfig: { httpFilters?: KumaJson[] } }[] }[];
+  return chains.flatMap((chain) => chain.filters.flatMap((filter) => filter.typedConfig.httpFilters ?? []));
+}
+
+/** The filters a golden has beyond the router, which is all a Kuma test's base listener holds. */
+function goldenFaultFilters(golden: KumaJson): KumaJson[] {
+  return httpFilters(golden).filter((filter) => filter.name !== 'envoy.filters.http.router');
+}
+
+describe('MeshFaultInjection on Envoy, against Kuma v2.14.3 goldens', () => {
+  it('from-two-inbounds: one fault filter per legacy from rule, before the router, narrowed by x-kuma-tags; the TCP inbound untouched', () => {
+    const policyCase = cases.get('from-two-inbounds')!;
+    const run = runEnvoyPlugin(meshFaultInjectionPlugin, policyCase);
+    const http = 'inbound:127.0.0.1:17777';
+    const added = httpFilters(run.after(LISTENER_TYPE_URL, http)).slice(0, -1);
+    expectMatchesGolden(policyCase.id, http, added, goldenFaultFilters(policyCase.goldens.get('basic_listener_1.golden.yaml')!));
+    // The abort Envoy would refuse (status 111) is reported, not written (rulesAsTested names each rule's origin by its index).
+    expect(run.unapplied).toEqual([
+      { policy: { type: 'MeshFaultInjection', name: 'mfi-backend' }, field: 'spec.from[1].default.http[0].abort', reason: ABORT_STATUS_OUT_OF_ENVOY_RANGE },
+    ]);
+    // Everything else of the listener is the base's.
+    expect(httpFilters(run.after(LISTENER_TYPE_URL, http)).slice(-1)).toEqual(httpFilters(run.before(LISTENER_TYPE_URL, http)));
+    expect(run.after(LISTENER_TYPE_URL, 'inbound:127.0.0.1:17778')).toEqual(run.before(LISTENER_TYPE_URL, 'inbound:127.0.0.1:17778'));
+    // Each filter is attributed to the policy items merged into its rule.
+    expect(run.resources.attributions().map(({ path, origins }) => [path, origins.map(({ name, item }) => `${name} ${item}`)])).toEqual([
+      ['filter_chains[0].filters[0].typed_config.http_filters[0]', ['mfi-backend spec.from[0]']],
+      ['filter_chains[0].filters[0].typed_config.http_filters[1]', ['mfi-backend spec.from[1]']],
+    ]);
+  });
+
+  it('rules-spiffeid-two-inbounds: each fault its own filter named by the policy KRI, skipped unless the URI SAN matches', () => {
+    const policyCase = cases.get('rules-spiffeid-two-inbounds')!;
+    // The case's policies carry the zone and namespace labels the KRI is made of.
+    const policies = policyCase.json.policies.map(
+      (policy) =>
+        ({
+          type: policy.type,
+          meta: { mesh: policy.mesh, name: policy.name, labels: (policy as { labels?: Record<string, string> }).labels ?? {}, version: 1, creationTime: '', modificationTime: '' },
+          spec: policy.spec,
+        }) as PolicyResource,
+    );
+    const run = runEnvoyPlugin(meshFaultInjectionPlugin, policyCase, { context: (context) => ({ ...context, policies }) });
+    const added = httpFilters(run.after(LISTENER_TYPE_URL, 'inbound:127.0.0.1:17777')).slice(0, -1);
+    expectMatchesGolden(policyCase.id, 'inbound:127.0.0.1:17777', added, goldenFaultFilters(policyCase.goldens.get('basic_listener_1_rules.golden.yaml')!));
+    expect(run.after(LISTENER_TYPE_URL, 'inbound:127.0.0.1:17778')).toEqual(run.before(LISTENER_TYPE_URL, 'inbound:127.0.0.1:17778'));
+  });
+
+  it('computes fractional percentages in float64, as Kuma does', () => {
+    expect(fractionalPercent(11)).toEqual({ numerator: 11, denominator: 'HUNDRED' });
+    expect(fractionalPercent('62.9')).toEqual({ numerator: 6290, denominator: 'TEN_THOUSAND' });
+    expect(fractionalPercent('33.3')).toEqual({ numerator: 333000, denominator: 'MILLION' });
+  });
+});
+
+describe("MeshFaultInjection's conf validation, against Kuma's validator cases", () => {
+  // The cases whose violations are all in the confs; targetRef and section checks are the shared validator's.
+  const confCases = policyValidationCases('meshfaultinjection').filter(
+    ({ expected }) => expected === 'valid' || expected.every(({ field }) => /\.default\./.test(field)),
+  );
+  it.each(confCases.map((each) => [each.name, each] as const))('%s', (_name, validationCase) => {
+    const violations = new ViolationList();
+    meshFaultInjectionPlugin.validate((validationCase.universalResource as { spec: never }).spec, violations);
+    if (validationCase.expected === 'valid') expect(violations.violations).toEqual([]);
+    else expect(violations.violations).toEqual(expect.arrayContaining(validationCase.expected));
+    if (validationCase.expected !== 'valid') expect(violations.violations).toHaveLength(validationCase.expected.length);
+  });
+});
