@@ -29,7 +29,6 @@ const ENVOY_PROTO_FILES = [
   'envoy/extensions/matching/common_inputs/network/v3/network_inputs.proto',
   'envoy/extensions/filters/http/local_ratelimit/v3/local_rate_limit.proto',
   'envoy/extensions/filters/network/local_ratelimit/v3/local_rate_limit.proto',
-  'envoy/extensions/filters/network/set_filter_state/v3/set_filter_state.proto',
   'envoy/extensions/access_loggers/file/v3/file.proto',
 ] as const;
 

@@ -1,0 +1,72 @@
+import { fieldPath, indexPath } from '../../resources/field-path.js';
+import type { ViolationList } from '../../resources/validation-error.js';
+import { MUST_BE_DEFINED, checkDurationGreaterThan, checkIntegerGreaterThan, isRecord, mustHaveAtLeastOne } from '../core/conf-checks.js';
+import type { PolicySpec } from '../core/policy.js';
+import type { MeshRateLimitConf } from './api.js';
+
+/**
+ * The `default` confs of every `rules`, `from` and `to` item and what a rule's matches allow
+ * (Kuma's validateRules/validateFrom/validateTo bodies, in that order). The targetRef and scope
+ * checks are the shared validator's.
+ */
+export function validateMeshRateLimit(spec: PolicySpec<MeshRateLimitConf>, violations: ViolationList): void {
+  (spec.rules ?? []).forEach((rule, index) => {
+    const path = indexPath('spec.rules', index);
+    checkRuleMatches(rule.matches ?? [], rule.default, path, violations);
+    checkConf(rule.default, fieldPath(path, 'default'), violations);
+  });
+  (spec.from ?? []).forEach((item, index) => checkConf(item.default, fieldPath(indexPath('spec.from', index), 'default'), violations));
+  (spec.to ?? []).forEach((item, index) => checkConf(item.default, fieldPath(indexPath('spec.to', index), 'default'), violations));
+}
+
+/** Kuma's validateRuleMatches, less ValidateMatch (shared): a TCP limit cannot depend on who calls. */
+function checkRuleMatches(matches: readonly unknown[], conf: MeshRateLimitConf | undefined, path: string, violations: ViolationList): void {
+  let spiffeID = false;
+  matches.forEach((match, index) => {
+    const at = indexPath(fieldPath(path, 'matches'), index);
+    if (!isRecord(match) || (match.spiffeID === undefined && match.sni === undefined)) {
+      violations.add(at, "must specify at least one of 'spiffeID' or 'sni'");
+      return;
+    }
+    if (!isRecord(match.spiffeID)) return;
+    spiffeID = true;
+    const { type } = match.spiffeID;
+    const typePath = fieldPath(fieldPath(at, 'spiffeID'), 'type');
+    if (type === undefined || type === '') violations.add(typePath, 'must be set');
+    else if (type !== 'Exact' && type !== 'Prefix') violations.add(typePath, `unrecognized type ${JSON.stringify(type)}, supported values are: Exact, Prefix`);
+  });
+  if (spiffeID && conf?.local?.tcp !== undefined) {
+    violations.add(fieldPath(fieldPath(fieldPath(path, 'default'), 'local'), 'tcp'), "can't be specified when matches contain spiffeID because this field cannot be conditioned on source identity");
+  }
+}
+
+function checkConf(conf: MeshRateLimitConf | undefined, path: string, violations: ViolationList): void {
+  const local = fieldPath(path, 'local');
+  if (!isRecord(conf?.local)) {
+    violations.add(local, MUST_BE_DEFINED);
+    return;
+  }
+  const { http, tcp } = conf.local as Record<string, unknown>;
+  if (http === undefined && tcp === undefined) violations.add(local, mustHaveAtLeastOne('tcp', 'http'));
+  if (isRecord(http)) {
+    const at = fieldPath(local, 'http');
+    if (http.disabled === undefined && http.requestRate === undefined && http.onRateLimit === undefined) {
+      violations.add(at, mustHaveAtLeastOne('disabled', 'requestRate', 'onRateLimit'));
+    } else {
+      if (isRecord(http.requestRate)) checkRate(http.requestRate, fieldPath(at, 'requestRate'), violations);
+      if (isRecord(http.onRateLimit) && http.onRateLimit.status !== undefined) {
+        checkIntegerGreaterThan(http.onRateLimit.status, 0, fieldPath(fieldPath(at, 'onRateLimit'), 'status'), violations);
+      }
+    }
+  }
+  if (isRecord(tcp)) {
+    const at = fieldPath(local, 'tcp');
+    if (tcp.disabled === undefined && tcp.connectionRate === undefined) violations.add(at, mustHaveAtLeastOne('disabled', 'connectionRate'));
+    else if (isRecord(tcp.connectionRate)) checkRate(tcp.connectionRate, fieldPath(at, 'connectionRate'), violations);
+  }
+}
+
+function checkRate(rate: Record<string, unknown>, path: string, violations: ViolationList): void {
+  checkIntegerGreaterThan(rate.num, 0, fieldPath(path, 'num'), violations);
+  checkDurationGreaterThan(rate.interval, 50, fieldPath(path, 'interval'), violations);
+}
