@@ -1,4 +1,5 @@
 import type { PolicyPlugin } from './core/plugin.js';
+import { meshAccessLogPlugin } from './meshaccesslog/plugin.js';
 import { meshFaultInjectionPlugin } from './meshfaultinjection/plugin.js';
 import { meshRateLimitPlugin } from './meshratelimit/plugin.js';
 
@@ -6,6 +7,6 @@ import { meshRateLimitPlugin } from './meshratelimit/plugin.js';
  * Every policy plugin, the one list: the API, validation, the rules engine and the generator all
  * read it. Sorted by Kuma's plugin order, which is the order they change a proxy's config in.
  */
-export const POLICY_PLUGINS: readonly PolicyPlugin[] = ([meshFaultInjectionPlugin, meshRateLimitPlugin] as PolicyPlugin[]).sort(
+export const POLICY_PLUGINS: readonly PolicyPlugin[] = ([meshAccessLogPlugin, meshFaultInjectionPlugin, meshRateLimitPlugin] as PolicyPlugin[]).sort(
   (a, b) => a.descriptor.order - b.descriptor.order,
 );

@@ -18,7 +18,7 @@ import { proxyListener } from './listeners.js';
 import { CATCH_ALL_ROUTE_MATCHES, outboundListenerName, outboundRouteName, routeMatchesName } from './names.js';
 import { ResourceSet } from './resources.js';
 
-const DEFAULT_OUTBOUND_ADDRESS = '127.0.0.1';
+export const DEFAULT_OUTBOUND_ADDRESS = '127.0.0.1';
 /** Kuma's tag naming the mesh of a cross-mesh outbound. */
 const MESH_TAG = 'kuma.io/mesh';
 

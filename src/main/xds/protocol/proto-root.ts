@@ -30,6 +30,8 @@ const ENVOY_PROTO_FILES = [
   'envoy/extensions/filters/http/local_ratelimit/v3/local_rate_limit.proto',
   'envoy/extensions/filters/network/local_ratelimit/v3/local_rate_limit.proto',
   'envoy/extensions/access_loggers/file/v3/file.proto',
+  'envoy/extensions/access_loggers/filters/cel/v3/cel.proto',
+  'envoy/extensions/filters/listener/tls_inspector/v3/tls_inspector.proto',
 ] as const;
 
 /**

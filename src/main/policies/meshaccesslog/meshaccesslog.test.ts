@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { caseBaseResources, policyCases, policyValidationCases, rulesAsTested, type PolicyCase } from '../../../../test/kuma/support/policy-cases.js';
+import { expectMatchesGolden, runEnvoyPlugin } from '../../../../test/kuma/support/policy-plugin-run.js';
+import type { KumaJson } from '../../../../test/kuma/support/xds-leaves.js';
+import { ViolationList } from '../../resources/validation-error.js';
+import { LISTENER_TYPE_URL } from '../../xds/protocol/type-urls.js';
+import type { UnappliedField } from '../core/plugin.js';
+import { emptyProxyRules } from '../core/rules.js';
+import { TCP_BACKEND_NEEDS_KUMA_DP } from './envoy.js';
+import { meshAccessLogPlugin } from './plugin.js';
+
+/**
+ * Kuma's test gives each destination the protocol in `serviceProtocols`; meshdesk reads it from the
+ * endpoints' `kuma.io/protocol` tag, which the case's endpoints do not carry: add it.
+ */
+function withServiceProtocols(policyCase: PolicyCase): PolicyCase {
+  const endpoints = structuredClone(policyCase.json.endpoints ?? {});
+  for (const [service, list] of Object.entries(endpoints)) {
+    const protocol = policyCase.json.serviceProtocols?.[service];
+    if (protocol && protocol !== 'tcp') for (const endpoint of list) endpoint.tags = { ...endpoint.tags, 'kuma.io/protocol': protocol };
+  }
+  return { ...policyCase, json: { ...policyCase.json, endpoints } };
+}
+
+const cases = new Map(policyCases('meshaccesslog').map((policyCase) => [policyCase.id.split('/')[1]!, withServiceProtocols(policyCase)]));
+
+/** The access logs of a listener's HttpConnectionManager or tcp_proxy. */
+function accessLogs(listener: KumaJson | undefined): unknown {
+  const chains = (listener?.filterChains ?? []) as { filters: { typedConfig: { accessLog?: unknown[] } }[] }[];
+  return chains.flatMap((chain) => chain.filters.flatMap((filter) => filter.typedConfig.accessLog ?? []));
+}
+
+describe('MeshAccessLog on Envoy, against Kuma v2.14.3 goldens', () => {
+  const goldenCases: [string, string, string][] = [
+    ['basic-outbound-route', 'outbound:127.0.0.1:27777', 'basic_outbound.listener.golden.yaml'],
+    ['basic-inbound-route', 'inbound:127.0.0.1:17777', 'inbound_route.listener.golden.yaml'],
+    ['outbound-tcp-backend-default-format', 'outbound:127.0.0.1:37777', 'outbound_tcp_backend_default_format.listener.golden.yaml'],
+    ['outbound-file-backend-json-format', 'outbound:127.0.0.1:37777', 'outbound_file_backend_json_format.listener.golden.yaml'],
+  ];
+  it.each(goldenCases)('%s: the access log on %s', (name, listener, golden) => {
+    const policyCase = cases.get(name)!;
+    // Kuma's test runs kuma-dp's work directory in /tmp.
+    const run = runEnvoyPlugin(meshAccessLogPlugin, policyCase, { proxy: (proxy) => ({ ...proxy, workDir: '/tmp' }) });
+    expectMatchesGolden(policyCase.id, listener, accessLogs(run.after(LISTENER_TYPE_URL, listener)), accessLogs(policyCase.goldens.get(golden)!));
+    expect(run.unapplied).toEqual([]);
+    // The log is attributed; nothing but access logs was written (a `to` Mesh rule logs every outbound, Kuma's test builds one).
+    const written = run.resources.attributions().map(({ resource, path }) => `${resource} ${path}`);
+    expect(written).toContain(`${listener} filter_chains[0].filters[0].typed_config.access_log[0]`);
+    expect(written.every((each) => each.endsWith('filter_chains[0].filters[0].typed_config.access_log[0]'))).toBe(true);
+  });
+
+  it('a Tcp backend on a proxy without kuma-dp: no log written, the backend reported', () => {
+    const policyCase = cases.get('outbound-tcp-backend-default-format')!;
+    const run = runEnvoyPlugin(meshAccessLogPlugin, policyCase);
+    expect(accessLogs(run.after(LISTENER_TYPE_URL, 'outbound:127.0.0.1:37777'))).toEqual([]);
+    expect(run.unapplied).toEqual([
+      { policy: { type: 'MeshAccessLog', name: 'mal-outbound-tcp-backend' }, field: 'spec.to[0].default.backends[0]', reason: TCP_BACKEND_NEEDS_KUMA_DP },
+    ]);
+  });
+});
+
+describe('MeshAccessLog for proxyless gRPC', () => {
+  it('reports the backends of the rules for its outbounds and changes nothing', () => {
+    const policyCase = cases.get('basic-outbound-route')!;
+    const base = caseBaseResources(policyCase, 'grpc');
+    const before = base.resources.toResources();
+    const unapplied: UnappliedField[] = [];
+    meshAccessLogPlugin.applyGrpc({ ...base, rules: rulesAsTested(policyCase), rulesOf: () => emptyProxyRules(), unapplied: (field) => unapplied.push(field) });
+    expect(base.resources.toResources()).toEqual(before);
+    expect(unapplied.map(({ policy, field }) => `${policy.name} ${field}`)).toEqual(['mal-outbound-file spec.to[0].default.backends']);
+  });
+});
+
+describe("MeshAccessLog's conf validation, against Kuma's validator cases", () => {
+  const confCases = policyValidationCases('meshaccesslog').filter(
+    ({ expected }) => expected === 'valid' || expected.every(({ field }) => /\.default\./.test(field)),
+  );
+  it.each(confCases.map((each) => [each.name, each] as const))('%s', (_name, validationCase) => {
+    const violations = new ViolationList();
+    meshAccessLogPlugin.validate((validationCase.universalResource as { spec: never }).spec, violations);
+    expect(violations.violations).toEqual(validationCase.expected === 'valid' ? [] : validationCase.expected);
+  });
+});
