@@ -6,7 +6,9 @@ import { ViolationList } from '../../resources/validation-error.js';
 import { LISTENER_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import type { UnappliedField } from '../core/plugin.js';
 import { emptyProxyRules } from '../core/rules.js';
+import { accessLogSocketPath } from './access-log.js';
 import { TCP_BACKEND_NEEDS_KUMA_DP } from './envoy.js';
+import { isFilePath, isUrl } from './kuma-validators.js';
 import { meshAccessLogPlugin } from './plugin.js';
 
 /**
@@ -79,5 +81,19 @@ describe("MeshAccessLog's conf validation, against Kuma's validator cases", () =
     const violations = new ViolationList();
     meshAccessLogPlugin.validate((validationCase.universalResource as { spec: never }).spec, violations);
     expect(violations.violations).toEqual(validationCase.expected === 'valid' ? [] : validationCase.expected);
+  });
+});
+
+describe("MeshAccessLog's pieces", () => {
+  it("puts kuma-dp's socket where Kuma does, cut to fit a Unix socket path", () => {
+    expect(accessLogSocketPath('/tmp', 'backend', 'default')).toBe('/tmp/kuma-al-backend-default.sock');
+    expect(accessLogSocketPath(`/${'d'.repeat(120)}`, 'backend', 'default')).toBe(`/${'d'.repeat(97)}.sock`);
+  });
+
+  it("reads addresses and paths as govalidator's IsURL and IsFilePath do", () => {
+    for (const address of ['127.0.0.1:5000', 'logging.backend', 'http://logs.com', 'google.com']) expect(isUrl(address), address).toBe(true);
+    for (const address of ['not_valid_url', '', '.example.com', 'abc']) expect(isUrl(address), address).toBe(false);
+    for (const path of ['/tmp/logs.txt', 'C:\\logs\\access.log']) expect(isFilePath(path), path).toBe(true);
+    for (const path of ['#not_valid', '', 'relative/path']) expect(isFilePath(path), path).toBe(false);
   });
 });

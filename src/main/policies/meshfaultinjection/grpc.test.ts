@@ -20,6 +20,7 @@ import { EnvoyResources } from '../core/envoy-resources.js';
 import type { UnappliedField } from '../core/plugin.js';
 import { emptyProxyRules, inboundKey, type ProxyRules, type Rule } from '../core/rules.js';
 import type { MeshFaultInjectionConf } from './api.js';
+import { SERVER_FAULTS_ON_CLIENTS } from './grpc.js';
 import { meshFaultInjectionPlugin } from './plugin.js';
 
 await registerGrpcXds();
@@ -90,6 +91,25 @@ async function clientWithEchoRules(from: Rule<MeshFaultInjectionConf>[]): Promis
   cleanups.push(() => client.close());
   return { client, unapplied };
 }
+
+describe('MeshFaultInjection for proxyless gRPC', () => {
+  it("reports the faults on a proxyless server's own inbounds: nothing on it can inject them", () => {
+    const context = buildMeshContext(MESH, [CLIENT]);
+    const proxy: Proxy = { id: 'default.client', dataplane: CLIENT, kind: 'grpc' };
+    const resources = new EnvoyResources(generateProxyResources(context, proxy));
+    const unapplied: UnappliedField[] = [];
+    const own: Rule<MeshFaultInjectionConf> = { subset: [], conf: { http: [{ delay: { value: '1s', percentage: 50 } }] }, origins: [ORIGIN] };
+    meshFaultInjectionPlugin.applyGrpc({
+      proxy,
+      context,
+      rules: { ...emptyProxyRules(), from: new Map([[inboundKey('127.0.0.1', 19000), [own]]]) },
+      resources,
+      rulesOf: () => emptyProxyRules(),
+      unapplied: (field) => unapplied.push(field),
+    });
+    expect(unapplied).toEqual([{ policy: { type: 'MeshFaultInjection', name: 'echo-faults' }, field: 'spec.from[0].default.http', reason: SERVER_FAULTS_ON_CLIENTS }]);
+  });
+});
 
 describe('MeshFaultInjection through @grpc/grpc-js-xds', () => {
   it("aborts the share of calls the destination's rule for this client says, and ignores the rule for other clients", async () => {

@@ -25,8 +25,15 @@ interface ClientFault {
   origins: readonly PolicyOrigin[];
 }
 
+/** Faults on this proxy's own inbounds: a proxyless server has no sidecar to inject them, only proxyless clients do. */
+export const SERVER_FAULTS_ON_CLIENTS =
+  'a proxyless gRPC server injects no faults; its proxyless gRPC clients inject the faults meant for them, callers through Envoy get none';
+
 export function applyMeshFaultInjectionToGrpc(input: PluginInput<MeshFaultInjectionConf>): void {
-  const { proxy, context, resources } = input;
+  const { proxy, context, resources, rules } = input;
+  for (const rule of [...[...rules.from.values()].flat(), ...[...rules.inbound.values()].flat()]) {
+    if ((rule.conf.http ?? []).length > 0) reportUnapplied(input, rule.origins, 'default.http', SERVER_FAULTS_ON_CLIENTS);
+  }
   for (const outbound of proxy.dataplane.spec.networking.outbound ?? []) {
     const service = outbound.tags?.[SERVICE_TAG];
     const listener = service === undefined ? undefined : resources.get(LISTENER_TYPE_URL, service);

@@ -5,6 +5,7 @@ import type { KumaJson } from '../../../../test/kuma/support/xds-leaves.js';
 import { ViolationList } from '../../resources/validation-error.js';
 import { LISTENER_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import type { PolicyResource } from '../core/policy.js';
+import { callerHeaderMatchers, callerTags, subsetMatchesCaller } from './caller-tags.js';
 import { ABORT_STATUS_OUT_OF_ENVOY_RANGE, fractionalPercent } from './fault.js';
 import { meshFaultInjectionPlugin } from './plugin.js';
 
@@ -77,5 +78,24 @@ describe("MeshFaultInjection's conf validation, against Kuma's validator cases",
     if (validationCase.expected === 'valid') expect(violations.violations).toEqual([]);
     else expect(violations.violations).toEqual(expect.arrayContaining(validationCase.expected));
     if (validationCase.expected !== 'valid') expect(violations.violations).toHaveLength(validationCase.expected.length);
+  });
+});
+
+describe('who calls, by x-kuma-tags', () => {
+  it("writes Kuma's regex: keys sorted, dots of values escaped, `*` for any value", () => {
+    expect(
+      callerHeaderMatchers([
+        { key: 'version', value: 'v1.2' },
+        { key: 'kuma.io/service', value: '*' },
+      ]),
+    ).toEqual([{ name: 'x-kuma-tags', string_match: { safe_regex: { regex: '.*&kuma.io/service=.*&version=[^&]*v1\\.2[,&].*' } } }]);
+  });
+
+  it('lets a caller through as those matchers do: every positive tag, and not all of the negated ones', () => {
+    const caller = callerTags({ networking: { address: '127.0.0.1', inbound: [{ port: 1, tags: { 'kuma.io/service': 'web', version: 'v1' } }, { port: 2, tags: { 'kuma.io/service': 'admin' } }] } });
+    expect(subsetMatchesCaller([{ key: 'kuma.io/service', value: 'admin' }], caller)).toBe(true);
+    expect(subsetMatchesCaller([{ key: 'kuma.io/service', value: 'web', not: true }], caller)).toBe(false);
+    expect(subsetMatchesCaller([{ key: 'kuma.io/service', value: 'web', not: true }, { key: 'version', value: 'v2', not: true }], caller)).toBe(true);
+    expect(subsetMatchesCaller([], caller)).toBe(true);
   });
 });
