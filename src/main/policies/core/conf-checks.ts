@@ -71,6 +71,11 @@ export function checkBandwidth(value: unknown, path: string, violations: Violati
   else if (!BANDWIDTH.test(text)) violations.add(path, 'must be in kbps/Mbps/Gbps units');
 }
 
+/** The `default` of each item of a `to`, `from` or `rules` list, whatever shape the list arrived in (the shared checks report a bad one). */
+export function itemDefaults(list: unknown): { index: number; item: Record<string, unknown>; conf: unknown }[] {
+  return (Array.isArray(list) ? list : []).flatMap((item: unknown, index) => (isRecord(item) ? [{ index, item, conf: item.default }] : []));
+}
+
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

@@ -1,20 +1,20 @@
 import { fieldPath, indexPath } from '../../resources/field-path.js';
 import type { ViolationList } from '../../resources/validation-error.js';
-import { MUST_BE_DEFINED, MUST_NOT_BE_EMPTY, isRecord } from '../core/conf-checks.js';
+import { MUST_BE_DEFINED, MUST_NOT_BE_EMPTY, isRecord, itemDefaults } from '../core/conf-checks.js';
 import type { PolicySpec } from '../core/policy.js';
 import type { MeshAccessLogConf } from './api.js';
 import { isFilePath, isUrl } from './kuma-validators.js';
 
 /** The `default` confs of every `to`, `from` and `rules` item, in Kuma's order (its validateDefault and below). */
 export function validateMeshAccessLog(spec: PolicySpec<MeshAccessLogConf>, violations: ViolationList): void {
-  (spec.to ?? []).forEach((item, index) => checkConf(item.default, fieldPath(indexPath('spec.to', index), 'default'), violations));
-  (spec.from ?? []).forEach((item, index) => checkConf(item.default, fieldPath(indexPath('spec.from', index), 'default'), violations));
-  (spec.rules ?? []).forEach((item, index) => checkConf(item.default, fieldPath(indexPath('spec.rules', index), 'default'), violations));
+  for (const list of ['to', 'from', 'rules'] as const) {
+    for (const { index, conf } of itemDefaults(spec[list])) checkConf(conf, fieldPath(indexPath(`spec.${list}`, index), 'default'), violations);
+  }
 }
 
-function checkConf(conf: MeshAccessLogConf | undefined, path: string, violations: ViolationList): void {
+function checkConf(conf: unknown, path: string, violations: ViolationList): void {
   const backends = fieldPath(path, 'backends');
-  if (!Array.isArray(conf?.backends)) {
+  if (!isRecord(conf) || !Array.isArray(conf.backends)) {
     violations.add(backends, MUST_BE_DEFINED);
     return;
   }

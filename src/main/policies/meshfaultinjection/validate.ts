@@ -1,6 +1,6 @@
 import { indexPath, fieldPath } from '../../resources/field-path.js';
 import type { ViolationList } from '../../resources/validation-error.js';
-import { checkBandwidth, checkDurationNotNegative, checkPercentage, checkStatusCode, isRecord } from '../core/conf-checks.js';
+import { checkBandwidth, checkDurationNotNegative, checkPercentage, checkStatusCode, isRecord, itemDefaults } from '../core/conf-checks.js';
 import type { PolicySpec } from '../core/policy.js';
 import type { MeshFaultInjectionConf } from './api.js';
 
@@ -9,14 +9,14 @@ import type { MeshFaultInjectionConf } from './api.js';
  * the index of a fault goes after the field: `http.abort[0].httpStatus`, not `http[0].abort…`.
  */
 export function validateMeshFaultInjection(spec: PolicySpec<MeshFaultInjectionConf>, violations: ViolationList): void {
-  (spec.rules ?? []).forEach((item, index) => checkConf(item.default, fieldPath(indexPath('spec.rules', index), 'default'), violations));
-  (spec.from ?? []).forEach((item, index) => checkConf(item.default, fieldPath(indexPath('spec.from', index), 'default'), violations));
-  (spec.to ?? []).forEach((item, index) => checkConf(item.default, fieldPath(indexPath('spec.to', index), 'default'), violations));
+  for (const list of ['rules', 'from', 'to'] as const) {
+    for (const { index, conf } of itemDefaults(spec[list])) checkConf(conf, fieldPath(indexPath(`spec.${list}`, index), 'default'), violations);
+  }
 }
 
-function checkConf(conf: MeshFaultInjectionConf | undefined, path: string, violations: ViolationList): void {
+function checkConf(conf: unknown, path: string, violations: ViolationList): void {
   const http = fieldPath(path, 'http');
-  const faults: unknown[] = Array.isArray(conf?.http) ? conf.http : [];
+  const faults: unknown[] = isRecord(conf) && Array.isArray(conf.http) ? conf.http : [];
   faults.forEach((fault, index) => {
     if (!isRecord(fault)) return;
     const { abort, delay, responseBandwidth } = fault;

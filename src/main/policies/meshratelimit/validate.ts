@@ -1,6 +1,6 @@
 import { fieldPath, indexPath } from '../../resources/field-path.js';
 import type { ViolationList } from '../../resources/validation-error.js';
-import { MUST_BE_DEFINED, checkDurationGreaterThan, checkIntegerGreaterThan, isRecord, mustHaveAtLeastOne } from '../core/conf-checks.js';
+import { MUST_BE_DEFINED, checkDurationGreaterThan, checkIntegerGreaterThan, isRecord, itemDefaults, mustHaveAtLeastOne } from '../core/conf-checks.js';
 import type { PolicySpec } from '../core/policy.js';
 import type { MeshRateLimitConf } from './api.js';
 
@@ -10,17 +10,18 @@ import type { MeshRateLimitConf } from './api.js';
  * checks are the shared validator's.
  */
 export function validateMeshRateLimit(spec: PolicySpec<MeshRateLimitConf>, violations: ViolationList): void {
-  (spec.rules ?? []).forEach((rule, index) => {
+  for (const { index, item, conf } of itemDefaults(spec.rules)) {
     const path = indexPath('spec.rules', index);
-    checkRuleMatches(rule.matches ?? [], rule.default, path, violations);
-    checkConf(rule.default, fieldPath(path, 'default'), violations);
-  });
-  (spec.from ?? []).forEach((item, index) => checkConf(item.default, fieldPath(indexPath('spec.from', index), 'default'), violations));
-  (spec.to ?? []).forEach((item, index) => checkConf(item.default, fieldPath(indexPath('spec.to', index), 'default'), violations));
+    checkRuleMatches(Array.isArray(item.matches) ? item.matches : [], conf, path, violations);
+    checkConf(conf, fieldPath(path, 'default'), violations);
+  }
+  for (const list of ['from', 'to'] as const) {
+    for (const { index, conf } of itemDefaults(spec[list])) checkConf(conf, fieldPath(indexPath(`spec.${list}`, index), 'default'), violations);
+  }
 }
 
 /** Kuma's validateRuleMatches, less ValidateMatch (shared): a TCP limit cannot depend on who calls. */
-function checkRuleMatches(matches: readonly unknown[], conf: MeshRateLimitConf | undefined, path: string, violations: ViolationList): void {
+function checkRuleMatches(matches: readonly unknown[], conf: unknown, path: string, violations: ViolationList): void {
   let spiffeID = false;
   matches.forEach((match, index) => {
     const at = indexPath(fieldPath(path, 'matches'), index);
@@ -35,18 +36,18 @@ function checkRuleMatches(matches: readonly unknown[], conf: MeshRateLimitConf |
     if (type === undefined || type === '') violations.add(typePath, 'must be set');
     else if (type !== 'Exact' && type !== 'Prefix') violations.add(typePath, `unrecognized type ${JSON.stringify(type)}, supported values are: Exact, Prefix`);
   });
-  if (spiffeID && conf?.local?.tcp !== undefined) {
+  if (spiffeID && isRecord(conf) && isRecord(conf.local) && conf.local.tcp !== undefined) {
     violations.add(fieldPath(fieldPath(fieldPath(path, 'default'), 'local'), 'tcp'), "can't be specified when matches contain spiffeID because this field cannot be conditioned on source identity");
   }
 }
 
-function checkConf(conf: MeshRateLimitConf | undefined, path: string, violations: ViolationList): void {
+function checkConf(conf: unknown, path: string, violations: ViolationList): void {
   const local = fieldPath(path, 'local');
-  if (!isRecord(conf?.local)) {
+  if (!isRecord(conf) || !isRecord(conf.local)) {
     violations.add(local, MUST_BE_DEFINED);
     return;
   }
-  const { http, tcp } = conf.local as Record<string, unknown>;
+  const { http, tcp } = conf.local;
   if (http === undefined && tcp === undefined) violations.add(local, mustHaveAtLeastOne('tcp', 'http'));
   if (isRecord(http)) {
     const at = fieldPath(local, 'http');
