@@ -1,10 +1,9 @@
 // Legacy `from` subsets: who is calling, by the tags the caller's sidecar sends in `x-kuma-tags`
 // (`&kuma.io/service=web&version=v1,v2&`: every tag of every inbound of the caller).
 import type { DataplaneSpec } from '../../../shared/resources.js';
+import { KUMA_TAGS_HEADER } from '../../xds/generate/inbound-proxy-generator.js';
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import type { Subset, SubsetTag } from '../core/rules.js';
-
-export const KUMA_TAGS_HEADER = 'x-kuma-tags';
 
 /** Kuma's tags.MatchingRegex: every tag (keys sorted) must be in the header; `*` matches any value. */
 function matchingRegex(tags: readonly SubsetTag[]): string {
@@ -25,6 +24,11 @@ export function callerHeaderMatchers(subset: Subset): ProtoJson[] {
     ...(invert && { invert_match: true }),
   });
   return [...(positive.length > 0 ? [matcher(positive, false)] : []), ...(negated.length > 0 ? [matcher(negated, true)] : [])];
+}
+
+/** Kuma's tags.Serialize: `&key=value1,value2&` per tag, keys and values sorted, as a sidecar sends its own tags. */
+export function serializeCallerTags(tags: ReadonlyMap<string, ReadonlySet<string>>): string {
+  return [...tags.keys()].sort().map((key) => `&${key}=${[...tags.get(key)!].sort().join(',')}&`).join('');
 }
 
 /** The tags a caller's sidecar would send: every value of every tag of its inbounds. */

@@ -3,7 +3,9 @@
 import { SERVICE_TAG } from '../../../shared/resources.js';
 import { protocolFromTags } from '../../xds/context/build-mesh-context.js';
 import type { MeshContext } from '../../xds/context/mesh-context.js';
-import { inboundListenerName } from '../../xds/generate/names.js';
+import { KUMA_TAGS_HEADER } from '../../xds/generate/inbound-proxy-generator.js';
+import { inboundListenerName, outboundListenerName } from '../../xds/generate/names.js';
+import { DEFAULT_OUTBOUND_ADDRESS } from '../../xds/generate/outbound-proxy-generator.js';
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import { LISTENER_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import { kriOfShortName } from '../../resources/kri.js';
@@ -13,7 +15,7 @@ import type { PluginInput } from '../core/plugin.js';
 import { reportUnapplied } from '../core/report-unapplied.js';
 import { inboundKey, type InboundRule, type Rule } from '../core/rules.js';
 import type { MeshFaultInjectionConf } from './api.js';
-import { callerHeaderMatchers } from './caller-tags.js';
+import { callerHeaderMatchers, callerTags, serializeCallerTags } from './caller-tags.js';
 import { meshFaultInjectionDescriptor } from './descriptor.js';
 import { ABORT_STATUS_OUT_OF_ENVOY_RANGE, FAULT_FILTER, abortApplies, httpFault } from './fault.js';
 import { filterUnlessMatched } from './skip-filter-matcher.js';
@@ -26,6 +28,7 @@ interface FaultFilter {
 
 export function applyMeshFaultInjectionToEnvoy(input: PluginInput<MeshFaultInjectionConf>): void {
   const { proxy, context, rules, resources } = input;
+  sendCallerTags(input);
   const { networking } = proxy.dataplane.spec;
   for (const inbound of networking.inbound ?? []) {
     const tags = inbound.tags ?? {};
@@ -46,6 +49,37 @@ export function applyMeshFaultInjectionToEnvoy(input: PluginInput<MeshFaultInjec
     const filters = inboundRules.length > 0 ? matchedFilters(inboundRules, context) : legacyFilters(rules.from.get(key) ?? []);
     if (filters.length === 0) continue;
     resources.put(LISTENER_TYPE_URL, name, ...withFaultFilters(listener, filters));
+  }
+}
+
+/**
+ * Kuma's IsXKumaTagsUsed: while the mesh has a MeshFaultInjection, every sidecar sends its tags in
+ * `x-kuma-tags` on its outbound HTTP routes, so that legacy `from` rules at the destination know
+ * who calls. Kuma's route generator does it; in meshdesk this policy is the only reason for it.
+ */
+function sendCallerTags({ proxy, context, resources }: PluginInput<MeshFaultInjectionConf>): void {
+  const policies = context.policies.filter((policy) => policy.type === meshFaultInjectionDescriptor.type);
+  const tags = callerTags(proxy.dataplane.spec);
+  if (policies.length === 0 || tags.size === 0) return;
+  const header = { header: { key: KUMA_TAGS_HEADER, value: serializeCallerTags(tags) } };
+  const origins = policies.map(({ type, meta }): PolicyOrigin => ({ type, mesh: meta.mesh, name: meta.name, item: 'spec' }));
+  for (const outbound of proxy.dataplane.spec.networking.outbound ?? []) {
+    const name = outboundListenerName(outbound.address ?? DEFAULT_OUTBOUND_ADDRESS, outbound.port);
+    const listener = resources.get(LISTENER_TYPE_URL, name);
+    if (!listener) continue;
+    let changed = listener;
+    const set: { path: string; origins: readonly PolicyOrigin[] }[] = [];
+    for (const chain of filterChains(listener)) {
+      const at = httpConnectionManagerIndex(chain.filters);
+      const hcm = at < 0 ? undefined : (chain.filters[at]!.typed_config as ProtoJson);
+      const routeConfig = hcm?.route_config as ProtoJson | undefined;
+      if (!hcm || !routeConfig) continue;
+      const added = (routeConfig.request_headers_to_add ?? []) as ProtoJson[];
+      set.push({ path: `${chain.path}[${at}].typed_config.route_config.request_headers_to_add[${added.length}]`, origins });
+      const withHeader = { ...hcm, route_config: { ...routeConfig, request_headers_to_add: [...added, header] } };
+      changed = withChainFilters(changed, chain.chain, withHttpConnectionManager(chain.filters, withHeader));
+    }
+    if (set.length > 0) resources.put(LISTENER_TYPE_URL, name, changed, set);
   }
 }
 

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { policyCases, policyValidationCases } from '../../../../test/kuma/support/policy-cases.js';
 import { expectMatchesGolden, runEnvoyPlugin } from '../../../../test/kuma/support/policy-plugin-run.js';
-import type { KumaJson } from '../../../../test/kuma/support/xds-leaves.js';
+import { toKumaJson, type KumaJson } from '../../../../test/kuma/support/xds-leaves.js';
+import type { DataplaneResource } from '../../../shared/resources.js';
+import { buildMeshContext } from '../../xds/context/build-mesh-context.js';
+import { generateProxyResources } from '../../xds/generate/profile.js';
+import type { Proxy } from '../../xds/generate/proxy.js';
+import { EnvoyResources } from '../core/envoy-resources.js';
+import { emptyProxyRules } from '../core/rules.js';
 import { ViolationList } from '../../resources/validation-error.js';
 import { LISTENER_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import type { PolicyResource } from '../core/policy.js';
@@ -97,5 +103,54 @@ describe('who calls, by x-kuma-tags', () => {
     expect(subsetMatchesCaller([{ key: 'kuma.io/service', value: 'web', not: true }], caller)).toBe(false);
     expect(subsetMatchesCaller([{ key: 'kuma.io/service', value: 'web', not: true }, { key: 'version', value: 'v2', not: true }], caller)).toBe(true);
     expect(subsetMatchesCaller([], caller)).toBe(true);
+  });
+});
+
+describe('x-kuma-tags on the callers', () => {
+  const TIME = '2026-01-01T00:00:00.000Z';
+  const meta = (mesh: string, name: string) => ({ mesh, name, version: 1, creationTime: TIME, modificationTime: TIME, labels: {} });
+  const web: DataplaneResource = {
+    type: 'Dataplane',
+    meta: meta('default', 'web-1'),
+    spec: {
+      networking: {
+        address: '127.0.0.1',
+        inbound: [{ port: 18080, tags: { 'kuma.io/service': 'web', version: 'v1', 'kuma.io/protocol': 'http' } }],
+        outbound: [{ port: 10001, tags: { 'kuma.io/service': 'echo' } }],
+      },
+    },
+  };
+  const echo: DataplaneResource = {
+    type: 'Dataplane',
+    meta: meta('default', 'echo-1'),
+    spec: { networking: { address: '127.0.0.1', inbound: [{ port: 18081, tags: { 'kuma.io/service': 'echo', 'kuma.io/protocol': 'http' } }] } },
+  };
+  const policy: PolicyResource = {
+    type: 'MeshFaultInjection',
+    meta: meta('default', 'echo-faults'),
+    spec: { targetRef: { kind: 'MeshService', name: 'echo' }, from: [{ targetRef: { kind: 'MeshService', name: 'web' }, default: { http: [] } }] },
+  };
+
+  function outboundRouteConfig(policies: PolicyResource[]): { headers: unknown; attributions: string[] } {
+    const context = buildMeshContext({ type: 'Mesh', meta: meta('', 'default'), spec: {} }, [web, echo], { policies });
+    const proxy: Proxy = { id: 'default.web-1', dataplane: web, kind: 'envoy' };
+    const resources = new EnvoyResources(generateProxyResources(context, proxy));
+    meshFaultInjectionPlugin.applyEnvoy({ proxy, context, rules: emptyProxyRules(), resources, rulesOf: () => emptyProxyRules(), unapplied: () => {} });
+    const listener = toKumaJson(LISTENER_TYPE_URL, resources.get(LISTENER_TYPE_URL, 'outbound:127.0.0.1:10001')!);
+    return { headers: (hcmOf(listener).routeConfig as KumaJson).requestHeadersToAdd, attributions: resources.attributions().map(({ path }) => path) };
+  }
+
+  function hcmOf(listener: KumaJson): KumaJson {
+    return ((listener.filterChains as { filters: { typedConfig: KumaJson }[] }[])[0]!.filters[0]!.typedConfig);
+  }
+
+  it("while the mesh has a MeshFaultInjection, a sidecar's outbound routes send its tags, as Kuma's", () => {
+    const { headers, attributions } = outboundRouteConfig([policy]);
+    expect(headers).toEqual([{ header: { key: 'x-kuma-tags', value: '&kuma.io/protocol=http&&kuma.io/service=web&&version=v1&' } }]);
+    expect(attributions).toEqual(['filter_chains[0].filters[0].typed_config.route_config.request_headers_to_add[0]']);
+  });
+
+  it('without one they do not', () => {
+    expect(outboundRouteConfig([]).headers).toBeUndefined();
   });
 });
