@@ -2,10 +2,14 @@
 // proxyless generator, then applyGrpc with the destination's rules) served by the real ADS server,
 // the client calling a real gRPC server on loopback.
 import { status } from '@grpc/grpc-js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { echoClient, startEchoServer, type EchoClient } from '../../../../test/support/echo-server.js';
 import { eventually } from '../../../../test/support/eventually.js';
 import { registerGrpcXds } from '../../../../test/support/grpc-xds.js';
+import { startPythonClient } from '../../../../test/support/python-echo-client.js';
+import { tempDir } from '../../../../test/support/temp-dir.js';
 import type { PolicyOrigin } from '../../../shared/policy-types.js';
 import type { DataplaneResource, MeshResource } from '../../../shared/resources.js';
 import { buildMeshContext } from '../../xds/context/build-mesh-context.js';
@@ -15,6 +19,7 @@ import type { Proxy } from '../../xds/generate/proxy.js';
 import { AdsServer } from '../../xds/server/ads-server.js';
 import { SnapshotCache } from '../../xds/server/snapshot-cache.js';
 import { snapshotFromJson } from '../../xds/server/snapshot.js';
+import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import { XDS_TYPE_URLS } from '../../xds/protocol/type-urls.js';
 import { EnvoyResources } from '../core/envoy-resources.js';
 import type { UnappliedField } from '../core/plugin.js';
@@ -57,10 +62,10 @@ afterEach(async () => {
 });
 
 /**
- * Serves the client's generated config with `echo`'s inbound `from` rules applied by applyGrpc,
- * and gives an echo client resolving `xds:///echo` through it, plus what the plugin reported.
+ * Serves the client's generated config, with `echo`'s inbound `from` rules applied by applyGrpc,
+ * from a real ADS server; gives the bootstrap a client of it uses and what the plugin reported.
  */
-async function clientWithEchoRules(from: Rule<MeshFaultInjectionConf>[]): Promise<{ client: EchoClient; unapplied: UnappliedField[] }> {
+async function serveWithEchoRules(from: Rule<MeshFaultInjectionConf>[]): Promise<{ bootstrap: ProtoJson; unapplied: UnappliedField[] }> {
   const server = await startEchoServer('echo-1');
   cleanups.push(() => server.stop());
   const echo = backend(server.port);
@@ -86,11 +91,77 @@ async function clientWithEchoRules(from: Rule<MeshFaultInjectionConf>[]): Promis
   const ads = new AdsServer({ snapshots });
   const port = await ads.start({ port: 0 });
   cleanups.push(() => ads.stop());
-  const bootstrap = generateGrpcBootstrap({ nodeId: proxy.id, adsHost: '127.0.0.1', adsPort: port, locality: { region: 'local', zone: 'default' } });
+  return { bootstrap: generateGrpcBootstrap({ nodeId: proxy.id, adsHost: '127.0.0.1', adsPort: port, locality: { region: 'local', zone: 'default' } }), unapplied };
+}
+
+/** A grpc-js-xds client resolving `xds:///echo` with the bootstrap. */
+function grpcJsClient(bootstrap: ProtoJson): EchoClient {
   const client = echoClient('xds:///echo', { 'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config': JSON.stringify(bootstrap) });
   cleanups.push(() => client.close());
-  return { client, unapplied };
+  return client;
 }
+
+/** A python3-grpcio (C-core) client, answering each call with `OK` or its status code's name. */
+async function pythonClient(bootstrap: ProtoJson): Promise<(text: string) => Promise<string>> {
+  const file = join(tempDir(), 'bootstrap.json');
+  writeFileSync(file, JSON.stringify(bootstrap));
+  const client = startPythonClient('xds:///echo', file);
+  cleanups.push(() => client.stop());
+  expect(await client.ready()).toEqual({ ready: true });
+  return async (text) => {
+    const result = await client.call(text);
+    return result.ok ? 'OK' : result.code;
+  };
+}
+
+/** Calls: from `client`, 30% aborted with 503; from anybody else, all aborted with 500 (not this client's rule). */
+const ABORT_RULES: Rule<MeshFaultInjectionConf>[] = [
+  {
+    subset: [{ key: 'kuma.io/service', value: 'client' }],
+    conf: { http: [{ abort: { httpStatus: 503, percentage: 30 }, responseBandwidth: { limit: '1Mbps', percentage: 100 } }] },
+    origins: [ORIGIN],
+  },
+  { subset: [{ key: 'kuma.io/service', value: 'client', not: true }], conf: { http: [{ abort: { httpStatus: 500, percentage: 100 } }] }, origins: [ORIGIN] },
+];
+
+/** Every call delayed by 300 ms. */
+const DELAY_RULES: Rule<MeshFaultInjectionConf>[] = [{ subset: [], conf: { http: [{ delay: { value: '300ms', percentage: 100 } }] }, origins: [ORIGIN] }];
+
+/** How many of `calls` calls ended how ('OK', 'UNAVAILABLE', …). */
+async function outcomes(call: (text: string) => Promise<string>, calls: number): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (let index = 0; index < calls; index++) {
+    const outcome = await call(`call ${index}`);
+    counts.set(outcome, (counts.get(outcome) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/** Binomial(n, 0.3): the aborted calls lie within five standard deviations of 0.3 n, and every other call succeeded. */
+function expectThirtyPercentAborted(counts: Map<string, number>, calls: number): void {
+  const mean = 0.3 * calls;
+  const tolerance = 5 * Math.sqrt(calls * 0.3 * 0.7);
+  const aborted = counts.get('UNAVAILABLE') ?? 0;
+  expect(aborted).toBeGreaterThanOrEqual(mean - tolerance);
+  expect(aborted).toBeLessThanOrEqual(mean + tolerance);
+  expect(counts.get('OK')).toBe(calls - aborted);
+}
+
+/** Each call takes at least the delay (never an upper bound: the machine may be slow). */
+async function expectDelayed(call: (text: string) => Promise<string>): Promise<void> {
+  await eventually(async () => expect(await call('ready')).toBe('OK'));
+  for (let index = 0; index < 5; index++) {
+    const started = performance.now();
+    expect(await call(`call ${index}`)).toBe('OK');
+    expect(performance.now() - started).toBeGreaterThanOrEqual(300);
+  }
+}
+
+const grpcJsCall = (client: EchoClient) => (text: string) =>
+  client.echo(text).then(
+    () => 'OK',
+    (error: { code: number }) => status[error.code]!,
+  );
 
 describe('MeshFaultInjection for proxyless gRPC', () => {
   it("reports the faults on a proxyless server's own inbounds: nothing on it can inject them", () => {
@@ -113,48 +184,31 @@ describe('MeshFaultInjection for proxyless gRPC', () => {
 
 describe('MeshFaultInjection through @grpc/grpc-js-xds', () => {
   it("aborts the share of calls the destination's rule for this client says, and ignores the rule for other clients", async () => {
-    const { client, unapplied } = await clientWithEchoRules([
-      // Calls from `client`: 30% aborted with 503 (UNAVAILABLE in gRPC); its bandwidth limit gRPC cannot apply.
-      {
-        subset: [{ key: 'kuma.io/service', value: 'client' }],
-        conf: { http: [{ abort: { httpStatus: 503, percentage: 30 }, responseBandwidth: { limit: '1Mbps', percentage: 100 } }] },
-        origins: [ORIGIN],
-      },
-      // Everybody else: every call aborted. Not this client's.
-      { subset: [{ key: 'kuma.io/service', value: 'client', not: true }], conf: { http: [{ abort: { httpStatus: 500, percentage: 100 } }] }, origins: [ORIGIN] },
-    ]);
+    const { bootstrap, unapplied } = await serveWithEchoRules(ABORT_RULES);
     expect(unapplied).toEqual([
       { policy: { type: 'MeshFaultInjection', name: 'echo-faults' }, field: 'spec.from[0].default.http[0].responseBandwidth', reason: expect.stringContaining('bandwidth') },
     ]);
-    expect(await client.echo('warm up', 5000).catch((error: { code: number }) => error.code)).toSatisfy(
-      (answer) => answer === 'echo-1: warm up' || answer === status.UNAVAILABLE,
-    );
-    const calls = 600;
-    const codes = new Map<number, number>();
-    for (let call = 0; call < calls; call++) {
-      const code = await client.echo(`call ${call}`).then(
-        () => status.OK,
-        (error: { code: number }) => error.code,
-      );
-      codes.set(code, (codes.get(code) ?? 0) + 1);
-    }
-    // Binomial(600, 0.3): mean 180, standard deviation 11.2; five of them either side.
-    const aborted = codes.get(status.UNAVAILABLE) ?? 0;
-    expect(aborted).toBeGreaterThanOrEqual(180 - 56);
-    expect(aborted).toBeLessThanOrEqual(180 + 56);
-    expect(codes.get(status.OK)).toBe(calls - aborted);
+    const call = grpcJsCall(grpcJsClient(bootstrap));
+    await eventually(async () => expect(['OK', 'UNAVAILABLE']).toContain(await call('warm up')));
+    expectThirtyPercentAborted(await outcomes(call, 600), 600);
   });
 
   it('delays every call by the fixed delay', async () => {
-    const { client } = await clientWithEchoRules([
-      { subset: [], conf: { http: [{ delay: { value: '300ms', percentage: 100 } }] }, origins: [ORIGIN] },
-    ]);
-    await eventually(() => client.echo('ready'));
-    for (let call = 0; call < 5; call++) {
-      const started = performance.now();
-      expect(await client.echo(`call ${call}`)).toBe(`echo-1: call ${call}`);
-      // At least the delay (never an upper bound: the machine may be slow).
-      expect(performance.now() - started).toBeGreaterThanOrEqual(300);
-    }
+    const { bootstrap } = await serveWithEchoRules(DELAY_RULES);
+    await expectDelayed(grpcJsCall(grpcJsClient(bootstrap)));
+  });
+});
+
+describe('MeshFaultInjection through C-core (python3-grpcio)', () => {
+  it("aborts the share of calls the destination's rule for this client says", async () => {
+    const { bootstrap } = await serveWithEchoRules(ABORT_RULES);
+    const call = await pythonClient(bootstrap);
+    await eventually(async () => expect(['OK', 'UNAVAILABLE']).toContain(await call('warm up')));
+    expectThirtyPercentAborted(await outcomes(call, 400), 400);
+  });
+
+  it('delays every call by the fixed delay', async () => {
+    const { bootstrap } = await serveWithEchoRules(DELAY_RULES);
+    await expectDelayed(await pythonClient(bootstrap));
   });
 });
