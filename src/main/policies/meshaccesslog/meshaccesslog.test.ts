@@ -97,3 +97,41 @@ describe("MeshAccessLog's pieces", () => {
     for (const path of ['#not_valid', '', 'relative/path']) expect(isFilePath(path), path).toBe(false);
   });
 });
+
+describe("MeshAccessLog's OpenTelemetry backend checks", () => {
+  it('wants exactly one of endpoint and backendRef, a host:port endpoint and static attribute names', () => {
+    const violations = new ViolationList();
+    const otel = (openTelemetry: Record<string, unknown>) => ({ type: 'OpenTelemetry', openTelemetry });
+    meshAccessLogPlugin.validate(
+      {
+        targetRef: { kind: 'Mesh' },
+        to: [
+          {
+            targetRef: { kind: 'Mesh' },
+            default: {
+              backends: [
+                otel({ endpoint: 'otel:4317', backendRef: { kind: 'MeshOpenTelemetryBackend', labels: { a: 'b' } } }),
+                otel({}),
+                otel({ endpoint: 'http://otel:4317/v1' }),
+                otel({ backendRef: { kind: 'Mesh', labels: {} } }),
+                otel({ endpoint: 'otel:4317', attributes: [{ key: '%KUMA_MESH%', value: 'x' }, { key: 'otel.x', value: 'x' }, { key: 'Mesh', value: 'x' }, { key: 'kuma.mesh', value: 'x' }] }),
+              ],
+            },
+          },
+        ],
+      } as never,
+      violations,
+    );
+    const at = (index: number) => `spec.to[0].default.backends[${index}].openTelemetry`;
+    expect(violations.violations).toEqual([
+      { field: at(0), message: 'openTelemetry must have only one type defined: endpoint, backendRef' },
+      { field: at(1), message: 'openTelemetry must have exactly one defined: endpoint, backendRef' },
+      { field: `${at(2)}.endpoint`, message: 'must be in host:port format, not a URL' },
+      { field: `${at(3)}.backendRef.kind`, message: '"kind" must be one of ["MeshOpenTelemetryBackend"]' },
+      { field: `${at(3)}.backendRef`, message: 'backendRef must have exactly one defined: labels' },
+      { field: `${at(4)}.attributes[0].key`, message: 'must be a static OpenTelemetry attribute name; placeholders are only supported in values' },
+      { field: `${at(4)}.attributes[1].key`, message: "must not use the reserved OpenTelemetry prefix 'otel.'" },
+      { field: `${at(4)}.attributes[2].key`, message: expect.stringContaining('must start with a lowercase letter') },
+    ]);
+  });
+});

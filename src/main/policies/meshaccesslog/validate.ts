@@ -38,13 +38,39 @@ function checkBackend(backend: unknown, path: string, violations: ViolationList)
       if (!isUrl(typeof backend.tcp.address === 'string' ? backend.tcp.address : '')) violations.add(fieldPath(at, 'address'), 'tcp backend requires valid address');
       return;
     }
-    case 'OpenTelemetry':
-      if (!isRecord(backend.openTelemetry)) violations.add(fieldPath(path, 'openTelemetry'), MUST_BE_DEFINED);
+    case 'OpenTelemetry': {
+      const at = fieldPath(path, 'openTelemetry');
+      if (!isRecord(backend.openTelemetry)) return violations.add(at, MUST_BE_DEFINED);
+      checkOpenTelemetry(backend.openTelemetry, at, violations);
       return;
+    }
     default:
       // Kuma's schema refuses it before its validator (which would panic on it).
       violations.add(fieldPath(path, 'type'), 'must be one of: Tcp, File, OpenTelemetry');
   }
+}
+
+/** Kuma's ValidateOtelBackendRefOrEndpoint and ValidateOtelAttributeName. */
+function checkOpenTelemetry(otel: Record<string, unknown>, path: string, violations: ViolationList): void {
+  const endpoint = typeof otel.endpoint === 'string' ? otel.endpoint : '';
+  const { backendRef } = otel;
+  if (endpoint !== '' && backendRef !== undefined) violations.add(path, 'openTelemetry must have only one type defined: endpoint, backendRef');
+  else if (endpoint === '' && backendRef === undefined) violations.add(path, 'openTelemetry must have exactly one defined: endpoint, backendRef');
+  else if (isRecord(backendRef)) {
+    const at = fieldPath(path, 'backendRef');
+    if (backendRef.kind !== 'MeshOpenTelemetryBackend') violations.add(fieldPath(at, 'kind'), '"kind" must be one of ["MeshOpenTelemetryBackend"]');
+    if (!isRecord(backendRef.labels) || Object.keys(backendRef.labels).length === 0) violations.add(at, 'backendRef must have exactly one defined: labels');
+  } else if (/[/?#]/.test(endpoint)) violations.add(fieldPath(path, 'endpoint'), 'must be in host:port format, not a URL');
+  (Array.isArray(otel.attributes) ? otel.attributes : []).forEach((attribute: unknown, index) => {
+    const key = isRecord(attribute) && typeof attribute.key === 'string' ? attribute.key : '';
+    const at = fieldPath(indexPath(fieldPath(path, 'attributes'), index), 'key');
+    if (key === '') violations.add(at, MUST_BE_DEFINED);
+    else if (key.includes('%')) violations.add(at, 'must be a static OpenTelemetry attribute name; placeholders are only supported in values');
+    else if (key.startsWith('otel.')) violations.add(at, "must not use the reserved OpenTelemetry prefix 'otel.'");
+    else if (!/^[a-z](?:[a-z0-9]|[._][a-z0-9])*$/.test(key)) {
+      violations.add(at, "must start with a lowercase letter, use only lowercase letters, digits, '.' or '_', avoid consecutive delimiters, and end with a letter or digit");
+    }
+  });
 }
 
 function checkFormat(format: unknown, path: string, violations: ViolationList): void {
