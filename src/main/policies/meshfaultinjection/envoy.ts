@@ -75,6 +75,7 @@ function sendCallerTags({ proxy, context, resources }: PluginInput<MeshFaultInje
       const routeConfig = hcm?.route_config as ProtoJson | undefined;
       if (!hcm || !routeConfig) continue;
       const added = (routeConfig.request_headers_to_add ?? []) as ProtoJson[];
+      if (added.some((option) => (option.header as ProtoJson | undefined)?.key === KUMA_TAGS_HEADER)) continue;
       set.push({ path: `${chain.path}[${at}].typed_config.route_config.request_headers_to_add[${added.length}]`, origins });
       const withHeader = { ...hcm, route_config: { ...routeConfig, request_headers_to_add: [...added, header] } };
       changed = withChainFilters(changed, chain.chain, withHttpConnectionManager(chain.filters, withHeader));
