@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { caseBaseResources, policyCases, policyValidationCases, rulesAsTested, type PolicyCase } from '../../../../test/kuma/support/policy-cases.js';
 import { expectMatchesGolden, runEnvoyPlugin } from '../../../../test/kuma/support/policy-plugin-run.js';
-import type { KumaJson } from '../../../../test/kuma/support/xds-leaves.js';
+import { toKumaJson, type KumaJson } from '../../../../test/kuma/support/xds-leaves.js';
 import { ViolationList } from '../../resources/validation-error.js';
 import { LISTENER_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import type { UnappliedField } from '../core/plugin.js';
@@ -132,6 +132,43 @@ describe("MeshAccessLog's OpenTelemetry backend checks", () => {
       { field: `${at(4)}.attributes[0].key`, message: 'must be a static OpenTelemetry attribute name; placeholders are only supported in values' },
       { field: `${at(4)}.attributes[1].key`, message: "must not use the reserved OpenTelemetry prefix 'otel.'" },
       { field: `${at(4)}.attributes[2].key`, message: expect.stringContaining('must start with a lowercase letter') },
+    ]);
+  });
+});
+
+describe('MeshAccessLog inbound rules with matches', () => {
+  it("keeps a matched rule's logs to the connections its match names (Kuma's CEL), with the TLS inspector an SNI match needs", () => {
+    const policyCase = cases.get('basic-inbound-route')!;
+    const base = caseBaseResources(policyCase);
+    const file = (path: string) => ({ backends: [{ type: 'File' as const, file: { path } }] });
+    const origins = [{ type: 'MeshAccessLog' as const, mesh: 'default', name: 'mal-rules', item: 'spec.rules[0]' }];
+    meshAccessLogPlugin.applyEnvoy({
+      ...base,
+      rules: {
+        ...emptyProxyRules(),
+        inbound: new Map([
+          [
+            '127.0.0.1:17777',
+            [
+              { match: { spiffeID: { type: 'Exact', value: 'spiffe://default/web' } }, conf: file('/tmp/web.log'), origins },
+              { match: { spiffeID: { type: 'Prefix', value: 'spiffe://default/ns' }, sni: { type: 'Exact', value: 'backend.mesh' } }, conf: file('/tmp/ns.log'), origins },
+              { conf: file('/tmp/all.log'), origins },
+            ],
+          ],
+        ]),
+      },
+      rulesOf: () => emptyProxyRules(),
+      unapplied: () => {},
+    });
+    const listener = toKumaJson(LISTENER_TYPE_URL, base.resources.get(LISTENER_TYPE_URL, 'inbound:127.0.0.1:17777')!);
+    const logs = accessLogs(listener) as { filter?: { extensionFilter: { typedConfig: { expression: string } } }; typedConfig: { path: string } }[];
+    expect(logs.map((log) => [log.typedConfig.path, log.filter?.extensionFilter.typedConfig.expression])).toEqual([
+      ['/tmp/web.log', 'connection.uri_san_peer_certificate == "spiffe://default/web"'],
+      ['/tmp/ns.log', 'connection.uri_san_peer_certificate.startsWith("spiffe://default/ns") && connection.requested_server_name == "backend.mesh"'],
+      ['/tmp/all.log', undefined],
+    ]);
+    expect(listener.listenerFilters).toEqual([
+      { name: 'envoy.filters.listener.tls_inspector', typedConfig: { '@type': 'type.googleapis.com/envoy.extensions.filters.listener.tls_inspector.v3.TlsInspector' } },
     ]);
   });
 });
