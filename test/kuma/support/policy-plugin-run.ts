@@ -7,7 +7,7 @@ import type { EnvoyResources } from '../../../src/main/policies/core/envoy-resou
 import type { MeshContext } from '../../../src/main/xds/context/mesh-context.js';
 import type { Proxy } from '../../../src/main/xds/generate/proxy.js';
 import type { XdsTypeUrl } from '../../../src/main/xds/protocol/type-urls.js';
-import { caseBaseResources, rulesAsTested, type PolicyCase } from './policy-cases.js';
+import { caseBaseResources, policyValidationCases, rulesAsTested, type PolicyCase } from './policy-cases.js';
 import { KNOWN_DIFFERENCES, type KnownDifference } from '../known-differences.js';
 import { leaves, toKumaJson, type KumaJson } from './xds-leaves.js';
 
@@ -68,4 +68,18 @@ export function goldenDifferences(caseId: string, resource: string, ours: unknow
 /** Fails unless `ours` equals the golden's sub-object but for this case's known differences, each of which still shows. */
 export function expectMatchesGolden(caseId: string, resource: string, ours: unknown, golden: unknown): void {
   expect(goldenDifferences(caseId, resource, ours, golden)).toEqual({ unexplained: [], stale: [] });
+}
+
+/**
+ * A policy's validator cases as its plugin's `validate` sees them: the violations in its own
+ * fields (`isOwn`), the shared checks' ones left out. A case where a shared check refuses a whole
+ * `to`/`from`/`rules` list is left out: Kuma then skips the confs in it.
+ */
+export function confValidationCases(policyFolder: string, isOwn: (field: string) => boolean) {
+  return policyValidationCases(policyFolder)
+    .filter(
+      ({ expected }) =>
+        expected === 'valid' || !expected.some(({ field, message }) => /^spec\.(to|from|rules)$/.test(field) && message.startsWith('must not be defined')),
+    )
+    .map((each) => ({ ...each, own: each.expected === 'valid' ? [] : each.expected.filter(({ field }) => isOwn(field)) }));
 }
