@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { caseBaseResources, policyCases, rulesAsTested, type PolicyCase } from '../../../../test/kuma/support/policy-cases.js';
 import { confValidationCases, expectMatchesGolden, runEnvoyPlugin } from '../../../../test/kuma/support/policy-plugin-run.js';
-import type { KumaJson } from '../../../../test/kuma/support/xds-leaves.js';
+import { toKumaJson, type KumaJson } from '../../../../test/kuma/support/xds-leaves.js';
 import { ViolationList } from '../../resources/validation-error.js';
-import { LISTENER_TYPE_URL } from '../../xds/protocol/type-urls.js';
+import { LISTENER_TYPE_URL, ROUTE_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import type { UnappliedField } from '../core/plugin.js';
 import { emptyProxyRules } from '../core/rules.js';
 import { meshRateLimitPlugin } from './plugin.js';
-import { STATUS_NOT_IN_ENVOY } from './rate-limit.js';
+import { HTTP_LOCAL_RATE_LIMIT_FILTER, STATUS_NOT_IN_ENVOY, routeRateLimit } from './rate-limit.js';
 
 /**
  * The cases' Dataplane tags no protocol, but Kuma's test builds the 17777 listener as HTTP (its
@@ -111,5 +111,15 @@ describe('MeshRateLimit for proxyless gRPC', () => {
       'spec.rules[0].default.local.http',
       'spec.rules[0].default.local.tcp',
     ]);
+  });
+});
+
+describe("a rate-limited request's status", () => {
+  it("is Envoy's StatusCode, which prints 429 by its name (TooManyRequests)", () => {
+    const limit = routeRateLimit({ requestRate: { num: 5, interval: '1s' }, onRateLimit: { status: 429 } })!;
+    const route = toKumaJson(ROUTE_TYPE_URL, { name: 'r', virtual_hosts: [{ name: 'v', domains: ['*'], typed_per_filter_config: { [HTTP_LOCAL_RATE_LIMIT_FILTER]: limit } }] });
+    const perFilter = (route.virtualHosts as { typedPerFilterConfig: Record<string, KumaJson> }[])[0]!.typedPerFilterConfig[HTTP_LOCAL_RATE_LIMIT_FILTER]!;
+    expect(perFilter.status).toEqual({ code: 'TooManyRequests' });
+    expect(perFilter.tokenBucket).toEqual({ maxTokens: 5, tokensPerFill: 5, fillInterval: '1s' });
   });
 });
