@@ -1,6 +1,6 @@
 // Runs one policy plugin on a Kuma golden case's proxy with the rules Kuma's test hands it, and
-import { expect } from 'vitest';
 // gives the listeners before and after in Kuma's JSON form, for tests comparing what it wrote.
+import { expect } from 'vitest';
 import { emptyProxyRules, type ProxyRules } from '../../../src/main/policies/core/rules.js';
 import type { PolicyPlugin, UnappliedField } from '../../../src/main/policies/core/plugin.js';
 import type { EnvoyResources } from '../../../src/main/policies/core/envoy-resources.js';
