@@ -165,6 +165,37 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     reason: "The case's mesh has a legacy Timeout policy on this outbound; meshdesk has no Timeout policy.",
   },
   {
+    area: 'policies',
+    case: 'meshfaultinjection/from-two-inbounds',
+    resource: '^inbound:127\\.0\\.0\\.1:17777$',
+    path: '\\.abort\\.',
+    reason:
+      "The policy aborts with HTTP status 111. Kuma's validator allows 100-599 and its plugin writes it, but Envoy's " +
+      'HTTPFault takes 200-599 only, so Envoy rejects the whole listener. meshdesk leaves that abort out and reports ' +
+      'it on the proxy as a field it cannot apply.',
+  },
+  {
+    area: 'policies',
+    case: 'meshratelimit/http-and-tcp-inbounds',
+    resource: '^inbound:127\\.0\\.0\\.1:17777$',
+    path: '\\.status\\.code$',
+    reason:
+      "The policy answers rate-limited requests with status 444. Kuma's validator takes any status above 0 and its " +
+      "plugin writes it, but Envoy's HttpStatus takes only the codes of its StatusCode enum (defined_only), so Envoy " +
+      "rejects the listener. meshdesk leaves the status out (Envoy answers 429) and reports it on the proxy.",
+  },
+  {
+    area: 'policies',
+    case: 'meshratelimit/spiffeid-and-catch-all',
+    resource: '^inbound:127\\.0\\.0\\.1:17777$',
+    path: '^(networkFilters|routes)(\\[|$)',
+    reason:
+      "For the rule matching callers by SPIFFE ID, Kuma adds a set_filter_state network filter " +
+      "(on_downstream_tls_handshake) and a copy of the route with a RouteMatch.filter_state match. Neither field is in " +
+      'the Envoy API meshdesk encodes with (the protos @grpc/grpc-js-xds 1.14 ships), and without mTLS no caller has ' +
+      'a SPIFFE ID: meshdesk writes the catch-all limit, as Kuma does, and reports the matched rule on the proxy.',
+  },
+  {
     area: 'xds-e2e',
     case: '*',
     path: '\\["kuma\\.io/zone"\\]$|^endpoints\\[0\\]\\.locality\\.zone$',

@@ -26,14 +26,12 @@ export interface KriParts {
 
 /** The KRI of a stored resource: the display-name label stands for the name when there is one. */
 export function kriOf({ type, meta }: Pick<Resource, 'type' | 'meta'>): string {
-  return formatKri({
-    type,
-    mesh: meta.mesh,
-    zone: meta.labels[ZONE_LABEL] ?? '',
-    namespace: meta.labels[NAMESPACE_LABEL] ?? '',
-    name: meta.labels[DISPLAY_NAME_LABEL] ?? meta.name,
-    sectionName: '',
-  });
+  return kriOfShortName(SHORT_NAMES[type], meta);
+}
+
+/** The same for any type by its short name (a policy's is in its descriptor: `mfi`). */
+export function kriOfShortName(shortName: string, meta: Pick<Resource['meta'], 'mesh' | 'name' | 'labels'>): string {
+  return [PREFIX, shortName, meta.mesh, meta.labels[ZONE_LABEL] ?? '', meta.labels[NAMESPACE_LABEL] ?? '', meta.labels[DISPLAY_NAME_LABEL] ?? meta.name, ''].join('_');
 }
 
 export function formatKri(parts: KriParts): string {

@@ -1,4 +1,5 @@
 import type { PolicyType } from '../../../shared/policy-types.js';
+import type { DataplaneResource } from '../../../shared/resources.js';
 import type { MeshContext } from '../../xds/context/mesh-context.js';
 import type { Proxy } from '../../xds/generate/proxy.js';
 import type { ViolationList } from '../../resources/validation-error.js';
@@ -69,6 +70,12 @@ export interface PluginInput<Conf> {
   /** This plugin's type's rules for this proxy, as Kuma computes them. */
   rules: ProxyRules<Conf>;
   resources: EnvoyResources;
+  /**
+   * This plugin type's rules for another Dataplane of the mesh. Proxyless gRPC has no sidecar at
+   * the destination to apply inbound policies (MeshFaultInjection), so the calling client applies
+   * the destination's inbound rules that name it.
+   */
+  rulesOf(dataplane: DataplaneResource): ProxyRules<Conf>;
   /** Says that a field cannot be applied on this proxy (gRPC implements only part of Envoy's API). */
   unapplied(field: UnappliedField): void;
 }

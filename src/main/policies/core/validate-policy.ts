@@ -28,14 +28,19 @@ export function checkPolicySpec(descriptor: PolicyDescriptor, value: unknown, vi
   const before = violations.violations.length;
   const spec = readSpec(descriptor, value, violations);
   if (spec === undefined || violations.violations.length > before) return undefined;
-  checkSections(descriptor, spec, violations);
-  POLICY_PLUGINS.find((plugin) => plugin.descriptor.type === descriptor.type)?.validate(spec, violations);
+  const refused = checkSections(descriptor, spec, violations);
+  // As Kuma's validators, a section refused whole (`spec.to: must not be defined`) has its confs left unchecked.
+  const checkable = { ...spec, ...Object.fromEntries([...refused].map((section) => [section, undefined])) };
+  POLICY_PLUGINS.find((plugin) => plugin.descriptor.type === descriptor.type)?.validate(checkable, violations);
   return violations.violations.length === before ? spec : undefined;
 }
 
 // ---- Kuma's section checks --------------------------------------------------------------------------------
 
-function checkSections(descriptor: PolicyDescriptor, spec: PolicySpec, violations: ViolationList): void {
+type Section = 'to' | 'from' | 'rules';
+
+/** Kuma's section checks; answers the sections refused whole. */
+function checkSections(descriptor: PolicyDescriptor, spec: PolicySpec, violations: ViolationList): Set<Section> {
   const rules = descriptor.sections ?? {};
   const to = spec.to ?? [];
   const from = spec.from ?? [];
@@ -61,19 +66,22 @@ function checkSections(descriptor: PolicyDescriptor, spec: PolicySpec, violation
     violations.add(SPEC, rules.requireOneOf === 'from or rules' ? "at least one of 'from' or 'rules' has to be defined" : "at least one of 'from', 'to' or 'rules' has to be defined");
   }
   const gateways = includesGateways(top);
-  checkRules(descriptor, inboundRules, gateways || top.kind === 'MeshHTTPRoute', violations);
-  checkFrom(descriptor, from, top, gateways, violations);
-  checkTo(descriptor, to, top, gateways, violations);
+  const refused = new Set<Section>();
+  if (!checkRules(descriptor, inboundRules, gateways || top.kind === 'MeshHTTPRoute', violations)) refused.add('rules');
+  if (!checkFrom(descriptor, from, top, gateways, violations)) refused.add('from');
+  if (!checkTo(descriptor, to, top, gateways, violations)) refused.add('to');
+  return refused;
 }
 
-function checkRules(descriptor: PolicyDescriptor, rules: NonNullable<PolicySpec['rules']>, gatewayScope: boolean, violations: ViolationList): void {
+/** False when the section is refused whole. */
+function checkRules(descriptor: PolicyDescriptor, rules: NonNullable<PolicySpec['rules']>, gatewayScope: boolean, violations: ViolationList): boolean {
   const path = fieldPath(SPEC, 'rules');
   if (descriptor.sections?.gatewayScope?.noRulesWithGateways && gatewayScope && rules.length > 0) {
     violations.add(path, 'must not be defined');
-    return;
+    return false;
   }
   const style = descriptor.sections?.ruleMatches;
-  if (style === undefined) return;
+  if (style === undefined) return true;
   rules.forEach((rule, index) => {
     (rule.matches ?? []).forEach((match, matchIndex) => {
       const matchPath = indexPath(fieldPath(indexPath(path, index), 'matches'), matchIndex);
@@ -89,31 +97,36 @@ function checkRules(descriptor: PolicyDescriptor, rules: NonNullable<PolicySpec[
       }
     });
   });
+  return true;
 }
 
-function checkFrom(descriptor: PolicyDescriptor, from: NonNullable<PolicySpec['from']>, top: TargetRef, gateways: boolean, violations: ViolationList): void {
+/** False when the section is refused whole. */
+function checkFrom(descriptor: PolicyDescriptor, from: NonNullable<PolicySpec['from']>, top: TargetRef, gateways: boolean, violations: ViolationList): boolean {
   const path = fieldPath(SPEC, 'from');
   if (from.length > 0 && descriptor.sections?.noFromUnder?.includes(top.kind)) {
     violations.add(path, 'must not be defined');
-    return;
+    return false;
   }
   if (from.length > 0 && descriptor.sections?.gatewayScope && gateways) {
     violations.add(path, 'must not be defined when the scope includes a Gateway, select only proxyType Sidecar or select only gateways and use spec.to');
-    return;
+    return false;
   }
   from.forEach((item, index) =>
     checkTargetRef(item.targetRef, fieldPath(indexPath(path, index), 'targetRef'), violations, { kinds: descriptor.fromKinds ?? [] }),
   );
+  return true;
 }
 
-function checkTo(descriptor: PolicyDescriptor, to: NonNullable<PolicySpec['to']>, top: TargetRef, gateways: boolean, violations: ViolationList): void {
+/** False when the section is refused whole. */
+function checkTo(descriptor: PolicyDescriptor, to: NonNullable<PolicySpec['to']>, top: TargetRef, gateways: boolean, violations: ViolationList): boolean {
   const path = fieldPath(SPEC, 'to');
   if (to.length > 0 && descriptor.sections?.gatewayScope && !gateways) {
     violations.add(path, 'must not be defined');
-    return;
+    return false;
   }
   const kinds = descriptor.sections?.toKindsByTopLevel?.[top.kind] ?? descriptor.toKinds ?? [];
   to.forEach((item, index) => checkTargetRef(item.targetRef, fieldPath(indexPath(path, index), 'targetRef'), violations, { kinds }));
+  return true;
 }
 
 /** Kuma's common_api.IncludesGateways: a top-level targetRef whose scope may select gateway proxies. */

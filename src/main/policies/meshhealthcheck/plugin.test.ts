@@ -1,3 +1,4 @@
+import { emptyProxyRules } from '../core/rules.js';
 import { describe, expect, it } from 'vitest';
 import { caseBaseResources, policyCases, policyValidationCases, rulesAsTested } from '../../../../test/kuma/support/policy-cases.js';
 import { explainDifferences, goldenDifferences, knownPolicyDifferences } from '../../../../test/kuma/support/policy-goldens.js';
@@ -20,7 +21,7 @@ describe('MeshHealthCheck on Envoy: Kuma golden cases', () => {
 
   it.each(cases.map((policyCase) => [policyCase.id, policyCase] as const))('%s', (id, policyCase) => {
     const { proxy, context, resources } = caseBaseResources(policyCase);
-    meshHealthCheckPlugin.applyEnvoy({ proxy, context, rules: rulesAsTested(policyCase), resources, unapplied: () => {} });
+    meshHealthCheckPlugin.applyEnvoy({ rulesOf: () => emptyProxyRules(), proxy, context, rules: rulesAsTested(policyCase), resources, unapplied: () => {} });
 
     for (const { file } of policyCase.json.goldens) {
       const { unexplained, used: explaining } = explainDifferences(id, goldenDifferences(policyCase, file, CLUSTER_TYPE_URL, resources, WRITTEN));
@@ -47,7 +48,7 @@ describe('MeshHealthCheck on Envoy: Kuma golden cases', () => {
     const before = new Map(resources.list(CLUSTER_TYPE_URL).map(({ name, resource }) => [name, resource]));
     const rules = rulesAsTested<MeshHealthCheckConf>(policyCase);
     const onlyEchoTcp = { ...rules, to: rules.to.map((rule) => ({ ...rule, subset: [{ key: 'kuma.io/service', value: 'echo-tcp' }] })) };
-    meshHealthCheckPlugin.applyEnvoy({ proxy, context, rules: onlyEchoTcp, resources, unapplied: () => {} });
+    meshHealthCheckPlugin.applyEnvoy({ rulesOf: () => emptyProxyRules(), proxy, context, rules: onlyEchoTcp, resources, unapplied: () => {} });
     const changed = resources.list(CLUSTER_TYPE_URL).filter(({ name, resource }) => before.get(name) !== resource).map(({ name }) => name);
     expect(changed).toEqual(['echo-tcp']);
   });
@@ -59,7 +60,7 @@ describe('MeshHealthCheck on proxyless gRPC', () => {
     const { proxy, context, resources } = caseBaseResources(policyCase, 'grpc');
     const before = resources.toResources();
     const unapplied: UnappliedField[] = [];
-    meshHealthCheckPlugin.applyGrpc({ proxy, context, rules: rulesAsTested(policyCase), resources, unapplied: (field) => unapplied.push(field) });
+    meshHealthCheckPlugin.applyGrpc({ rulesOf: () => emptyProxyRules(), proxy, context, rules: rulesAsTested(policyCase), resources, unapplied: (field) => unapplied.push(field) });
     expect(resources.toResources()).toEqual(before);
     expect(unapplied).toEqual([
       { policy: { type: 'MeshHealthCheck', name: 'hc-grpc' }, field: 'spec.to[0].default', reason: expect.stringContaining('health checks') },

@@ -1,4 +1,5 @@
 // MeshHTTPRoute's Envoy output against Kuma v2.14.3's plugin goldens (../shared/kuma-cases/policies/meshhttproute).
+import { emptyProxyRules } from '../core/rules.js';
 import { describe, expect, it } from 'vitest';
 import { KNOWN_DIFFERENCES, type KnownDifference } from '../../../../test/kuma/known-differences.js';
 import { caseBaseResources, policyCases, rulesAsTested } from '../../../../test/kuma/support/policy-cases.js';
@@ -23,7 +24,7 @@ describe('MeshHTTPRoute on Envoy, as Kuma v2.14.3', () => {
   for (const policyCase of cases) {
     it(`${policyCase.id}: every resource of the goldens, but for known differences`, () => {
       const { proxy, context, resources } = caseBaseResources(policyCase);
-      applyMeshHTTPRouteToEnvoy({ proxy, context, resources, rules: rulesAsTested<MeshHTTPRouteConf>(policyCase, 'MeshHTTPRoute'), unapplied: () => {} });
+      applyMeshHTTPRouteToEnvoy({ rulesOf: () => emptyProxyRules(), proxy, context, resources, rules: rulesAsTested<MeshHTTPRouteConf>(policyCase, 'MeshHTTPRoute'), unapplied: () => {} });
       const differences = compareWithGoldens(policyCase, resources);
       for (const { known } of differences) if (known) usedDifferences.add(known);
       expect(differences.filter((difference) => !difference.known).map(describeDifference)).toEqual([]);

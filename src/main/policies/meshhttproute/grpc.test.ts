@@ -2,6 +2,7 @@
 // Debian's python3-grpcio, C-core): the
 // resources meshdesk generates for a client, changed by the plugin, served by the real ADS server,
 // route real calls to two real gRPC servers (v1 and v2 of one service) on loopback.
+import { emptyProxyRules } from '../core/rules.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -50,7 +51,7 @@ function splitRules(v1Weight: number, v2Weight: number): HttpRouteRule[] {
 function applied(v1Port: number, v2Port: number, rules: HttpRouteRule[]) {
   const { context, proxy, resources } = twoVersionMesh(v1Port, v2Port);
   const unapplied: UnappliedField[] = [];
-  applyMeshHTTPRouteToGrpc({ context, proxy, resources, rules: echoRules<MeshHTTPRouteConf>({ rules }, ORIGIN), unapplied: (field) => unapplied.push(field) });
+  applyMeshHTTPRouteToGrpc({ rulesOf: () => emptyProxyRules(), context, proxy, resources, rules: echoRules<MeshHTTPRouteConf>({ rules }, ORIGIN), unapplied: (field) => unapplied.push(field) });
   return { resources, unapplied };
 }
 

@@ -31,7 +31,7 @@ describe('MeshLoadBalancingStrategy on proxyless gRPC', () => {
     const policyCase = policyCases('meshloadbalancingstrategy').find(({ id }) => id === 'meshloadbalancingstrategy/basic')!;
     const { proxy, context, resources } = caseBaseResources(policyCase, 'grpc');
     const unapplied: UnappliedField[] = [];
-    meshLoadBalancingStrategyPlugin.applyGrpc({ proxy, context, rules: rulesAsTested(policyCase), resources, unapplied: (field) => unapplied.push(field) });
+    meshLoadBalancingStrategyPlugin.applyGrpc({ rulesOf: () => emptyProxyRules(), proxy, context, rules: rulesAsTested(policyCase), resources, unapplied: (field) => unapplied.push(field) });
 
     // RingHash with its ring sizes, without Envoy's MurmurHash2, which gRPC refuses.
     expect(resources.get(CLUSTER_TYPE_URL, 'payment')).toMatchObject({ lb_policy: 'RING_HASH', ring_hash_lb_config: { minimum_ring_size: 100, maximum_ring_size: 1000 } });
@@ -89,7 +89,7 @@ describe('MeshLoadBalancingStrategy on proxyless gRPC', () => {
     };
     const snapshot = (version: string, rules: ProxyRules<MeshLoadBalancingStrategyConf>) => {
       const resources = new EnvoyResources(generateProxyResources(context, proxy));
-      meshLoadBalancingStrategyPlugin.applyGrpc({ proxy, context, rules, resources, unapplied: () => {} });
+      meshLoadBalancingStrategyPlugin.applyGrpc({ rulesOf: () => emptyProxyRules(), proxy, context, rules, resources, unapplied: () => {} });
       const generated = resources.toResources();
       return snapshotFromJson(Object.fromEntries(XDS_TYPE_URLS.map((typeUrl) => [typeUrl, { version, resources: generated[typeUrl].map(({ resource }) => resource) }])));
     };

@@ -1,3 +1,4 @@
+import { emptyProxyRules } from '../core/rules.js';
 import { describe, expect, it } from 'vitest';
 import { caseBaseResources, goldenResources, policyCases, policyValidationCases, rulesAsTested, type PolicyCase } from '../../../../test/kuma/support/policy-cases.js';
 import { at, explainDifferences, goldenDifferences, knownPolicyDifferences, subObjectDifferences, type GoldenDifference } from '../../../../test/kuma/support/policy-goldens.js';
@@ -59,7 +60,7 @@ describe('MeshLoadBalancingStrategy on Envoy: Kuma golden cases', () => {
     const { proxy, context, resources } = caseBaseResources(policyCase);
     // The proxy's zone comes from its inbounds' kuma.io/zone tag, as the case's Dataplane has it.
     expect(proxyZone(dataplaneTagSet(proxy.dataplane))).toBe(policyCase.json.proxyZone);
-    meshLoadBalancingStrategyPlugin.applyEnvoy({ proxy, context, rules: rulesAsTested(policyCase), resources, unapplied: () => {} });
+    meshLoadBalancingStrategyPlugin.applyEnvoy({ rulesOf: () => emptyProxyRules(), proxy, context, rules: rulesAsTested(policyCase), resources, unapplied: () => {} });
 
     for (const { file } of policyCase.json.goldens) {
       const { unexplained, used: explaining } = explainDifferences(id, differences(policyCase, file, resources));
@@ -76,7 +77,7 @@ describe('MeshLoadBalancingStrategy on Envoy: Kuma golden cases', () => {
   it('attributes what it set to the policy that gave it', () => {
     const policyCase = cases.find(({ id }) => id === 'meshloadbalancingstrategy/basic')!;
     const { proxy, context, resources } = caseBaseResources(policyCase);
-    meshLoadBalancingStrategyPlugin.applyEnvoy({ proxy, context, rules: rulesAsTested(policyCase), resources, unapplied: () => {} });
+    meshLoadBalancingStrategyPlugin.applyEnvoy({ rulesOf: () => emptyProxyRules(), proxy, context, rules: rulesAsTested(policyCase), resources, unapplied: () => {} });
     const set = resources.attributions().map(({ resource, path, origins }) => `${resource} ${path} ${origins.map(({ name, item }) => `${name}:${item}`).join()}`);
     expect(set).toEqual(
       expect.arrayContaining([

@@ -23,8 +23,8 @@ describe('MeshTCPRoute on Envoy, as Kuma v2.14.3', () => {
     it(`${policyCase.id}: every resource of the goldens, but for known differences`, () => {
       const { proxy, context, resources } = caseBaseResources(policyCase);
       const unapplied = () => {};
-      applyMeshHTTPRouteToEnvoy({ proxy, context, resources, rules: rulesAsTested<MeshHTTPRouteConf>(policyCase, 'MeshHTTPRoute'), unapplied });
-      applyMeshTCPRouteToEnvoy({ proxy, context, resources, rules: rulesAsTested<MeshTCPRouteConf>(policyCase, 'MeshTCPRoute'), unapplied });
+      applyMeshHTTPRouteToEnvoy({ rulesOf: () => emptyProxyRules(), proxy, context, resources, rules: rulesAsTested<MeshHTTPRouteConf>(policyCase, 'MeshHTTPRoute'), unapplied });
+      applyMeshTCPRouteToEnvoy({ rulesOf: () => emptyProxyRules(), proxy, context, resources, rules: rulesAsTested<MeshTCPRouteConf>(policyCase, 'MeshTCPRoute'), unapplied });
       const differences = compareWithGoldens(policyCase, resources);
       for (const { known } of differences) if (known) usedDifferences.add(known);
       expect(differences.filter((difference) => !difference.known).map(describeDifference)).toEqual([]);
@@ -35,8 +35,8 @@ describe('MeshTCPRoute on Envoy, as Kuma v2.14.3', () => {
     for (const policyCase of cases) {
       const { proxy, context, resources } = caseBaseResources(policyCase);
       const before = resources.toResources();
-      applyMeshHTTPRouteToEnvoy({ proxy, context, resources, rules: emptyProxyRules(), unapplied: () => {} });
-      applyMeshTCPRouteToEnvoy({ proxy, context, resources, rules: emptyProxyRules(), unapplied: () => {} });
+      applyMeshHTTPRouteToEnvoy({ rulesOf: () => emptyProxyRules(), proxy, context, resources, rules: emptyProxyRules(), unapplied: () => {} });
+      applyMeshTCPRouteToEnvoy({ rulesOf: () => emptyProxyRules(), proxy, context, resources, rules: emptyProxyRules(), unapplied: () => {} });
       expect(resources.toResources()).toEqual(before);
       expect(resources.attributions()).toEqual([]);
     }

@@ -1,4 +1,5 @@
 // MeshTCPRoute for proxyless gRPC: calls, not connections, are split, through one catch-all route.
+import { emptyProxyRules } from '../core/rules.js';
 import { describe, expect, it } from 'vitest';
 import type { PolicyOrigin } from '../../../shared/policy-types.js';
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
@@ -29,7 +30,7 @@ const routesOf = (routeConfig: ProtoJson | undefined) => (routeConfig!['virtual_
 describe('MeshTCPRoute for proxyless gRPC', () => {
   it('sends every call of the destination to its backendRefs by weight, and drops the cluster nothing uses', () => {
     const { context, proxy, resources } = twoVersionMesh(7001, 7002);
-    applyMeshTCPRouteToGrpc({ context, proxy, resources, rules: echoRules(split, TCP_ORIGIN), unapplied: () => {} });
+    applyMeshTCPRouteToGrpc({ rulesOf: () => emptyProxyRules(), context, proxy, resources, rules: echoRules(split, TCP_ORIGIN), unapplied: () => {} });
     expect(routesOf(resources.get(ROUTE_TYPE_URL, 'echo'))).toEqual([
       {
         match: { prefix: '/' },
@@ -51,9 +52,9 @@ describe('MeshTCPRoute for proxyless gRPC', () => {
   it('leaves a destination a MeshHTTPRoute took, as Kuma does on HTTP destinations', () => {
     const { context, proxy, resources } = twoVersionMesh(7001, 7002);
     const http: MeshHTTPRouteConf = { rules: [{ matches: [{ path: { type: 'PathPrefix', value: '/' } }], default: { backendRefs: [{ kind: 'MeshService', name: 'echo' }] } }] };
-    applyMeshHTTPRouteToGrpc({ context, proxy, resources, rules: echoRules(http, HTTP_ORIGIN), unapplied: () => {} });
+    applyMeshHTTPRouteToGrpc({ rulesOf: () => emptyProxyRules(), context, proxy, resources, rules: echoRules(http, HTTP_ORIGIN), unapplied: () => {} });
     const routed = resources.get(ROUTE_TYPE_URL, 'echo');
-    applyMeshTCPRouteToGrpc({ context, proxy, resources, rules: echoRules(split, TCP_ORIGIN), unapplied: () => {} });
+    applyMeshTCPRouteToGrpc({ rulesOf: () => emptyProxyRules(), context, proxy, resources, rules: echoRules(split, TCP_ORIGIN), unapplied: () => {} });
     expect(resources.get(ROUTE_TYPE_URL, 'echo')).toBe(routed);
     expect(resources.list(CLUSTER_TYPE_URL).map(({ name }) => name)).toEqual(['echo']);
   });

@@ -8,7 +8,7 @@ import { adsConfigSource } from './config-source.js';
 import { http2UpstreamOptions, singleEndpointCluster } from './clusters.js';
 import { socketAddress } from './endpoints.js';
 import { TLS_TRANSPORT_SOCKET, UPSTREAM_TLS_CONTEXT_TYPE_URL } from './extension-types.js';
-import { FEATURES_METADATA_KEY } from './proxy.js';
+import { FEATURES_METADATA_KEY, WORKDIR_METADATA_KEY } from './proxy.js';
 
 const ADS_CLUSTER = 'ads_cluster';
 /** Kuma's name for the static secret that validates the control plane's certificate. */
@@ -34,6 +34,8 @@ export interface EnvoyBootstrapOptions {
   adsTls?: AdsTls;
   /** What the proxy supports (kuma-dp's `features`), advertised in node metadata as Kuma does. */
   features?: readonly string[];
+  /** kuma-dp's work directory, in node metadata `workdir` as Kuma's bootstrap puts it (MeshAccessLog's Tcp backends log through its socket). */
+  workDir?: string;
 }
 
 export interface AdsTls {
@@ -64,6 +66,7 @@ export function generateEnvoyBootstrap(options: EnvoyBootstrapOptions): ProtoJso
         [DATAPLANE_METADATA_KEY]: dataplaneMetadata(dataplane),
         ...tokenMetadata(options.token),
         ...(options.features && { [FEATURES_METADATA_KEY]: [...options.features] }),
+        ...(options.workDir !== undefined && { [WORKDIR_METADATA_KEY]: options.workDir }),
       },
     },
     dynamic_resources: {

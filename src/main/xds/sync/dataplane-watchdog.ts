@@ -13,7 +13,7 @@ export interface MeshContextSource {
   get(mesh: string): Promise<MeshContext>;
 }
 
-export type WatchedProxy = Pick<ConnectedProxy, 'proxyId' | 'dataplaneKey' | 'kind' | 'features'>;
+export type WatchedProxy = Pick<ConnectedProxy, 'proxyId' | 'dataplaneKey' | 'kind' | 'features' | 'workDir'>;
 
 export interface DataplaneWatchdogOptions {
   proxy: WatchedProxy;
@@ -95,7 +95,7 @@ export class DataplaneWatchdog {
       tick.finishedAt = now();
       return outcome;
     };
-    const { proxyId, dataplaneKey, kind, features } = this.#proxy;
+    const { proxyId, dataplaneKey, kind, features, workDir } = this.#proxy;
     let context: MeshContext;
     try {
       context = await this.#meshContexts.get(dataplaneKey.mesh);
@@ -106,7 +106,7 @@ export class DataplaneWatchdog {
     if (signal?.aborted) return undefined;
     const dataplane = context.dataplanesByName.get(dataplaneKey.name);
     if (!dataplane) return finished(DATAPLANE_NOT_FOUND);
-    // The hash covers every input of the configuration; the proxy's id, kind and features are fixed
+    // The hash covers every input of the configuration; the proxy's id, kind, features and work directory are fixed
     // for this watchdog's life (a reconnecting proxy gets a new one), so an equal hash means equal config.
     if (context.hash === this.#lastHash) return finished(SKIP);
     // Many proxies generate at once after a change: take turns with the event loop.
@@ -116,7 +116,7 @@ export class DataplaneWatchdog {
     if (signal?.aborted) return undefined;
     tick.generatingSince = now();
     try {
-      const resources = this.#generate(context, { id: proxyId, dataplane, kind, features });
+      const resources = this.#generate(context, { id: proxyId, dataplane, kind, features, ...(workDir !== undefined && { workDir }) });
       const { versions, changedTypes } = this.#reconciler.reconcile(proxyId, resources);
       this.#lastHash = context.hash;
       return finished(changedTypes.length > 0 ? { result: 'changed', versions } : { result: 'generated' });
