@@ -1,0 +1,138 @@
+// Which policies select a proxy, and in which order they merge (Kuma's matchers/dataplane.go).
+import { SERVICE_TAG, type DataplaneResource, type Inbound, type Tags } from '../../../shared/resources.js';
+import type { PolicyResource } from './policy.js';
+import { inboundKey, type InboundKey } from './rules.js';
+import { TARGET_REF_KIND_RANK, type TargetRef } from './target-ref.js';
+
+const MESH: TargetRef = { kind: 'Mesh' };
+
+/** The policy's top-level targetRef; an omitted one is Mesh. */
+export function topLevelRef(policy: PolicyResource): TargetRef {
+  return policy.spec.targetRef ?? MESH;
+}
+
+/** Why a policy selects nothing although it could: shown as a warning of the proxy's rules (Kuma's MatchedPolicies warnings). */
+export class TargetRefError extends Error {}
+
+/**
+ * The inbounds of `dataplane` the policy's top-level targetRef selects, as `address:port` (Kuma's
+ * DppSelectedByPolicy): empty when it does not select the proxy. A policy that selects a proxy
+ * without inbounds selects none of them, and then (as in Kuma) does not apply to it at all.
+ * `routes` are the mesh's MeshHTTPRoutes, which a top-level `MeshHTTPRoute` ref selects through.
+ * Throws TargetRefError when the ref names a route that does not exist.
+ */
+export function selectedInbounds(policy: PolicyResource, dataplane: DataplaneResource, routes: readonly PolicyResource[]): InboundKey[] {
+  const ref = topLevelRef(policy);
+  switch (ref.kind) {
+    case 'Mesh':
+      return supportsProxyType(ref, dataplane) ? inboundsWithTags(dataplane, {}) : [];
+    case 'MeshSubset':
+      return supportsProxyType(ref, dataplane) ? inboundsWithTags(dataplane, ref.tags ?? {}) : [];
+    case 'MeshService':
+      return inboundsWithTags(dataplane, { [SERVICE_TAG]: ref.name ?? '' });
+    case 'MeshServiceSubset':
+      return inboundsWithTags(dataplane, { ...ref.tags, [SERVICE_TAG]: ref.name ?? '' });
+    case 'Dataplane':
+      return selectsDataplane(ref, policy, dataplane) ? inboundsInSection(dataplane, ref.sectionName) : [];
+    case 'MeshHTTPRoute': {
+      const route = routes.find((each) => each.meta.name === ref.name && each.meta.mesh === policy.meta.mesh);
+      if (!route) throw new TargetRefError(`couldn't resolve MeshHTTPRoute targetRef with name '${ref.name ?? ''}'`);
+      return selectedInbounds(route, dataplane, []);
+    }
+    default:
+      // MeshGateway selects builtin gateways, which meshdesk does not run; the other kinds are not top-level kinds.
+      return [];
+  }
+}
+
+/** Kuma's proxy types: a Dataplane with `networking.gateway` is a Gateway, any other a Sidecar; no list means both. */
+function supportsProxyType(ref: TargetRef, dataplane: DataplaneResource): boolean {
+  if (!ref.proxyTypes || ref.proxyTypes.length === 0) return true;
+  return ref.proxyTypes.includes(dataplane.spec.networking.gateway ? 'Gateway' : 'Sidecar');
+}
+
+/** Dataplane refs: all of them, one by name, or those whose labels include the ref's labels. */
+function selectsDataplane(ref: TargetRef, policy: PolicyResource, dataplane: DataplaneResource): boolean {
+  if (!ref.name && !ref.labels) return true;
+  if (ref.name) return ref.name === dataplane.meta.name && (ref.mesh ?? policy.meta.mesh) === dataplane.meta.mesh;
+  return Object.entries(ref.labels ?? {}).every(([label, value]) => dataplane.meta.labels[label] === value);
+}
+
+function inboundsWithTags(dataplane: DataplaneResource, selector: Tags): InboundKey[] {
+  return inbounds(dataplane)
+    .filter((inbound) => Object.entries(selector).every(([key, value]) => inbound.tags?.[key] === value))
+    .map((inbound) => inboundKeyOf(dataplane, inbound));
+}
+
+function inboundsInSection(dataplane: DataplaneResource, sectionName: string | undefined): InboundKey[] {
+  return inbounds(dataplane)
+    .filter((inbound) => !sectionName || inboundSectionName(inbound) === sectionName)
+    .map((inbound) => inboundKeyOf(dataplane, inbound));
+}
+
+function inbounds(dataplane: DataplaneResource): readonly Inbound[] {
+  return dataplane.spec.networking.inbound ?? [];
+}
+
+/** What a `sectionName` names an inbound by: its `name`, or its port written as a string when it has none. */
+export function inboundSectionName(inbound: Inbound): string {
+  return inbound.name || String(inbound.port);
+}
+
+/** The key rules are kept under for an inbound (Kuma's InboundListener: the address Envoy listens on, and the port). */
+export function inboundKeyOf(dataplane: DataplaneResource, inbound: Inbound): InboundKey {
+  return inboundKey(inbound.address ?? dataplane.spec.networking.address, inbound.port);
+}
+
+// Kuma's ResourceOrigin and PolicyRole orders (api/mesh/v1alpha1/dataplane_helpers.go); a value
+// outside them ranks 0, first, as Go's map lookup of a missing key gives.
+const ORIGIN_RANK: Readonly<Record<string, number>> = { global: 1, '': 2, zone: 3 };
+const ROLE_RANK: Readonly<Record<string, number>> = { system: 1, producer: 2, consumer: 3, 'workload-owner': 4 };
+
+const ORIGIN_LABEL = 'kuma.io/origin';
+const ROLE_LABEL = 'kuma.io/policy-role';
+const DISPLAY_NAME_LABEL = 'kuma.io/display-name';
+
+/**
+ * Kuma's SortByTargetRef: least specific first, so that merging in this order lets the more
+ * specific policy win. Top-level kind; among Dataplane refs labels before name and no sectionName
+ * before sectionName; origin; MeshGateway refs by tag count; role; then display name DEScending,
+ * so that of two otherwise equal policies the alphabetically smaller name merges last and wins.
+ */
+export function compareByTargetRef(a: PolicyResource, b: PolicyResource): number {
+  const refA = topLevelRef(a);
+  const refB = topLevelRef(b);
+  return (
+    TARGET_REF_KIND_RANK[refA.kind] - TARGET_REF_KIND_RANK[refB.kind] ||
+    compareDataplaneRefs(refA, refB) ||
+    rank(ORIGIN_RANK, a.meta.labels[ORIGIN_LABEL] ?? '') - rank(ORIGIN_RANK, b.meta.labels[ORIGIN_LABEL] ?? '') ||
+    (refA.kind === 'MeshGateway' ? Object.keys(refA.tags ?? {}).length - Object.keys(refB.tags ?? {}).length : 0) ||
+    rank(ROLE_RANK, a.meta.labels[ROLE_LABEL] || 'system') - rank(ROLE_RANK, b.meta.labels[ROLE_LABEL] || 'system') ||
+    compareStrings(displayName(b), displayName(a))
+  );
+}
+
+/** Sorted by compareByTargetRef; the input is left as it is. */
+export function sortByTargetRef<P extends PolicyResource>(policies: readonly P[]): P[] {
+  return [...policies].sort(compareByTargetRef);
+}
+
+function compareDataplaneRefs(a: TargetRef, b: TargetRef): number {
+  if (a.kind !== 'Dataplane' || b.kind !== 'Dataplane') return 0;
+  if (a.name && b.labels) return 1;
+  if (a.labels && b.name) return -1;
+  return Number(Boolean(a.sectionName)) - Number(Boolean(b.sectionName));
+}
+
+function rank(ranks: Readonly<Record<string, number>>, value: string): number {
+  return ranks[value] ?? 0;
+}
+
+/** Kuma sorts by the display name label when there is one (a policy synced from Kubernetes), else by name. */
+export function displayName(policy: PolicyResource): string {
+  return policy.meta.labels[DISPLAY_NAME_LABEL] || policy.meta.name;
+}
+
+function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,163 @@
+// The rules of one policy type for one proxy, as Kuma's MatchedPolicies computes them, shared through the MeshContext.
+import type { PolicyType } from '../../../shared/policy-types.js';
+import type { DataplaneResource } from '../../../shared/resources.js';
+import type { MeshContext } from '../../xds/context/mesh-context.js';
+import { memoizedForContext } from '../../xds/generate/context-memo.js';
+import { POLICY_DESCRIPTORS } from '../descriptors.js';
+import { hashMatches } from '../meshhttproute/matches-hash.js';
+import { buildInboundRules, withMergedCatchAll } from './inbound-rules.js';
+import { TargetRefError, selectedInbounds, sortByTargetRef, topLevelRef } from './matching.js';
+import { toItemConf } from './merge.js';
+import type { PolicyDescriptor } from './plugin.js';
+import type { PolicyResource, ToItem } from './policy.js';
+import type { InboundKey, InboundRule, ProxyRules, Rule } from './rules.js';
+import { buildSubsetRules, type SubsetItem } from './subset-rules.js';
+import type { TargetRef } from './target-ref.js';
+
+/** The tag a `to` item of a policy aimed at a MeshHTTPRoute gets: its conf applies to that route's rules only. */
+export const RULE_MATCHES_HASH_TAG = '__rule-matches-hash__';
+
+/** What one policy type computes for one proxy: the rules plugins read, and what `_rules` shows besides. */
+export interface ComputedRules {
+  type: PolicyType;
+  /** Every policy of the type that selects the proxy, in merge order (least specific first). */
+  matched: readonly PolicyResource[];
+  /** The rules handed to the type's plugin (inbound catch-all rules merged into one). */
+  rules: ProxyRules<unknown>;
+  /** Per inbound, every inbound rule with its own conf, as Kuma's `_rules` lists them. */
+  inboundRules: ReadonlyMap<InboundKey, readonly InboundRule<unknown>[]>;
+  /** Why part of the rules could not be built (Kuma's MatchedPolicies warnings). */
+  warnings: readonly string[];
+}
+
+const DESCRIPTORS = new Map(POLICY_DESCRIPTORS.map((descriptor) => [descriptor.type, descriptor]));
+
+/**
+ * The rules of `type` for the proxy of `dataplane`, computed once per MeshContext and Dataplane.
+ * Proxies whose matched policies are the same share the `to` rules, and inbounds selected by the
+ * same policies share their `from` and inbound rules, so a tick after a change builds each set once.
+ */
+export function computeProxyRules(context: MeshContext, dataplane: DataplaneResource, type: PolicyType): ComputedRules {
+  return memoizedForContext(context, `policy-rules:${type}:${dataplane.meta.name}`, () => compute(context, dataplane, type));
+}
+
+function compute(context: MeshContext, dataplane: DataplaneResource, type: PolicyType): ComputedRules {
+  const descriptor = DESCRIPTORS.get(type)!;
+  const warnings: string[] = [];
+  const routes = policiesOfType(context, 'MeshHTTPRoute');
+  const byInbound = new Map<InboundKey, PolicyResource[]>();
+  const matched: PolicyResource[] = [];
+  for (const policy of policiesOfType(context, type)) {
+    let inbounds: InboundKey[];
+    try {
+      inbounds = selectedInbounds(policy, dataplane, routes);
+    } catch (error) {
+      if (!(error instanceof TargetRefError)) throw error;
+      warnings.push(`unable to resolve TargetRef on policy: mesh:${policy.meta.mesh} name:${policy.meta.name} error:${JSON.stringify(error.message)}`);
+      continue;
+    }
+    if (inbounds.length === 0) continue;
+    matched.push(policy);
+    for (const inbound of inbounds) byInbound.set(inbound, [...(byInbound.get(inbound) ?? []), policy]);
+  }
+  const sorted = sortByTargetRef(matched);
+  const from = new Map<InboundKey, readonly Rule<unknown>[]>();
+  const inboundRules = new Map<InboundKey, readonly InboundRule<unknown>[]>();
+  const inbound = new Map<InboundKey, readonly InboundRule<unknown>[]>();
+  for (const [key, policies] of byInbound) {
+    const inOrder = sortByTargetRef(policies);
+    const names = policySetKey(inOrder);
+    if (descriptor.fromKinds) {
+      const rules = shared(context, `from:${type}:${names}`, warnings, 'From', () => buildSubsetRules(type, fromItems(type, inOrder), true));
+      if (rules.length > 0) from.set(key, rules);
+    }
+    if (descriptor.hasRules || descriptor.fromAsRules) {
+      const rules = memoizedForContext(context, `inbound:${type}:${names}`, () => {
+        const all = buildInboundRules(type, inOrder, descriptor.fromAsRules);
+        return { all, forPlugins: withMergedCatchAll(type, all) };
+      });
+      if (rules.all.length > 0) {
+        inboundRules.set(key, rules.all);
+        inbound.set(key, rules.forPlugins);
+      }
+    }
+  }
+  const to = descriptor.toKinds
+    ? shared(context, `to:${type}:${policySetKey(sorted)}`, warnings, 'To', () => buildSubsetRules(type, toItems(type, sorted, routes), false))
+    : [];
+  return { type, matched: sorted, rules: { to, from, inbound }, inboundRules, warnings };
+}
+
+/** Rules shared by every proxy with the same policies; a failure is a warning (as in Kuma), the rules then empty. */
+function shared(context: MeshContext, key: string, warnings: string[], kind: 'To' | 'From', build: () => Rule<unknown>[]): readonly Rule<unknown>[] {
+  const result = memoizedForContext(context, key, () => {
+    try {
+      return { rules: build() };
+    } catch (error) {
+      return { rules: [], warning: `couldn't create ${kind} rules: ${error instanceof Error ? error.message : String(error)}` };
+    }
+  });
+  if (result.warning) warnings.push(result.warning);
+  return result.rules;
+}
+
+/** The mesh's policies of one type, grouped once per context. */
+function policiesOfType(context: MeshContext, type: PolicyType): readonly PolicyResource[] {
+  const byType = memoizedForContext(context, 'policies-by-type', () => {
+    const groups = new Map<PolicyType, PolicyResource[]>();
+    for (const policy of context.policies) groups.set(policy.type, [...(groups.get(policy.type) ?? []), policy]);
+    return groups;
+  });
+  return byType.get(type) ?? [];
+}
+
+/** Names a sorted set of policies (their type is in the memo key already). */
+function policySetKey(policies: readonly PolicyResource[]): string {
+  return policies.map((policy) => policy.meta.name).join('\u0000');
+}
+
+function fromItems(type: PolicyType, policies: readonly PolicyResource[]): SubsetItem[] {
+  return policies.flatMap(({ meta, spec }) =>
+    (spec.from ?? []).map((item, index) => ({
+      targetRef: item.targetRef,
+      conf: item.default,
+      origin: { type, mesh: meta.mesh, name: meta.name, item: `spec.from[${index}]` },
+    })),
+  );
+}
+
+/**
+ * The `to` items as tag subsets (Kuma's legacyBuildToRules). A policy with a `to` item aimed at a
+ * MeshHTTPRoute is left to the real-resource rules Kuma has for it; a policy whose top-level ref is
+ * a MeshHTTPRoute applies its items to that route's rules only, each by the rule's matches hash.
+ */
+function toItems(type: PolicyType, policies: readonly PolicyResource[], routes: readonly PolicyResource[]): SubsetItem[] {
+  return policies.flatMap((policy) => {
+    const items = policy.spec.to ?? [];
+    if (items.some((item) => item.targetRef.kind === 'MeshHTTPRoute')) return [];
+    const origin = (index: number) => ({ type, mesh: policy.meta.mesh, name: policy.meta.name, item: `spec.to[${index}]` });
+    const top = topLevelRef(policy);
+    if (top.kind !== 'MeshHTTPRoute') {
+      return items.map((item, index) => ({ targetRef: item.targetRef, conf: toItemConf(type, item), origin: origin(index) }));
+    }
+    const route = routes.find((each) => each.meta.name === top.name && each.meta.mesh === policy.meta.mesh);
+    if (!route) throw new Error("can't resolve MeshHTTPRoute policy");
+    return (route.spec.to ?? []).flatMap((routeItem) =>
+      ((routeItem.rules ?? []) as { matches?: unknown }[]).flatMap((routeRule) =>
+        items.map((item, index) => ({ targetRef: routeRuleRef(routeItem, hashMatches(routeRule.matches)), conf: toItemConf(type, item), origin: origin(index) })),
+      ),
+    );
+  });
+}
+
+/** The subset of one route rule: the route's destination, narrowed to that rule's matches hash. */
+function routeRuleRef(routeItem: ToItem, hash: string): TargetRef {
+  const tags = { [RULE_MATCHES_HASH_TAG]: hash };
+  const { kind, name } = routeItem.targetRef;
+  return kind === 'Mesh' || kind === 'MeshSubset' ? { kind: 'MeshSubset', tags } : { kind: 'MeshServiceSubset', ...(name !== undefined && { name }), tags };
+}
+
+/** Every policy type's rules for the proxy, in plugin order. */
+export function computeAllProxyRules(context: MeshContext, dataplane: DataplaneResource): ComputedRules[] {
+  return POLICY_DESCRIPTORS.map((descriptor: PolicyDescriptor) => computeProxyRules(context, dataplane, descriptor.type));
+}
