@@ -51,8 +51,13 @@ export function emptyProxyRules<Conf>(): ProxyRules<Conf> {
   return { to: [], from: new Map(), inbound: new Map() };
 }
 
-/** True when every condition of `subset` holds for `tags` (Kuma's Subset.ContainsElement over one tag set). */
+/**
+ * True when every condition of `subset` holds for `tags` (Kuma's Subset.ContainsElement over one
+ * tag set), where a tag set without any tag is only in the empty subset.
+ */
 export function subsetMatchesTags(subset: Subset, tags: Tags): boolean {
+  if (subset.length === 0) return true;
+  if (Object.keys(tags).length === 0) return false;
   return subset.every(({ key, value, not }) => (tags[key] === value) !== (not === true));
 }
 
