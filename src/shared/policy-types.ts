@@ -29,3 +29,17 @@ export interface PolicyOrigin {
   /** The item that contributed, as a path in the spec: `spec.to[0]`, `spec.rules[1]`, `spec.from[0]`. */
   item: string;
 }
+
+/**
+ * What the policies did to one proxy's configuration as last generated (`GET
+ * /meshes/{mesh}/dataplanes/{name}/_policy-effects`): every field a policy set, and every policy
+ * field the proxy could not apply (gRPC implements only part of Envoy's API).
+ */
+export interface ProxyPolicyEffects {
+  proxyId: string;
+  /** The version per xDS type of the configuration these effects belong to. */
+  versions: Record<string, string>;
+  /** A field of a resource (a path into its proto3 JSON) and the policy items that set it; a later entry for the same field wins. */
+  attributions: readonly { typeUrl: string; resource: string; path: string; origins: readonly PolicyOrigin[] }[];
+  unapplied: readonly { policy: { type: PolicyType; name: string }; field: string; reason: string }[];
+}
