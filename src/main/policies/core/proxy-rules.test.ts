@@ -165,4 +165,24 @@ describe('sharing the work', () => {
     expect(second.rules.to).toBe(first.rules.to);
     expect(second.rules.inbound.get('10.0.0.3:8080')).toBe(first.rules.inbound.get('10.0.0.1:8080'));
   });
+
+  it('hands proxies with different policy sets the same object for a rule they both have', () => {
+    const api = dataplaneResource('api-1', [{ port: 8080, tags: { 'kuma.io/service': 'api' } }], { address: '10.0.0.4' });
+    const context = buildMeshContext(meshResource(), [web, api], {
+      policies: [
+        policyResource('MeshTimeout', 'all', { to: [{ targetRef: { kind: 'Mesh' }, default: { idleTimeout: '1s' } }] }),
+        policyResource('MeshTimeout', 'web-only', {
+          targetRef: { kind: 'MeshService', name: 'web' },
+          to: [{ targetRef: { kind: 'MeshService', name: 'backend' }, default: { idleTimeout: '2s' } }],
+        }),
+      ],
+    });
+
+    const forWeb = computeProxyRules(context, web, 'MeshTimeout').rules.to;
+    const forApi = computeProxyRules(context, api, 'MeshTimeout').rules.to;
+
+    expect(forWeb).toHaveLength(2);
+    expect(forApi).toEqual([forWeb[1]]);
+    expect(forApi[0]).toBe(forWeb[1]);
+  });
 });

@@ -11,7 +11,7 @@ import { toItemConf } from './merge.js';
 import type { PolicyDescriptor } from './plugin.js';
 import type { PolicyResource, ToItem } from './policy.js';
 import type { InboundKey, InboundRule, ProxyRules, Rule } from './rules.js';
-import { buildSubsetRules, type SubsetItem } from './subset-rules.js';
+import { buildSubsetRules, type RuleInterner, type SubsetItem } from './subset-rules.js';
 import type { TargetRef } from './target-ref.js';
 
 /** The tag a `to` item of a policy aimed at a MeshHTTPRoute gets: its conf applies to that route's rules only. */
@@ -68,7 +68,7 @@ function compute(context: MeshContext, dataplane: DataplaneResource, type: Polic
     const inOrder = sortByTargetRef(policies);
     const names = policySetKey(inOrder);
     if (descriptor.fromKinds) {
-      const rules = shared(context, `from:${type}:${names}`, warnings, 'From', () => buildSubsetRules(type, fromItems(type, inOrder), true));
+      const rules = shared(context, `from:${type}:${names}`, warnings, 'From', () => buildSubsetRules(type, fromItems(type, inOrder), true, interner(context, 'from')));
       if (rules.length > 0) from.set(key, rules);
     }
     if (descriptor.hasRules || descriptor.fromAsRules) {
@@ -83,7 +83,7 @@ function compute(context: MeshContext, dataplane: DataplaneResource, type: Polic
     }
   }
   const to = descriptor.toKinds
-    ? shared(context, `to:${type}:${policySetKey(sorted)}`, warnings, 'To', () => buildSubsetRules(type, toItems(type, sorted, routes), false))
+    ? shared(context, `to:${type}:${policySetKey(sorted)}`, warnings, 'To', () => buildSubsetRules(type, toItems(type, sorted, routes), false, interner(context, 'to')))
     : [];
   return { type, matched: sorted, rules: { to, from, inbound }, inboundRules, warnings };
 }
@@ -99,6 +99,11 @@ function shared(context: MeshContext, key: string, warnings: string[], kind: 'To
   });
   if (result.warning) warnings.push(result.warning);
   return result.rules;
+}
+
+/** Rules of equal subset and items are one object per context (see RuleInterner). */
+function interner(context: MeshContext, kind: 'to' | 'from'): RuleInterner {
+  return (key, build) => memoizedForContext(context, `rule:${kind}:${key}`, build);
 }
 
 /** The mesh's policies of one type, grouped once per context. */

@@ -20,7 +20,7 @@ export interface SubsetItem {
  * Items of real-resource kinds (MeshExternalService…) are not subsets and are left out.
  * Throws when an item's kind cannot be a subset (a `to` MeshGateway): Kuma then has no rules.
  */
-export function buildSubsetRules(type: PolicyType, items: readonly SubsetItem[], withNegations: boolean): Rule<unknown>[] {
+export function buildSubsetRules(type: PolicyType, items: readonly SubsetItem[], withNegations: boolean, intern: RuleInterner = buildNow): Rule<unknown>[] {
   const tagItems = items.filter((item) => isTagKind(item.targetRef));
   if (tagItems.length === 0) return [];
   const subsets = tagItems.map((item) => {
@@ -36,26 +36,40 @@ export function buildSubsetRules(type: PolicyType, items: readonly SubsetItem[],
       const key = subsetKey(subset);
       if (seen.has(key)) continue;
       seen.add(key);
-      rules.push(...rulesFor(type, subset, tagItems, subsets));
+      rules.push(...rulesFor(type, subset, tagItems, subsets, intern));
     }
     return stableSortDescending(rules, (rule) => rule.subset.length);
   }
   for (const clique of sortedCliques(subsets)) {
     const tags = uniqueTags(clique.flatMap((node) => subsets[node]!)).sort((a, b) => compare(a.key, b.key) || compare(a.value, b.value));
-    for (const subset of subsetCombinations(tags)) rules.push(...rulesFor(type, subset, tagItems, subsets));
+    for (const subset of subsetCombinations(tags)) rules.push(...rulesFor(type, subset, tagItems, subsets, intern));
   }
   return stableSortDescending(rules, (rule) => positiveTags(rule.subset));
 }
 
+/**
+ * Hands out the rules of one subset built from the same items once: `key` names the subset and
+ * the items merged. Proxies whose policy sets differ still share their equal rules then, and a
+ * plugin can derive once per rule (see `derived`).
+ */
+export type RuleInterner = (key: string, build: () => Rule<unknown>[]) => Rule<unknown>[];
+
+function buildNow(_key: string, build: () => Rule<unknown>[]): Rule<unknown>[] {
+  return build();
+}
+
 /** Kuma's createRule: the merged conf of every item whose subset contains `subset` (one rule per merged group). */
-function rulesFor(type: PolicyType, subset: Subset, items: readonly SubsetItem[], subsets: readonly Subset[]): Rule<unknown>[] {
+function rulesFor(type: PolicyType, subset: Subset, items: readonly SubsetItem[], subsets: readonly Subset[], intern: RuleInterner): Rule<unknown>[] {
   const relevant = items.filter((_, index) => containsSubset(subsets[index]!, subset));
   if (relevant.length === 0) return [];
   const origins = uniqueOrigins(relevant.map((item) => item.origin));
-  return mergeConfsOf(
-    type,
-    relevant.map((item) => item.conf),
-  ).map((conf) => ({ subset, conf, origins }));
+  const key = `${type}|${subsetKey(subset)}|${relevant.map(({ origin }) => `${origin.name}\u0000${origin.item}`).join('|')}`;
+  return intern(key, () =>
+    mergeConfsOf(
+      type,
+      relevant.map((item) => item.conf),
+    ).map((conf) => ({ subset, conf, origins })),
+  );
 }
 
 /**
