@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareByTargetRef, selectedInbounds, sortByTargetRef, TargetRefError } from './matching.js';
+import { compareByTargetRef, selectedInbounds, selectsProxy, sortByTargetRef, TargetRefError } from './matching.js';
 import type { PolicySpec } from './policy.js';
 import { dataplaneResource, policyResource } from './testing/resources.js';
 
@@ -14,7 +14,7 @@ const web = dataplaneResource(
 const gateway = dataplaneResource('edge', [], { gateway: true });
 
 function selects(spec: PolicySpec, dataplane = web, routes = [] as ReturnType<typeof policyResource>[]) {
-  return selectedInbounds(policyResource('MeshTimeout', 'p', spec), dataplane, routes);
+  return selectedInbounds(policyResource('MeshTimeout', 'p', spec), dataplane, routes).inbounds;
 }
 
 describe('which inbounds a policy selects', () => {
@@ -42,6 +42,15 @@ describe('which inbounds a policy selects', () => {
     expect(selects({ targetRef: { kind: 'Dataplane', labels: { app: 'web', team: 'b' } } })).toEqual([]);
     expect(selects({ targetRef: { kind: 'Dataplane', labels: { app: 'web' }, sectionName: 'http' } })).toEqual(['10.0.0.1:8080']);
     expect(selects({ targetRef: { kind: 'Dataplane', sectionName: '9090' } })).toEqual(['10.0.0.9:9090']);
+  });
+
+  it('selects a delegated gateway, which has no inbounds, by its gateway tags', () => {
+    const selection = (spec: PolicySpec) => selectsProxy(selectedInbounds(policyResource('MeshTimeout', 'p', spec), gateway, []));
+    expect(selection({})).toBe(true);
+    expect(selection({ targetRef: { kind: 'MeshService', name: 'edge' } })).toBe(true);
+    expect(selection({ targetRef: { kind: 'MeshService', name: 'web' } })).toBe(false);
+    expect(selection({ targetRef: { kind: 'Dataplane', name: 'edge' } })).toBe(true);
+    expect(selection({ targetRef: { kind: 'Mesh', proxyTypes: ['Sidecar'] } })).toBe(false);
   });
 
   it('selects through a MeshHTTPRoute by the route own targetRef, and says when the route is missing', () => {

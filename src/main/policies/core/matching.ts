@@ -14,26 +14,42 @@ export function topLevelRef(policy: PolicyResource): TargetRef {
 /** Why a policy selects nothing although it could: shown as a warning of the proxy's rules (Kuma's MatchedPolicies warnings). */
 export class TargetRefError extends Error {}
 
+/** What a policy's top-level targetRef selects of one proxy. */
+export interface Selection {
+  /** The inbounds, as `address:port`: the keys of the proxy's `from` and inbound rules. */
+  inbounds: InboundKey[];
+  /** A delegated gateway has no inbounds; Kuma selects it by its `networking.gateway.tags`. */
+  delegatedGateway: boolean;
+}
+
+const NOTHING: Selection = { inbounds: [], delegatedGateway: false };
+
+/** True when the policy applies to the proxy at all. */
+export function selectsProxy({ inbounds, delegatedGateway }: Selection): boolean {
+  return inbounds.length > 0 || delegatedGateway;
+}
+
 /**
- * The inbounds of `dataplane` the policy's top-level targetRef selects, as `address:port` (Kuma's
- * DppSelectedByPolicy): empty when it does not select the proxy. A policy that selects a proxy
- * without inbounds selects none of them, and then (as in Kuma) does not apply to it at all.
- * `routes` are the mesh's MeshHTTPRoutes, which a top-level `MeshHTTPRoute` ref selects through.
- * Throws TargetRefError when the ref names a route that does not exist.
+ * What the policy's top-level targetRef selects of `dataplane` (Kuma's DppSelectedByPolicy). A
+ * policy that selects none of a proxy's inbounds does not apply to it, as in Kuma, unless it
+ * selects it as a delegated gateway. `routes` are the mesh's MeshHTTPRoutes, which a top-level
+ * `MeshHTTPRoute` ref selects through. Throws TargetRefError when it names a route that does not exist.
  */
-export function selectedInbounds(policy: PolicyResource, dataplane: DataplaneResource, routes: readonly PolicyResource[]): InboundKey[] {
+export function selectedInbounds(policy: PolicyResource, dataplane: DataplaneResource, routes: readonly PolicyResource[]): Selection {
   const ref = topLevelRef(policy);
   switch (ref.kind) {
     case 'Mesh':
-      return supportsProxyType(ref, dataplane) ? inboundsWithTags(dataplane, {}) : [];
+      return supportsProxyType(ref, dataplane) ? selectedByTags(dataplane, {}) : NOTHING;
     case 'MeshSubset':
-      return supportsProxyType(ref, dataplane) ? inboundsWithTags(dataplane, ref.tags ?? {}) : [];
+      return supportsProxyType(ref, dataplane) ? selectedByTags(dataplane, ref.tags ?? {}) : NOTHING;
     case 'MeshService':
-      return inboundsWithTags(dataplane, { [SERVICE_TAG]: ref.name ?? '' });
+      return selectedByTags(dataplane, { [SERVICE_TAG]: ref.name ?? '' });
     case 'MeshServiceSubset':
-      return inboundsWithTags(dataplane, { ...ref.tags, [SERVICE_TAG]: ref.name ?? '' });
+      return selectedByTags(dataplane, { ...ref.tags, [SERVICE_TAG]: ref.name ?? '' });
     case 'Dataplane':
-      return selectsDataplane(ref, policy, dataplane) ? inboundsInSection(dataplane, ref.sectionName) : [];
+      return selectsDataplane(ref, policy, dataplane)
+        ? { inbounds: inboundsInSection(dataplane, ref.sectionName), delegatedGateway: isDelegatedGateway(dataplane) }
+        : NOTHING;
     case 'MeshHTTPRoute': {
       const route = routes.find((each) => each.meta.name === ref.name && each.meta.mesh === policy.meta.mesh);
       if (!route) throw new TargetRefError(`couldn't resolve MeshHTTPRoute targetRef with name '${ref.name ?? ''}'`);
@@ -41,7 +57,7 @@ export function selectedInbounds(policy: PolicyResource, dataplane: DataplaneRes
     }
     default:
       // MeshGateway selects builtin gateways, which meshdesk does not run; the other kinds are not top-level kinds.
-      return [];
+      return NOTHING;
   }
 }
 
@@ -58,10 +74,19 @@ function selectsDataplane(ref: TargetRef, policy: PolicyResource, dataplane: Dat
   return Object.entries(ref.labels ?? {}).every(([label, value]) => dataplane.meta.labels[label] === value);
 }
 
-function inboundsWithTags(dataplane: DataplaneResource, selector: Tags): InboundKey[] {
-  return inbounds(dataplane)
-    .filter((inbound) => Object.entries(selector).every(([key, value]) => inbound.tags?.[key] === value))
-    .map((inbound) => inboundKeyOf(dataplane, inbound));
+function selectedByTags(dataplane: DataplaneResource, selector: Tags): Selection {
+  const matches = (tags: Tags | undefined) => Object.entries(selector).every(([key, value]) => tags?.[key] === value);
+  return {
+    inbounds: inbounds(dataplane)
+      .filter((inbound) => matches(inbound.tags))
+      .map((inbound) => inboundKeyOf(dataplane, inbound)),
+    delegatedGateway: isDelegatedGateway(dataplane) && matches(dataplane.spec.networking.gateway?.tags),
+  };
+}
+
+function isDelegatedGateway(dataplane: DataplaneResource): boolean {
+  const { gateway } = dataplane.spec.networking;
+  return gateway !== undefined && (gateway.type ?? 'DELEGATED') === 'DELEGATED';
 }
 
 function inboundsInSection(dataplane: DataplaneResource, sectionName: string | undefined): InboundKey[] {

@@ -6,7 +6,7 @@ import { memoizedForContext } from '../../xds/generate/context-memo.js';
 import { POLICY_DESCRIPTORS } from '../descriptors.js';
 import { hashMatches } from '../meshhttproute/matches-hash.js';
 import { buildInboundRules, withMergedCatchAll } from './inbound-rules.js';
-import { TargetRefError, selectedInbounds, sortByTargetRef, topLevelRef } from './matching.js';
+import { TargetRefError, selectedInbounds, selectsProxy, sortByTargetRef, topLevelRef, type Selection } from './matching.js';
 import { toItemConf } from './merge.js';
 import type { PolicyDescriptor } from './plugin.js';
 import type { PolicyResource, ToItem } from './policy.js';
@@ -38,7 +38,11 @@ const DESCRIPTORS = new Map(POLICY_DESCRIPTORS.map((descriptor) => [descriptor.t
  * same policies share their `from` and inbound rules, so a tick after a change builds each set once.
  */
 export function computeProxyRules(context: MeshContext, dataplane: DataplaneResource, type: PolicyType): ComputedRules {
-  return memoizedForContext(context, `policy-rules:${type}:${dataplane.meta.name}`, () => compute(context, dataplane, type));
+  // By the Dataplane object itself: the API may hand in a Dataplane newer than the context's.
+  const byDataplane = memoizedForContext(context, `policy-rules:${type}`, () => new WeakMap<DataplaneResource, ComputedRules>());
+  let computed = byDataplane.get(dataplane);
+  if (!computed) byDataplane.set(dataplane, (computed = compute(context, dataplane, type)));
+  return computed;
 }
 
 function compute(context: MeshContext, dataplane: DataplaneResource, type: PolicyType): ComputedRules {
@@ -48,17 +52,17 @@ function compute(context: MeshContext, dataplane: DataplaneResource, type: Polic
   const byInbound = new Map<InboundKey, PolicyResource[]>();
   const matched: PolicyResource[] = [];
   for (const policy of policiesOfType(context, type)) {
-    let inbounds: InboundKey[];
+    let selection: Selection;
     try {
-      inbounds = selectedInbounds(policy, dataplane, routes);
+      selection = selectedInbounds(policy, dataplane, routes);
     } catch (error) {
       if (!(error instanceof TargetRefError)) throw error;
       warnings.push(`unable to resolve TargetRef on policy: mesh:${policy.meta.mesh} name:${policy.meta.name} error:${JSON.stringify(error.message)}`);
       continue;
     }
-    if (inbounds.length === 0) continue;
+    if (!selectsProxy(selection)) continue;
     matched.push(policy);
-    for (const inbound of inbounds) byInbound.set(inbound, [...(byInbound.get(inbound) ?? []), policy]);
+    for (const inbound of selection.inbounds) byInbound.set(inbound, [...(byInbound.get(inbound) ?? []), policy]);
   }
   const sorted = sortByTargetRef(matched);
   const from = new Map<InboundKey, readonly Rule<unknown>[]>();
