@@ -53,9 +53,23 @@ describe('which inbounds a policy selects', () => {
     expect(selection({ targetRef: { kind: 'Mesh', proxyTypes: ['Sidecar'] } })).toBe(false);
   });
 
+  it('selects only its own namespace for a consumer policy, and only its own zone for a zone policy', () => {
+    const inNamespace = dataplaneResource('web-ns', [{ port: 8080, tags: { 'kuma.io/service': 'web' } }], {
+      labels: { 'k8s.kuma.io/namespace': 'shop', 'kuma.io/origin': 'zone', 'kuma.io/zone': 'east' },
+    });
+    const select = (labels: Record<string, string>) => selectedInbounds(policyResource('MeshTimeout', 'p', {}, labels), inNamespace, []).inbounds;
+    expect(select({ 'kuma.io/policy-role': 'consumer', 'k8s.kuma.io/namespace': 'shop' })).toEqual(['10.0.0.1:8080']);
+    expect(select({ 'kuma.io/policy-role': 'consumer', 'k8s.kuma.io/namespace': 'other' })).toEqual([]);
+    expect(select({ 'kuma.io/origin': 'zone', 'kuma.io/zone': 'west' })).toEqual([]);
+    expect(select({ 'kuma.io/origin': 'zone', 'kuma.io/zone': 'east' })).toEqual(['10.0.0.1:8080']);
+    expect(select({ 'kuma.io/origin': 'zone', 'kuma.io/zone': 'west', 'kuma.io/policy-role': 'producer' })).toEqual(['10.0.0.1:8080']);
+  });
+
   it('selects through a MeshHTTPRoute by the route own targetRef, and says when the route is missing', () => {
     const route = policyResource('MeshHTTPRoute', 'to-v2', { targetRef: { kind: 'MeshService', name: 'web-admin' } });
     expect(selects({ targetRef: { kind: 'MeshHTTPRoute', name: 'to-v2' } }, web, [route])).toEqual(['10.0.0.9:9090']);
+    const synced = policyResource('MeshHTTPRoute', 'to-v2-4w55b97x', { targetRef: { kind: 'MeshService', name: 'web-admin' } }, { 'kuma.io/display-name': 'to-v2' });
+    expect(selects({ targetRef: { kind: 'MeshHTTPRoute', name: 'to-v2' } }, web, [synced])).toEqual(['10.0.0.9:9090']);
     expect(() => selects({ targetRef: { kind: 'MeshHTTPRoute', name: 'gone' } })).toThrow(TargetRefError);
   });
 });

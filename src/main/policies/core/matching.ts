@@ -36,6 +36,7 @@ export function selectsProxy({ inbounds, delegatedGateway }: Selection): boolean
  * `MeshHTTPRoute` ref selects through. Throws TargetRefError when it names a route that does not exist.
  */
 export function selectedInbounds(policy: PolicyResource, dataplane: DataplaneResource, routes: readonly PolicyResource[]): Selection {
+  if (!inPolicyZone(policy, dataplane) || !inPolicyNamespace(policy, dataplane)) return NOTHING;
   const ref = topLevelRef(policy);
   switch (ref.kind) {
     case 'Mesh':
@@ -51,7 +52,7 @@ export function selectedInbounds(policy: PolicyResource, dataplane: DataplaneRes
         ? { inbounds: inboundsInSection(dataplane, ref.sectionName), delegatedGateway: isDelegatedGateway(dataplane) }
         : NOTHING;
     case 'MeshHTTPRoute': {
-      const route = routes.find((each) => each.meta.name === ref.name && each.meta.mesh === policy.meta.mesh);
+      const route = referencedRoute(policy, ref.name, routes);
       if (!route) throw new TargetRefError(`couldn't resolve MeshHTTPRoute targetRef with name '${ref.name ?? ''}'`);
       return selectedInbounds(route, dataplane, []);
     }
@@ -59,6 +60,40 @@ export function selectedInbounds(policy: PolicyResource, dataplane: DataplaneRes
       // MeshGateway selects builtin gateways, which meshdesk does not run; the other kinds are not top-level kinds.
       return NOTHING;
   }
+}
+
+/**
+ * Kuma's dppSelectedByZone: a policy created in a zone (`kuma.io/origin: zone` with `kuma.io/zone`)
+ * selects only that zone's proxies; a producer policy, and any policy for a proxy without a zone
+ * origin, select everywhere.
+ */
+function inPolicyZone(policy: PolicyResource, dataplane: DataplaneResource): boolean {
+  if (policyRole(policy) === 'producer') return true;
+  const labels = dataplane.meta.labels;
+  if (labels[ORIGIN_LABEL] === undefined || labels[ORIGIN_LABEL] === 'global') return true;
+  const zone = policy.meta.labels[ZONE_LABEL];
+  if (policy.meta.labels[ORIGIN_LABEL] !== 'zone' || zone === undefined) return true;
+  return labels[ORIGIN_LABEL] === 'zone' && (labels[ZONE_LABEL] === undefined || labels[ZONE_LABEL] === zone);
+}
+
+/** Kuma's dppSelectedByNamespace: a consumer or workload-owner policy selects only proxies of its own namespace. */
+function inPolicyNamespace(policy: PolicyResource, dataplane: DataplaneResource): boolean {
+  const role = policyRole(policy);
+  if (role !== 'consumer' && role !== 'workload-owner') return true;
+  const namespace = policy.meta.labels[NAMESPACE_LABEL];
+  return namespace !== undefined && namespace === dataplane.meta.labels[NAMESPACE_LABEL];
+}
+
+function policyRole(policy: PolicyResource): string {
+  return policy.meta.labels[ROLE_LABEL] || 'system';
+}
+
+/**
+ * The MeshHTTPRoute a policy's targetRef names (Kuma's IsReferenced): by name in the policy's mesh,
+ * or by display name (a route synced from Kubernetes is stored under a hashed name).
+ */
+export function referencedRoute(policy: PolicyResource, name: string | undefined, routes: readonly PolicyResource[]): PolicyResource | undefined {
+  return routes.find((route) => route.meta.mesh === policy.meta.mesh && (route.meta.name === name || displayName(route) === name));
 }
 
 /** Kuma's proxy types: a Dataplane with `networking.gateway` is a Gateway, any other a Sidecar; no list means both. */
@@ -116,6 +151,8 @@ const ROLE_RANK: Readonly<Record<string, number>> = { system: 1, producer: 2, co
 
 const ORIGIN_LABEL = 'kuma.io/origin';
 const ROLE_LABEL = 'kuma.io/policy-role';
+const ZONE_LABEL = 'kuma.io/zone';
+const NAMESPACE_LABEL = 'k8s.kuma.io/namespace';
 const DISPLAY_NAME_LABEL = 'kuma.io/display-name';
 
 /**
@@ -132,7 +169,7 @@ export function compareByTargetRef(a: PolicyResource, b: PolicyResource): number
     compareDataplaneRefs(refA, refB) ||
     rank(ORIGIN_RANK, a.meta.labels[ORIGIN_LABEL] ?? '') - rank(ORIGIN_RANK, b.meta.labels[ORIGIN_LABEL] ?? '') ||
     (refA.kind === 'MeshGateway' ? Object.keys(refA.tags ?? {}).length - Object.keys(refB.tags ?? {}).length : 0) ||
-    rank(ROLE_RANK, a.meta.labels[ROLE_LABEL] || 'system') - rank(ROLE_RANK, b.meta.labels[ROLE_LABEL] || 'system') ||
+    rank(ROLE_RANK, policyRole(a)) - rank(ROLE_RANK, policyRole(b)) ||
     compareStrings(displayName(b), displayName(a))
   );
 }

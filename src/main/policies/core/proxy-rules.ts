@@ -6,7 +6,7 @@ import { memoizedForContext } from '../../xds/generate/context-memo.js';
 import { POLICY_DESCRIPTORS } from '../descriptors.js';
 import { hashMatches } from '../meshhttproute/matches-hash.js';
 import { buildInboundRules, withMergedCatchAll } from './inbound-rules.js';
-import { TargetRefError, selectedInbounds, selectsProxy, sortByTargetRef, topLevelRef, type Selection } from './matching.js';
+import { TargetRefError, referencedRoute, selectedInbounds, selectsProxy, sortByTargetRef, topLevelRef, type Selection } from './matching.js';
 import { toItemConf } from './merge.js';
 import type { PolicyDescriptor } from './plugin.js';
 import type { PolicyResource, ToItem } from './policy.js';
@@ -149,7 +149,7 @@ function toItems(type: PolicyType, policies: readonly PolicyResource[], routes: 
     if (top.kind !== 'MeshHTTPRoute') {
       return items.map((item, index) => ({ targetRef: item.targetRef, conf: toItemConf(type, item), origin: origin(index) }));
     }
-    const route = routes.find((each) => each.meta.name === top.name && each.meta.mesh === policy.meta.mesh);
+    const route = referencedRoute(policy, top.name, routes);
     if (!route) throw new Error("can't resolve MeshHTTPRoute policy");
     return (route.spec.to ?? []).flatMap((routeItem) =>
       ((routeItem.rules ?? []) as { matches?: unknown }[]).flatMap((routeRule) =>
