@@ -80,6 +80,31 @@ describe('to rules', () => {
     ]);
   });
 
+  it('reads a to item aimed at a MeshHTTPRoute as that route rules, next to the other items', () => {
+    const matches = [{ method: 'GET' }];
+    const context = contextWith(
+      policyResource('MeshHTTPRoute', 'reads', {
+        to: [{ targetRef: { kind: 'MeshService', name: 'backend' }, rules: [{ matches, default: { backendRefs: [{ kind: 'MeshService', name: 'backend' }] } }] }],
+      }),
+      policyResource('MeshTimeout', 'timeouts', {
+        to: [
+          { targetRef: { kind: 'Mesh' }, default: { http: { requestTimeout: '15s' } } },
+          { targetRef: { kind: 'MeshHTTPRoute', name: 'reads' }, default: { http: { requestTimeout: '1s' } } },
+        ],
+      }),
+    );
+
+    const { rules } = computeProxyRules(context, web, 'MeshTimeout');
+
+    const hash = { key: RULE_MATCHES_HASH_TAG, value: hashMatches(matches) };
+    expect(ruleFor(rules.to, { 'kuma.io/service': 'backend', [RULE_MATCHES_HASH_TAG]: hash.value })).toEqual({
+      subset: [hash, { key: 'kuma.io/service', value: 'backend' }],
+      conf: { http: { requestTimeout: '1s' } },
+      origins: [origin('timeouts', 'spec.to[0]'), origin('timeouts', 'spec.to[1]')],
+    });
+    expect(ruleFor(rules.to, { 'kuma.io/service': 'backend' })?.conf).toEqual({ http: { requestTimeout: '15s' } });
+  });
+
   it('warns, and builds no to rules, for a policy aimed at a route that does not exist', () => {
     const context = contextWith(
       policyResource('MeshTimeout', 'orphan', { targetRef: { kind: 'MeshHTTPRoute', name: 'gone' }, to: [{ targetRef: { kind: 'Mesh' }, default: {} }] }),
