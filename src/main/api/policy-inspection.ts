@@ -4,7 +4,7 @@ import type { PolicyOrigin } from '../../shared/policy-types.js';
 import type { DataplaneResource, Resource } from '../../shared/resources.js';
 import { inboundKeyOf } from '../policies/core/matching.js';
 import type { PolicyResource } from '../policies/core/policy.js';
-import { computeAllProxyRules } from '../policies/core/proxy-rules.js';
+import { computeAllProxyRules, computeProxyRules } from '../policies/core/proxy-rules.js';
 import type { InboundKey, InboundRule, Rule } from '../policies/core/rules.js';
 import { hashMatches } from '../policies/meshhttproute/matches-hash.js';
 import type { MeshContext } from '../xds/context/mesh-context.js';
@@ -67,7 +67,7 @@ export function inspectRules(context: MeshContext, dataplane: DataplaneResource)
 export function dataplanesForPolicy(context: MeshContext, policy: PolicyResource, nameContains = '') {
   const items = [...context.dataplanesByName.values()]
     .filter((dataplane) => dataplane.meta.name.includes(nameContains))
-    .filter((dataplane) => computeAllProxyRules(context, dataplane).some(({ matched }) => matched.includes(policy)))
+    .filter((dataplane) => computeProxyRules(context, dataplane, policy.type).matched.includes(policy))
     .map(metaOf);
   return { total: items.length, items, next: null };
 }
