@@ -105,6 +105,30 @@ describe('to rules', () => {
     expect(ruleFor(rules.to, { 'kuma.io/service': 'backend' })?.conf).toEqual({ http: { requestTimeout: '15s' } });
   });
 
+  it('says which MeshHTTPRoute gave each route rule, by its matches hash', () => {
+    const v1 = [{ path: { type: 'PathPrefix', value: '/v1' } }];
+    const v2 = [{ path: { type: 'PathPrefix', value: '/v2' } }];
+    const route = (name: string, matches: unknown[], service: string, top?: string) =>
+      policyResource('MeshHTTPRoute', name, {
+        ...(top && { targetRef: { kind: 'MeshService', name: top } }),
+        to: [{ targetRef: { kind: 'MeshService', name: 'backend' }, rules: [{ matches, default: { backendRefs: [{ kind: 'MeshService', name: service }] } }] }],
+      });
+    const context = contextWith(route('general', v1, 'backend'), route('general-v2', v2, 'backend'), route('web-v1', v1, 'backend-v1', 'web'));
+
+    const [rule] = computeProxyRules(context, web, 'MeshHTTPRoute').rules.to;
+
+    expect((rule!.conf as { rules: unknown[] }).rules).toEqual([
+      { matches: v1, default: { backendRefs: [{ kind: 'MeshService', name: 'backend-v1' }] } },
+      { matches: v2, default: { backendRefs: [{ kind: 'MeshService', name: 'backend' }] } },
+    ]);
+    expect(rule!.originByMatches).toEqual(
+      new Map([
+        [hashMatches(v2), origin('general-v2', 'spec.to[0]', 'MeshHTTPRoute')],
+        [hashMatches(v1), origin('web-v1', 'spec.to[0]', 'MeshHTTPRoute')],
+      ]),
+    );
+  });
+
   it('warns, and builds no to rules, for a policy aimed at a route that does not exist', () => {
     const context = contextWith(
       policyResource('MeshTimeout', 'orphan', { targetRef: { kind: 'MeshHTTPRoute', name: 'gone' }, to: [{ targetRef: { kind: 'Mesh' }, default: {} }] }),

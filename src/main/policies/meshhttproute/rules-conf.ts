@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { PolicyConfHooks } from '../core/merge.js';
 import { mergePatches } from '../core/merge-patch.js';
+import { hashMatches } from './matches-hash.js';
 import type { ToItem } from '../core/policy.js';
 
 interface RouteRule {
@@ -27,6 +28,7 @@ export const meshHTTPRouteConfHooks: PolicyConfHooks = {
     return { rules: [...((item.rules ?? []) as RouteRule[])].reverse(), ...(hostnames?.length ? { hostnames } : {}) };
   },
   mergeConfs: (confs) => byHostname(confs as RoutesConf[]).map(mergeRoutes),
+  partKeys: (conf) => ((conf as RoutesConf).rules ?? []).map((rule) => hashMatches(rule.matches)),
 };
 
 /** Kuma's `mergeValues`: a conf counts once for each of its hostnames, alone in that group; no hostnames is its own group. */
