@@ -62,7 +62,7 @@ function compute(context: MeshContext, dataplane: DataplaneResource, type: Polic
     }
     if (!selectsProxy(selection)) continue;
     matched.push(policy);
-    for (const inbound of selection.inbounds) byInbound.set(inbound, [...(byInbound.get(inbound) ?? []), policy]);
+    for (const inbound of selection.inbounds) appendTo(byInbound, inbound, policy);
   }
   const sorted = sortByTargetRef(matched);
   const from = new Map<InboundKey, readonly Rule<unknown>[]>();
@@ -114,10 +114,16 @@ function interner(context: MeshContext, kind: 'to' | 'from'): RuleInterner {
 function policiesOfType(context: MeshContext, type: PolicyType): readonly PolicyResource[] {
   const byType = memoizedForContext(context, 'policies-by-type', () => {
     const groups = new Map<PolicyType, PolicyResource[]>();
-    for (const policy of context.policies) groups.set(policy.type, [...(groups.get(policy.type) ?? []), policy]);
+    for (const policy of context.policies) appendTo(groups, policy.type, policy);
     return groups;
   });
   return byType.get(type) ?? [];
+}
+
+function appendTo<K, V>(lists: Map<K, V[]>, key: K, value: V): void {
+  const list = lists.get(key);
+  if (list) list.push(value);
+  else lists.set(key, [value]);
 }
 
 /** Names a sorted set of policies (their type is in the memo key already). */
