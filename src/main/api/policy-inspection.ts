@@ -1,6 +1,6 @@
 // Kuma's policy inspection answers (pkg/api-server/resource_endpoints.go rulesForResource,
 // matchingDataplanesForPolicy), built from meshdesk's rules engine.
-import type { PolicyOrigin } from '../../shared/policy-types.js';
+import type { InspectMeta, InspectRulesResponse, PolicyOrigin } from '../../shared/policy-types.js';
 import type { DataplaneResource, Resource } from '../../shared/resources.js';
 import { inboundKeyOf } from '../policies/core/matching.js';
 import type { PolicyResource } from '../policies/core/policy.js';
@@ -10,7 +10,7 @@ import { hashMatches } from '../policies/meshhttproute/matches-hash.js';
 import type { MeshContext } from '../xds/context/mesh-context.js';
 
 /** Kuma's api_common.Meta of a resource. */
-export function metaOf(resource: Resource | PolicyResource): { type: string; mesh: string; name: string; labels: Record<string, string> } {
+export function metaOf(resource: Resource | PolicyResource): InspectMeta {
   return { type: resource.type, mesh: resource.meta.mesh, name: resource.meta.name, labels: resource.meta.labels };
 }
 
@@ -21,7 +21,7 @@ export function metaOf(resource: Resource | PolicyResource): { type: string; mes
  * the MeshHTTPRoute matches behind each `__rule-matches-hash__`. meshdesk has no real-resource
  * (`toResourceRules`) nor single-item (`proxyRule`) rules: those stay empty.
  */
-export function inspectRules(context: MeshContext, dataplane: DataplaneResource) {
+export function inspectRules(context: MeshContext, dataplane: DataplaneResource): InspectRulesResponse {
   const exclusive = context.mesh.spec.meshServices?.mode === 'Exclusive';
   const labels = new Map(context.policies.map((policy) => [`${policy.type}/${policy.meta.name}`, policy.meta.labels]));
   const originMeta = ({ type, mesh, name }: PolicyOrigin) => ({ type, mesh, name, labels: labels.get(`${type}/${name}`) ?? {} });
@@ -37,7 +37,7 @@ export function inspectRules(context: MeshContext, dataplane: DataplaneResource)
     origin: rule.origins.map((origin) => ({ resourceMeta: originMeta(origin), ruleIndex: itemIndex(origin.item) })),
   });
   const httpMatches = new Map<string, unknown>();
-  const rules = [];
+  const rules: InspectRulesResponse['rules'] = [];
   for (const computed of computeAllProxyRules(context, dataplane)) {
     const { type, rules: proxyRules, inboundRules } = computed;
     if (type === 'MeshHTTPRoute') {
