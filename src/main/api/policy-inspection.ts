@@ -6,7 +6,8 @@ import { inboundKeyOf } from '../policies/core/matching.js';
 import type { PolicyResource } from '../policies/core/policy.js';
 import { computeAllProxyRules, computeProxyRules } from '../policies/core/proxy-rules.js';
 import type { InboundKey, InboundRule, Rule } from '../policies/core/rules.js';
-import { hashMatches } from '../policies/meshhttproute/matches-hash.js';
+import type { HttpMatch } from '../policies/meshhttproute/api.js';
+import { ruleMatchesHash } from '../policies/meshhttproute/prepare-routes.js';
 import type { MeshContext } from '../xds/context/mesh-context.js';
 
 /** Kuma's api_common.Meta of a resource. */
@@ -42,7 +43,7 @@ export function inspectRules(context: MeshContext, dataplane: DataplaneResource)
     const { type, rules: proxyRules, inboundRules } = computed;
     if (type === 'MeshHTTPRoute') {
       for (const rule of proxyRules.to) {
-        for (const routeRule of ((rule.conf as { rules?: { matches?: unknown }[] }).rules ?? [])) httpMatches.set(hashMatches(routeRule.matches), routeRule.matches);
+        for (const routeRule of ((rule.conf as { rules?: { matches?: HttpMatch[] }[] }).rules ?? [])) httpMatches.set(ruleMatchesHash(routeRule.matches), routeRule.matches);
       }
     }
     // Old `to` rules do not reach outbounds made from real resources, all of them in Exclusive mode.

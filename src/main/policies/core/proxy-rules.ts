@@ -4,7 +4,8 @@ import type { DataplaneResource } from '../../../shared/resources.js';
 import type { MeshContext } from '../../xds/context/mesh-context.js';
 import { memoizedForContext } from '../../xds/generate/context-memo.js';
 import { POLICY_DESCRIPTORS } from '../descriptors.js';
-import { hashMatches } from '../meshhttproute/matches-hash.js';
+import type { HttpMatch } from '../meshhttproute/api.js';
+import { ruleMatchesHash } from '../meshhttproute/prepare-routes.js';
 import { buildInboundRules, withMergedCatchAll } from './inbound-rules.js';
 import { TargetRefError, referencedRoute, selectedInbounds, selectsProxy, sortByTargetRef, topLevelRef, type Selection } from './matching.js';
 import { toItemConf } from './merge.js';
@@ -174,7 +175,7 @@ function routeRuleRefs(policy: PolicyResource, name: string | undefined, routes:
   const route = referencedRoute(policy, name, routes);
   if (!route) throw new Error("can't resolve MeshHTTPRoute policy");
   return (route.spec.to ?? []).flatMap((routeItem) =>
-    ((routeItem.rules ?? []) as { matches?: unknown }[]).map((routeRule) => routeRuleRef(routeItem, hashMatches(routeRule.matches))),
+    ((routeItem.rules ?? []) as { matches?: HttpMatch[] }[]).map((routeRule) => routeRuleRef(routeItem, ruleMatchesHash(routeRule.matches))),
   );
 }
 
