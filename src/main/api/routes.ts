@@ -9,6 +9,7 @@ import { dataplaneOverviewRoutes } from './dataplane-overview.js';
 import type { EventStream } from './event-stream.js';
 import { inspectionRoutes, type InspectionDependencies } from './inspection-routes.js';
 import { kumaDpRoutes, type KumaDpDependencies } from './kuma-dp-routes.js';
+import { policyInspectionRoutes, type PolicyInspectionDependencies } from './policy-inspection-routes.js';
 import { resourceRoutes, unservedCollectionRoute } from './resource-routes.js';
 import { Router } from './router.js';
 import { settingsRoutes } from './settings-routes.js';
@@ -18,7 +19,13 @@ import { tokenRoutes, type TokenDependencies } from './token-routes.js';
 import { transferRoutes } from './transfer-routes.js';
 import { GUI_PATH, redirect, staticFileRoutes, wantsHtml } from './static-files.js';
 
-export interface ApiDependencies extends InspectionDependencies, BootstrapDependencies, TokenDependencies, StorageDependencies, KumaDpDependencies {
+export interface ApiDependencies
+  extends InspectionDependencies,
+    PolicyInspectionDependencies,
+    BootstrapDependencies,
+    TokenDependencies,
+    StorageDependencies,
+    KumaDpDependencies {
   manager: ResourceManager;
   cachedManager: CachedManager;
   settings: Settings;
@@ -47,6 +54,7 @@ export function createApiRouter(deps: ApiDependencies): Router {
     ...bootstrapPreviewRoutes(deps),
     ...kumaDpRoutes(deps),
     ...inspectionRoutes(deps),
+    ...policyInspectionRoutes(deps),
     ...tokenRoutes(deps),
     ...statsRoutes(deps),
     ...storageRoutes(deps),

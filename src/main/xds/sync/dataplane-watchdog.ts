@@ -1,9 +1,10 @@
 import type { Metrics } from '../../metrics/metrics.js';
 import type { ConnectedProxy } from '../callbacks/proxy-callbacks.js';
 import type { MeshContext } from '../context/mesh-context.js';
-import { generateProxyResources } from '../generate/profile.js';
+import type { GeneratedProxy } from '../../policies/core/apply-plugins.js';
+import { generateProxy } from '../generate/profile.js';
 import type { Proxy } from '../generate/proxy.js';
-import type { GeneratedResources } from '../generate/resources.js';
+import type { PolicyEffects } from '../status/policy-effects.js';
 import { now, type ProxyEventBody, type ProxyTimeline, type TickResult } from '../status/proxy-timeline.js';
 import { EVENT_LOOP_SLICE } from '../server/time-slice.js';
 import type { SnapshotReconciler } from './reconcile.js';
@@ -21,8 +22,10 @@ export interface DataplaneWatchdogOptions {
   reconciler: SnapshotReconciler;
   timeline: ProxyTimeline;
   metrics: Metrics;
-  /** The proxy's configuration from a context; its kind's profile unless a test brings its own. */
-  generate?: (context: MeshContext, proxy: Proxy) => GeneratedResources;
+  /** Where the policy effects of each generation go, for the Proxy detail to read. */
+  policyEffects?: PolicyEffects;
+  /** The proxy's configuration from a context; its kind's profile and the policy plugins unless a test brings its own. */
+  generate?: (context: MeshContext, proxy: Proxy) => GeneratedProxy;
 }
 
 /** What a tick found, as the timeline records it. */
@@ -54,7 +57,8 @@ export class DataplaneWatchdog {
   readonly #reconciler: SnapshotReconciler;
   readonly #timeline: ProxyTimeline;
   readonly #metrics: Metrics;
-  readonly #generate: (context: MeshContext, proxy: Proxy) => GeneratedResources;
+  readonly #policyEffects: PolicyEffects | undefined;
+  readonly #generate: (context: MeshContext, proxy: Proxy) => GeneratedProxy;
   /** Hash of the context the snapshot in place was generated from; unset until a generation succeeds. */
   #lastHash: string | undefined;
 
@@ -64,7 +68,8 @@ export class DataplaneWatchdog {
     this.#reconciler = options.reconciler;
     this.#timeline = options.timeline;
     this.#metrics = options.metrics;
-    this.#generate = options.generate ?? generateProxyResources;
+    this.#policyEffects = options.policyEffects;
+    this.#generate = options.generate ?? ((context, proxy) => generateProxy(context, proxy));
   }
 
   /**
@@ -116,8 +121,9 @@ export class DataplaneWatchdog {
     if (signal?.aborted) return undefined;
     tick.generatingSince = now();
     try {
-      const resources = this.#generate(context, { id: proxyId, dataplane, kind, features, ...(workDir !== undefined && { workDir }) });
+      const { resources, attributions, unapplied } = this.#generate(context, { id: proxyId, dataplane, kind, features, ...(workDir !== undefined && { workDir }) });
       const { versions, changedTypes } = this.#reconciler.reconcile(proxyId, resources);
+      this.#policyEffects?.set({ proxyId, versions, attributions, unapplied });
       this.#lastHash = context.hash;
       return finished(changedTypes.length > 0 ? { result: 'changed', versions } : { result: 'generated' });
     } catch (error) {
