@@ -102,7 +102,7 @@ function outboundCluster(service: string, protocol: Protocol): ProtoJson {
  * A service speaks the protocol its endpoints declare. When they disagree, or there are none yet,
  * only tcp is safe for all of them (Kuma does the same).
  */
-function serviceProtocol(endpoints: readonly Endpoint[]): Protocol {
+export function serviceProtocol(endpoints: readonly Endpoint[]): Protocol {
   const protocols = new Set(endpoints.map((endpoint) => endpoint.protocol));
   return protocols.size === 1 ? [...protocols][0]! : 'tcp';
 }
