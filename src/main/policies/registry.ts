@@ -1,4 +1,5 @@
 import type { PolicyPlugin } from './core/plugin.js';
+import { meshCircuitBreakerPlugin } from './meshcircuitbreaker/plugin.js';
 import { meshRetryPlugin } from './meshretry/plugin.js';
 import { meshTimeoutPlugin } from './meshtimeout/plugin.js';
 
@@ -6,6 +7,6 @@ import { meshTimeoutPlugin } from './meshtimeout/plugin.js';
  * Every policy plugin, the one list: the API, validation, the rules engine and the generator all
  * read it. Sorted by Kuma's plugin order, which is the order they change a proxy's config in.
  */
-export const POLICY_PLUGINS: readonly PolicyPlugin[] = ([meshTimeoutPlugin, meshRetryPlugin] as PolicyPlugin[]).sort(
+export const POLICY_PLUGINS: readonly PolicyPlugin[] = ([meshTimeoutPlugin, meshCircuitBreakerPlugin, meshRetryPlugin] as PolicyPlugin[]).sort(
   (a, b) => a.descriptor.order - b.descriptor.order,
 );
