@@ -5,8 +5,6 @@ import type { ViolationList } from '../../resources/validation-error.js';
 
 export const MUST_NOT_BE_EMPTY = 'must not be empty';
 export const MUST_BE_DEFINED = 'must be defined';
-export const MUST_BE_SET = 'must be set';
-export const MUST_NOT_BE_DEFINED = 'must not be defined';
 export const MUST_BE_DEFINED_AND_GREATER_THAN_ZERO = 'must be defined and greater than zero';
 export const HAS_TO_BE_GREATER_THAN_ZERO = 'must be greater than 0';
 const WHEN_DEFINED_NON_NEGATIVE = 'must not be negative when defined';

@@ -76,7 +76,8 @@ function editListener(resources: EnvoyResources, name: string, edit: (listener: 
   const draft = draftOf(listener);
   const set: Attributions = [];
   edit(draft, set);
-  resources.put(LISTENER_TYPE_URL, name, draft, set);
+  // Nothing configured (no rule for this destination): the generated listener stays shared.
+  if (set.length > 0) resources.put(LISTENER_TYPE_URL, name, draft, set);
 }
 
 /** Kuma's ConfigureFilterChain: every route, HTTP connection manager and tcp_proxy of an inbound listener. */
