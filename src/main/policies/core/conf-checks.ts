@@ -27,6 +27,16 @@ function duration(violations: ViolationList, path: string, value: unknown): numb
   return nanoseconds;
 }
 
+/** A duration field Kuma reads without a further check: only its syntax. */
+export function durationOrNil(violations: ViolationList, path: string, value: unknown): void {
+  if (value !== undefined) duration(violations, path, value);
+}
+
+/** A uint32 field Kuma reads without a further check: only its type. */
+export function uint32OrNil(violations: ViolationList, path: string, value: unknown): void {
+  if (value !== undefined) uint32(violations, path, value);
+}
+
 /** Kuma's ValidateDurationNotNegativeOrNil. */
 export function durationNotNegativeOrNil(violations: ViolationList, path: string, value: unknown): void {
   if (value === undefined) return;

@@ -70,4 +70,15 @@ describe('MeshRetry validation, against Kuma v2.14.3 validator cases', () => {
       expect(violations.violations).toEqual(expected === 'valid' ? [] : expected.filter(({ field }) => field.includes('.default')));
     });
   }
+
+  it('names a count or a duration of the wrong kind, which Kuma refuses when it decodes the policy', () => {
+    const violations = new ViolationList();
+    const conf = { grpc: { numRetries: 'three', perTryTimeout: 'soon', backOff: { baseInterval: 10 } } } as unknown as MeshRetryConf;
+    meshRetryPlugin.validate({ targetRef: { kind: 'Mesh' }, to: [{ targetRef: { kind: 'Mesh' }, default: conf }] }, violations);
+    expect(violations.violations).toEqual([
+      { field: 'spec.to[0].default.conf.grpc.numRetries', message: 'must be a non-negative integer' },
+      { field: 'spec.to[0].default.conf.grpc.perTryTimeout', message: 'must be a duration such as "1s", "500ms" or "1m30s"' },
+      { field: 'spec.to[0].default.conf.grpc.backOff.baseInterval', message: 'must be a duration such as "1s", "500ms" or "1m30s"' },
+    ]);
+  });
 });

@@ -5,7 +5,9 @@ import {
   MUST_BE_DEFINED_AND_GREATER_THAN_ZERO,
   MUST_NOT_BE_EMPTY,
   durationGreaterThanZero,
+  durationOrNil,
   uint32,
+  uint32OrNil,
 } from '../core/conf-checks.js';
 import type { PolicySpec } from '../core/policy.js';
 import { GRPC_RETRY_ON, HTTP_RETRY_ON, retryOnStatusCode, type BackOff, type MeshRetryConf, type Predicate, type RateLimitedBackOff } from './api.js';
@@ -36,6 +38,8 @@ function validateConf(violations: ViolationList, path: string, conf: MeshRetryCo
     if ([numRetries, perTryTimeout, backOff, retryOn, retriableRequestHeaders, retriableResponseHeaders, rateLimitedBackOff, hostSelection].every((field) => field === undefined)) {
       violations.add(httpPath, MUST_NOT_BE_EMPTY);
     }
+    validateCommon(violations, httpPath, http);
+    uint32OrNil(violations, `${httpPath}.hostSelectionMaxAttempts`, http.hostSelectionMaxAttempts);
     if (backOff !== undefined) validateBackOff(violations, `${httpPath}.backOff`, backOff);
     if (rateLimitedBackOff !== undefined) validateRateLimitedBackOff(violations, `${httpPath}.rateLimitedBackOff`, rateLimitedBackOff);
     if (retryOn !== undefined) validateRetryOn(violations, `${httpPath}.retryOn`, retryOn, (entry) => Object.hasOwn(HTTP_RETRY_ON, entry) || retryOnStatusCode(entry) !== undefined);
@@ -45,10 +49,22 @@ function validateConf(violations: ViolationList, path: string, conf: MeshRetryCo
     const grpcPath = `${path}.grpc`;
     const { numRetries, perTryTimeout, backOff, retryOn, rateLimitedBackOff } = grpc;
     if ([numRetries, perTryTimeout, backOff, retryOn, rateLimitedBackOff].every((field) => field === undefined)) violations.add(grpcPath, MUST_NOT_BE_EMPTY);
+    validateCommon(violations, grpcPath, grpc);
     if (backOff !== undefined) validateBackOff(violations, `${grpcPath}.backOff`, backOff);
     if (rateLimitedBackOff !== undefined) validateRateLimitedBackOff(violations, `${grpcPath}.rateLimitedBackOff`, rateLimitedBackOff);
     if (retryOn !== undefined) validateRetryOn(violations, `${grpcPath}.retryOn`, retryOn, (entry) => Object.hasOwn(GRPC_RETRY_ON, entry));
   }
+}
+
+/**
+ * What Kuma's JSON decoding would refuse before its validator runs: a count that is no uint32, a
+ * duration that is none. meshdesk says which field, so that generation never meets one.
+ */
+function validateCommon(violations: ViolationList, path: string, conf: NonNullable<MeshRetryConf['grpc']>): void {
+  uint32OrNil(violations, `${path}.numRetries`, conf.numRetries);
+  durationOrNil(violations, `${path}.perTryTimeout`, conf.perTryTimeout);
+  durationOrNil(violations, `${path}.backOff.baseInterval`, conf.backOff?.baseInterval);
+  durationOrNil(violations, `${path}.backOff.maxInterval`, conf.backOff?.maxInterval);
 }
 
 function validateBackOff(violations: ViolationList, path: string, backOff: BackOff): void {
