@@ -1,6 +1,8 @@
 // A proxyless gRPC client proxy for policy plugin tests: its generated resources, a plugin's gRPC
 // form applied with hand-built rules, what grpc-js-xds's own resource types make of the result,
-// and the result served through the real ADS server to a real grpc-js-xds client.
+// and the result served through the real ADS server to real gRPC xDS clients (grpc-js-xds, python3-grpcio).
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Any__Output } from '@grpc/grpc-js-xds/build/src/generated/google/protobuf/Any.js';
 import { validateBootstrapConfig } from '@grpc/grpc-js-xds/build/src/xds-bootstrap.js';
 import { ClusterResourceType } from '@grpc/grpc-js-xds/build/src/xds-resource-type/cluster-resource-type.js';
@@ -15,6 +17,7 @@ import { generateGrpcBootstrap } from '../../src/main/xds/generate/bootstrap.js'
 import { generateProxyResources } from '../../src/main/xds/generate/profile.js';
 import type { Proxy } from '../../src/main/xds/generate/proxy.js';
 import { encodeResource } from '../../src/main/xds/protocol/encode.js';
+import type { ProtoJson } from '../../src/main/xds/protocol/proto-json.js';
 import { CLUSTER_TYPE_URL, ROUTE_TYPE_URL, XDS_TYPE_URLS } from '../../src/main/xds/protocol/type-urls.js';
 import { AdsServer } from '../../src/main/xds/server/ads-server.js';
 import { snapshotFromJson } from '../../src/main/xds/server/snapshot.js';
@@ -22,6 +25,8 @@ import { SnapshotCache } from '../../src/main/xds/server/snapshot-cache.js';
 import type { DataplaneResource, MeshResource } from '../../src/shared/resources.js';
 import { backendDataplane, clientDataplane } from './dataplanes.js';
 import { echoClient, type EchoClient } from './echo-server.js';
+import { startPythonClient, type CallResult } from './python-echo-client.js';
+import { tempDir } from './temp-dir.js';
 
 const TIME = '2026-01-01T00:00:00.000Z';
 export const GRPC_CLIENT_ID = 'default.client';
@@ -69,8 +74,8 @@ export function grpcCluster(resources: EnvoyResources, name = 'echo'): Record<st
   return grpcUpdate(ClusterResourceType.get(), CLUSTER_TYPE_URL, resources, name);
 }
 
-/** Serves the resources through a real ADS server to a real grpc-js-xds client dialing `xds:///echo`. */
-export async function grpcXdsClientOf(resources: EnvoyResources): Promise<EchoClient> {
+/** Serves the resources to the node `default.client` through a real ADS server on loopback; the bootstrap of that node. */
+async function serveGrpcClient(resources: EnvoyResources): Promise<ProtoJson> {
   const generated = resources.toResources();
   const snapshots = new SnapshotCache();
   snapshots.setSnapshot(
@@ -80,8 +85,23 @@ export async function grpcXdsClientOf(resources: EnvoyResources): Promise<EchoCl
   const ads = new AdsServer({ snapshots });
   const adsPort = await ads.start({ port: 0 });
   onTestFinished(() => ads.stop());
-  const bootstrap = generateGrpcBootstrap({ nodeId: GRPC_CLIENT_ID, adsHost: '127.0.0.1', adsPort, locality: {} });
+  return generateGrpcBootstrap({ nodeId: GRPC_CLIENT_ID, adsHost: '127.0.0.1', adsPort, locality: {} });
+}
+
+/** A real grpc-js-xds client dialing `xds:///echo`, configured with the resources. */
+export async function grpcXdsClientOf(resources: EnvoyResources): Promise<EchoClient> {
+  const bootstrap = await serveGrpcClient(resources);
   const client = echoClient('xds:///echo', { 'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config': JSON.stringify(bootstrap) });
   onTestFinished(() => client.close());
+  return client;
+}
+
+/** A real python3-grpcio (gRPC C-core) client dialing `xds:///echo`, configured with the resources; each call has a 5 s deadline. */
+export async function pythonXdsClientOf(resources: EnvoyResources): Promise<{ call(text: string): Promise<CallResult> }> {
+  const bootstrapFile = join(tempDir(), 'bootstrap.json');
+  writeFileSync(bootstrapFile, JSON.stringify(await serveGrpcClient(resources)));
+  const client = startPythonClient('xds:///echo', bootstrapFile);
+  onTestFinished(() => void client.stop());
+  await client.ready();
   return client;
 }

@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startEchoServer } from '../../../../test/support/echo-server.js';
 import { registerGrpcXds } from '../../../../test/support/grpc-xds.js';
-import { grpcClientWithPolicy, grpcRouteConfig, grpcXdsClientOf } from '../../../../test/support/policy-grpc.js';
+import { grpcClientWithPolicy, grpcRouteConfig, grpcXdsClientOf, pythonXdsClientOf } from '../../../../test/support/policy-grpc.js';
 import type { Rule } from '../core/rules.js';
 import type { MeshRetryConf } from './api.js';
 import { meshRetryPlugin } from './plugin.js';
@@ -49,11 +49,12 @@ describe('MeshRetry for proxyless gRPC (gRFC A44)', () => {
     }
   });
 
-  it('a real grpc-js-xds client succeeds against a server failing twice with UNAVAILABLE, and the server counted three attempts', async () => {
-    let attempts = 0;
+  /** A server failing its first two calls with UNAVAILABLE, under a MeshRetry of two retries on Unavailable. */
+  async function flakyServerUnderRetry() {
+    const counter = { attempts: 0 };
     const server = await startEchoServer('flaky', (call, callback) => {
-      attempts += 1;
-      if (attempts <= 2) callback({ code: grpc.status.UNAVAILABLE, details: `attempt ${attempts} fails` });
+      counter.attempts += 1;
+      if (counter.attempts <= 2) callback({ code: grpc.status.UNAVAILABLE, details: `attempt ${counter.attempts} fails` });
       else callback(null, `flaky: ${call.request}`);
     });
     onTestFinished(() => server.stop());
@@ -62,9 +63,20 @@ describe('MeshRetry for proxyless gRPC (gRFC A44)', () => {
       { to: toEcho({ grpc: { numRetries: 2, retryOn: ['Unavailable'], backOff: { baseInterval: '10ms' } } }) },
       server.port,
     );
-    const client = await grpcXdsClientOf(resources);
+    return { counter, resources };
+  }
 
+  it('a real grpc-js-xds client succeeds against a server failing twice with UNAVAILABLE, and the server counted three attempts', async () => {
+    const { counter, resources } = await flakyServerUnderRetry();
+    const client = await grpcXdsClientOf(resources);
     expect(await client.echo('hello', 20_000)).toBe('flaky: hello');
-    expect(attempts).toBe(3);
+    expect(counter.attempts).toBe(3);
+  }, 30_000);
+
+  it('a real python3-grpcio (C-core) client does the same', async () => {
+    const { counter, resources } = await flakyServerUnderRetry();
+    const client = await pythonXdsClientOf(resources);
+    expect(await client.call('hello')).toEqual({ ok: true, reply: 'flaky: hello' });
+    expect(counter.attempts).toBe(3);
   }, 30_000);
 });

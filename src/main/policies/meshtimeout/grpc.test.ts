@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startEchoServer } from '../../../../test/support/echo-server.js';
 import { registerGrpcXds } from '../../../../test/support/grpc-xds.js';
-import { grpcClientWithPolicy, grpcRouteConfig, grpcXdsClientOf } from '../../../../test/support/policy-grpc.js';
+import { grpcClientWithPolicy, grpcRouteConfig, grpcXdsClientOf, pythonXdsClientOf } from '../../../../test/support/policy-grpc.js';
 import type { Rule } from '../core/rules.js';
 import type { MeshTimeoutPolicyConf } from './api.js';
 import { meshTimeoutPlugin } from './plugin.js';
@@ -39,16 +39,23 @@ describe('MeshTimeout for proxyless gRPC (gRFC A31)', () => {
     expect(unapplied).toEqual([expect.objectContaining({ field: 'spec.rules[0].default.http.requestTimeout' })]);
   });
 
-  it('a real grpc-js-xds client gets DEADLINE_EXCEEDED from a slow server under a 200ms MeshTimeout', async () => {
-    // Answers after 3 s: well inside the client's own 20 s deadline, far beyond the policy's.
+  /** A server answering after 3 s: well inside the clients' own deadlines (20 s, python's 5 s), far beyond the policy's 200 ms. */
+  async function slowServerUnderTimeout() {
     const server = await startEchoServer('slow', (call, callback) => {
       const timer = setTimeout(() => callback(null, `slow: ${call.request}`), 3000);
       call.on('cancelled', () => clearTimeout(timer));
     });
     onTestFinished(() => server.stop());
-    const { resources } = grpcClientWithPolicy(meshTimeoutPlugin, { to: toEcho({ http: { requestTimeout: '200ms' } }) }, server.port);
-    const client = await grpcXdsClientOf(resources);
+    return grpcClientWithPolicy(meshTimeoutPlugin, { to: toEcho({ http: { requestTimeout: '200ms' } }) }, server.port).resources;
+  }
 
+  it('a real grpc-js-xds client gets DEADLINE_EXCEEDED from a slow server under a 200ms MeshTimeout', async () => {
+    const client = await grpcXdsClientOf(await slowServerUnderTimeout());
     await expect(client.echo('hello', 20_000)).rejects.toMatchObject({ code: grpc.status.DEADLINE_EXCEEDED });
+  }, 30_000);
+
+  it('a real python3-grpcio (C-core) client gets DEADLINE_EXCEEDED from the same slow server', async () => {
+    const client = await pythonXdsClientOf(await slowServerUnderTimeout());
+    expect(await client.call('hello')).toMatchObject({ ok: false, code: 'DEADLINE_EXCEEDED' });
   }, 30_000);
 });
