@@ -86,7 +86,9 @@ export function applyMeshCircuitBreakerToGrpc(input: PluginInput<Conf>): void {
     }
     const outlierDetection = envoyOutlierDetection(rule.conf.outlierDetection);
     if (outlierDetection !== undefined) {
-      draft.outlier_detection = Object.fromEntries(GRPC_OUTLIER_DETECTION_FIELDS.filter((field) => field in outlierDetection).map((field) => [field, outlierDetection[field]]));
+      draft.outlier_detection = Object.fromEntries(
+        GRPC_OUTLIER_DETECTION_FIELDS.filter((field) => field in outlierDetection).map((field) => [field, outlierDetection[field]]),
+      );
       set.push({ path: 'outlier_detection', origins: rule.origins });
     }
     if (set.length > 0) resources.put(CLUSTER_TYPE_URL, service, draft, set);
@@ -99,5 +101,7 @@ export function applyMeshCircuitBreakerToGrpc(input: PluginInput<Conf>): void {
 /** Every limit and the outlier detection a rule sets, none of which reaches an inbound of a gRPC proxy. */
 function reportInbound(input: PluginInput<Conf>, rule: InboundRule<Conf>): void {
   const limits = Object.keys(rule.conf.connectionLimits ?? {}).map((field) => `connectionLimits.${field}`);
-  for (const field of [...limits, ...(rule.conf.outlierDetection ? ['outlierDetection'] : [])]) reportUnapplied(input, rule.origins, field, NO_INBOUND);
+  for (const field of [...limits, ...(rule.conf.outlierDetection ? ['outlierDetection'] : [])]) {
+    reportUnapplied(input, rule.origins, field, NO_INBOUND);
+  }
 }

@@ -6,7 +6,16 @@ import { draftOf, httpConnectionManagers, inlineRoutes, tcpProxies, type Draft }
 import type { PluginInput } from '../core/plugin.js';
 import { destinationTags, outboundSides } from '../core/proxy-sides.js';
 import { ruleFor } from '../core/rules.js';
-import { HTTP_METHOD_PREFIX, HTTP_RETRY_ON, GRPC_RETRY_ON, retryOnStatusCode, type HeaderMatch, type MeshRetryConf, type Predicate, type RateLimitedBackOff } from './api.js';
+import {
+  HTTP_METHOD_PREFIX,
+  HTTP_RETRY_ON,
+  GRPC_RETRY_ON,
+  retryOnStatusCode,
+  type HeaderMatch,
+  type MeshRetryConf,
+  type Predicate,
+  type RateLimitedBackOff,
+} from './api.js';
 
 type HttpConf = NonNullable<MeshRetryConf['http']>;
 type GrpcConf = NonNullable<MeshRetryConf['grpc']>;
@@ -120,7 +129,10 @@ function httpRetryPolicy(conf: HttpConf): ProtoJson | undefined {
 
 function rateLimitedRetryBackOff(backOff: RateLimitedBackOff): ProtoJson {
   return {
-    reset_headers: (backOff.resetHeaders ?? []).map(({ name, format }) => ({ name, format: format === 'UnixTimestamp' ? 'UNIX_TIMESTAMP' : 'SECONDS' })),
+    reset_headers: (backOff.resetHeaders ?? []).map(({ name, format }) => ({
+      name,
+      format: format === 'UnixTimestamp' ? 'UNIX_TIMESTAMP' : 'SECONDS',
+    })),
     ...(backOff.maxInterval !== undefined && { max_interval: goDurationToProtoJson(backOff.maxInterval) }),
   };
 }

@@ -83,6 +83,7 @@ function reportUnappliedFields(input: PluginInput<MeshRetryConf>, rule: Rule<Mes
     reportUnapplied(input, rule.origins, 'grpc.rateLimitedBackOff', "gRPC's xDS client ignores rate_limited_retry_back_off (gRFC A44)");
   }
   if (grpc.numRetries !== undefined && grpc.numRetries + 1 > MAX_ATTEMPTS) {
-    reportUnapplied(input, rule.origins, 'grpc.numRetries', `gRPC makes at most ${MAX_ATTEMPTS} attempts of a call (gRFC A6): ${MAX_ATTEMPTS - 1} retries, not ${grpc.numRetries}`);
+    const reason = `gRPC makes at most ${MAX_ATTEMPTS} attempts of a call (gRFC A6): ${MAX_ATTEMPTS - 1} retries, not ${grpc.numRetries}`;
+    reportUnapplied(input, rule.origins, 'grpc.numRetries', reason);
   }
 }

@@ -33,22 +33,26 @@ function validateConf(violations: ViolationList, path: string, conf: MeshRetryCo
   }
   if (http !== undefined) {
     const httpPath = `${path}.http`;
-    const { numRetries, perTryTimeout, backOff, retryOn, retriableRequestHeaders, retriableResponseHeaders, rateLimitedBackOff, hostSelection } = http;
+    const { backOff, retryOn, rateLimitedBackOff, hostSelection } = http;
     // hostSelectionMaxAttempts alone does not count: it only tunes hostSelection.
-    if ([numRetries, perTryTimeout, backOff, retryOn, retriableRequestHeaders, retriableResponseHeaders, rateLimitedBackOff, hostSelection].every((field) => field === undefined)) {
-      violations.add(httpPath, MUST_NOT_BE_EMPTY);
-    }
+    const { numRetries, perTryTimeout, retriableRequestHeaders, retriableResponseHeaders } = http;
+    const sections = [numRetries, perTryTimeout, backOff, retryOn, retriableRequestHeaders, retriableResponseHeaders, rateLimitedBackOff, hostSelection];
+    if (sections.every((field) => field === undefined)) violations.add(httpPath, MUST_NOT_BE_EMPTY);
     validateCommon(violations, httpPath, http);
     uint32OrNil(violations, `${httpPath}.hostSelectionMaxAttempts`, http.hostSelectionMaxAttempts);
     if (backOff !== undefined) validateBackOff(violations, `${httpPath}.backOff`, backOff);
     if (rateLimitedBackOff !== undefined) validateRateLimitedBackOff(violations, `${httpPath}.rateLimitedBackOff`, rateLimitedBackOff);
-    if (retryOn !== undefined) validateRetryOn(violations, `${httpPath}.retryOn`, retryOn, (entry) => Object.hasOwn(HTTP_RETRY_ON, entry) || retryOnStatusCode(entry) !== undefined);
+    if (retryOn !== undefined) {
+      validateRetryOn(violations, `${httpPath}.retryOn`, retryOn, (entry) => Object.hasOwn(HTTP_RETRY_ON, entry) || retryOnStatusCode(entry) !== undefined);
+    }
     if (hostSelection !== undefined) validateHostSelection(violations, `${httpPath}.hostSelection`, hostSelection);
   }
   if (grpc !== undefined) {
     const grpcPath = `${path}.grpc`;
     const { numRetries, perTryTimeout, backOff, retryOn, rateLimitedBackOff } = grpc;
-    if ([numRetries, perTryTimeout, backOff, retryOn, rateLimitedBackOff].every((field) => field === undefined)) violations.add(grpcPath, MUST_NOT_BE_EMPTY);
+    if ([numRetries, perTryTimeout, backOff, retryOn, rateLimitedBackOff].every((field) => field === undefined)) {
+      violations.add(grpcPath, MUST_NOT_BE_EMPTY);
+    }
     validateCommon(violations, grpcPath, grpc);
     if (backOff !== undefined) validateBackOff(violations, `${grpcPath}.backOff`, backOff);
     if (rateLimitedBackOff !== undefined) validateRateLimitedBackOff(violations, `${grpcPath}.rateLimitedBackOff`, rateLimitedBackOff);
@@ -82,7 +86,12 @@ function validateRateLimitedBackOff(violations: ViolationList, path: string, bac
   });
 }
 
-function validateRetryOn(violations: ViolationList, path: string, retryOn: readonly (string | number)[], known: (entry: string | number) => boolean): void {
+function validateRetryOn(
+  violations: ViolationList,
+  path: string,
+  retryOn: readonly (string | number)[],
+  known: (entry: string | number) => boolean,
+): void {
   retryOn.forEach((entry, index) => {
     if (!known(entry)) violations.add(`${path}[${index}]`, `unknown item '${String(entry)}'`);
   });
