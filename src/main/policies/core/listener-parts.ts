@@ -53,6 +53,18 @@ export function inlineRoutes(hcm: DraftPart): DraftPart[] {
   return routesOf(hcm.value.route_config as Draft | undefined, `${hcm.path}.route_config`);
 }
 
+const routeNames = new WeakMap<ProtoJson, readonly (string | undefined)[]>();
+
+/** The names of a listener's inline routes, in the order inlineRoutes walks them: read once per (immutable) resource, no copy. */
+export function inlineRouteNames(listener: ProtoJson): readonly (string | undefined)[] {
+  let names = routeNames.get(listener);
+  if (names === undefined) {
+    names = httpConnectionManagers(listener as Draft).flatMap((hcm) => inlineRoutes(hcm).map((route) => route.value.name as string | undefined));
+    routeNames.set(listener, names);
+  }
+  return names;
+}
+
 /** The object at `key` of a draft, created when missing. */
 export function child(draft: Draft, key: string): Draft {
   const existing = draft[key];

@@ -6,7 +6,6 @@ import type { MeshContext } from '../../xds/context/mesh-context.js';
 import { inboundListenerName, localClusterName, outboundListenerName } from '../../xds/generate/names.js';
 import { serviceProtocol } from '../../xds/generate/outbound-proxy-generator.js';
 import type { Proxy } from '../../xds/generate/proxy.js';
-import type { NamedResource } from '../../xds/generate/resources.js';
 import { CLUSTER_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import type { EnvoyResources } from './envoy-resources.js';
 import { inboundKey, type InboundKey } from './rules.js';
@@ -46,11 +45,24 @@ export function destinationTags(service: string, routeName?: string): Tags {
   return routeName === undefined ? { [SERVICE_TAG]: service } : { [SERVICE_TAG]: service, [RULE_MATCHES_HASH_TAG]: routeName };
 }
 
-/** A service's clusters: the one named after it and its split clusters `<service>-<16 hex>` (a route's subsets). */
-export function serviceClusters(resources: EnvoyResources, service: string): NamedResource[] {
-  return resources
-    .list(CLUSTER_TYPE_URL)
-    .filter(({ name }) => name === service || (name.startsWith(`${service}-`) && /^[0-9a-f]{16}$/.test(name.slice(service.length + 1))));
+const SPLIT_CLUSTER_SUFFIX = /-[0-9a-f]{16}$/;
+
+/**
+ * Cluster names by the service they may belong to: the one named after it and its split clusters
+ * `<service>-<16 hex>` (a route's subsets). One pass over the clusters, for a plugin to look up every outbound in.
+ */
+export function clusterNamesByService(resources: EnvoyResources): ReadonlyMap<string, readonly string[]> {
+  const byService = new Map<string, string[]>();
+  const add = (service: string, name: string) => {
+    const names = byService.get(service);
+    if (names) names.push(name);
+    else byService.set(service, [name]);
+  };
+  for (const { name } of resources.list(CLUSTER_TYPE_URL)) {
+    add(name, name);
+    if (SPLIT_CLUSTER_SUFFIX.test(name)) add(name.replace(SPLIT_CLUSTER_SUFFIX, ''), name);
+  }
+  return byService;
 }
 
 /** An inbound of the proxy: the key its rules are under, its listener and its application's cluster. */
