@@ -21,9 +21,9 @@ describe('putEdited', () => {
       draft.connect_timeout = timeout;
       return [{ path: 'connect_timeout', origins: [origin] }];
     };
-    putEdited(first, CLUSTER_TYPE_URL, 'web', keyOf({ timeout: '1s' }), edit('1s'));
-    putEdited(second, CLUSTER_TYPE_URL, 'web', keyOf({ timeout: '1s' }), edit('1s'));
-    putEdited(other, CLUSTER_TYPE_URL, 'web', keyOf({ timeout: '2s' }), edit('2s'));
+    putEdited(first, CLUSTER_TYPE_URL, 'web', ['test', keyOf({ timeout: '1s' })], edit('1s'));
+    putEdited(second, CLUSTER_TYPE_URL, 'web', ['test', keyOf({ timeout: '1s' })], edit('1s'));
+    putEdited(other, CLUSTER_TYPE_URL, 'web', ['test', keyOf({ timeout: '2s' })], edit('2s'));
 
     expect(edits).toBe(2);
     expect(second.get(CLUSTER_TYPE_URL, 'web')).toBe(first.get(CLUSTER_TYPE_URL, 'web'));
@@ -36,7 +36,7 @@ describe('putEdited', () => {
   it('leaves the resource as it is when the edit changes nothing', () => {
     const shared = generated();
     const resources = new EnvoyResources(shared);
-    putEdited(resources, CLUSTER_TYPE_URL, 'web', 'nothing', () => undefined);
+    putEdited(resources, CLUSTER_TYPE_URL, 'web', ['test'], () => undefined);
     expect(resources.get(CLUSTER_TYPE_URL, 'web')).toBe(shared[CLUSTER_TYPE_URL][0]!.resource);
   });
 });

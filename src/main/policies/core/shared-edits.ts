@@ -17,8 +17,9 @@ const edits = new WeakMap<ProtoJson, Map<string, Edited | null>>();
 
 /**
  * Puts resource `name` as `edit` changes a copy of it; an edit that returns undefined changed
- * nothing and the resource stays as it is. An edit reads only the resource and what `key` names
- * (the rules' JSON, the protocol), so it runs once per resource object and key: every proxy
+ * nothing and the resource stays as it is. `key` names the edit (its plugin and what it does) and
+ * everything it reads besides the resource (the rules' JSON, the protocol), so it runs once per
+ * resource object and key: every proxy
  * sharing a generated resource and the same rules gets the same edited object, as generators
  * share theirs (and the encoded-resource cache finds its bytes by identity). Entries go with the
  * resource object.
@@ -27,19 +28,20 @@ export function putEdited(
   resources: EnvoyResources,
   typeUrl: XdsTypeUrl,
   name: string,
-  key: string,
+  key: readonly string[],
   edit: (draft: Draft) => FieldsSet | undefined,
 ): void {
   const resource = resources.get(typeUrl, name);
   if (resource === undefined) return;
   let byKey = edits.get(resource);
   if (byKey === undefined) edits.set(resource, (byKey = new Map()));
-  let edited = byKey.get(key);
+  const joined = key.join('\n');
+  let edited = byKey.get(joined);
   if (edited === undefined) {
     const draft = draftOf(resource);
     const set = edit(draft);
     edited = set === undefined ? null : { resource: Object.freeze(draft), set };
-    byKey.set(key, edited);
+    byKey.set(joined, edited);
   }
   if (edited !== null) resources.put(typeUrl, name, edited.resource, edited.set);
 }

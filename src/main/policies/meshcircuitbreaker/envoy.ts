@@ -27,21 +27,21 @@ export function applyMeshCircuitBreakerToEnvoy(input: PluginInput<MeshCircuitBre
   const { proxy, context, rules, resources } = input;
   for (const { name, resource } of resources.list(CLUSTER_TYPE_URL)) {
     if (tracksRemaining(resource)) continue;
-    putEdited(resources, CLUSTER_TYPE_URL, name, '', (cluster) => {
+    putEdited(resources, CLUSTER_TYPE_URL, name, ['MeshCircuitBreaker trackRemaining'], (cluster) => {
       defaultThreshold(cluster);
       return [];
     });
   }
   for (const side of inboundSides(proxy)) {
     const rule = catchAllInboundRule(rules.inbound.get(side.key));
-    if (rule) putEdited(resources, CLUSTER_TYPE_URL, side.cluster, keyOf(rule), (cluster) => configureCluster(cluster, rule));
+    if (rule) putEdited(resources, CLUSTER_TYPE_URL, side.cluster, ['MeshCircuitBreaker cluster', keyOf(rule)], (cluster) => configureCluster(cluster, rule));
   }
   const clusters = clusterNamesByService(resources);
   for (const side of outboundSides(proxy, context)) {
     const rule = ruleFor(rules.to, destinationTags(side.service));
     if (rule === undefined) continue;
     for (const name of clusters.get(side.service) ?? []) {
-      putEdited(resources, CLUSTER_TYPE_URL, name, keyOf(rule), (cluster) => configureCluster(cluster, rule));
+      putEdited(resources, CLUSTER_TYPE_URL, name, ['MeshCircuitBreaker cluster', keyOf(rule)], (cluster) => configureCluster(cluster, rule));
     }
   }
 }

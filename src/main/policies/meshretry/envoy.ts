@@ -41,7 +41,7 @@ export function applyMeshRetryToEnvoy(input: PluginInput<MeshRetryConf>): void {
     const serviceRule = ruleFor(rules.to, destinationTags(side.service));
     const routeRules = inlineRouteNames(listener).map((name) => (name === undefined ? undefined : ruleFor(rules.to, destinationTags(side.service, name))));
     if (serviceRule === undefined && routeRules.every((rule) => rule === undefined)) continue;
-    const key = [side.protocol, keyOf(serviceRule), ...routeRules.map(keyOf)].join('\n');
+    const key = ['MeshRetry outbound listener', side.protocol, keyOf(serviceRule), ...routeRules.map(keyOf)];
     putEdited(resources, LISTENER_TYPE_URL, side.listener, key, (draft) => configureListener(draft, side.protocol, serviceRule, routeRules));
   }
 }

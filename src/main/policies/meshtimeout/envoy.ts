@@ -42,8 +42,8 @@ export function applyMeshTimeoutToEnvoy(input: PluginInput<Conf>): void {
     }
     const catchAll = catchAllInboundRule(inboundRules);
     if (catchAll === undefined) continue;
-    putEdited(resources, LISTENER_TYPE_URL, side.listener, keyOf(catchAll), (listener) => configureFilterChains(listener, catchAll));
-    putEdited(resources, CLUSTER_TYPE_URL, side.cluster, `${side.protocol}\n${keyOf(catchAll)}`, (cluster) =>
+    putEdited(resources, LISTENER_TYPE_URL, side.listener, ['MeshTimeout inbound listener', keyOf(catchAll)], (listener) => configureFilterChains(listener, catchAll));
+    putEdited(resources, CLUSTER_TYPE_URL, side.cluster, ['MeshTimeout cluster', side.protocol, keyOf(catchAll)], (cluster) =>
       configureCluster(cluster, side.protocol, catchAll),
     );
   }
@@ -56,13 +56,13 @@ export function applyMeshTimeoutToEnvoy(input: PluginInput<Conf>): void {
       (name) => ruleFor(rules.to, destinationTags(side.service, name)) ?? serviceRule,
     );
     if (serviceRule !== undefined || routeRules.some((rule) => rule !== undefined)) {
-      putEdited(resources, LISTENER_TYPE_URL, side.listener, [side.protocol, keyOf(serviceRule), ...routeRules.map(keyOf)].join('\n'), (draft) =>
+      putEdited(resources, LISTENER_TYPE_URL, side.listener, ['MeshTimeout outbound listener', side.protocol, keyOf(serviceRule), ...routeRules.map(keyOf)], (draft) =>
         configureOutboundListener(draft, side.protocol, serviceRule, routeRules),
       );
     }
     if (serviceRule === undefined) continue;
     for (const name of clusters.get(side.service) ?? []) {
-      putEdited(resources, CLUSTER_TYPE_URL, name, `${side.protocol}\n${keyOf(serviceRule)}`, (cluster) =>
+      putEdited(resources, CLUSTER_TYPE_URL, name, ['MeshTimeout cluster', side.protocol, keyOf(serviceRule)], (cluster) =>
         configureCluster(cluster, side.protocol, serviceRule),
       );
     }
