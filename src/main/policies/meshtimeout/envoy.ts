@@ -19,7 +19,7 @@ import { resolveMeshTimeoutConf, setFields, type MeshTimeoutPolicyConf } from '.
 
 type Conf = MeshTimeoutPolicyConf;
 
-/** The fields a rule gives a value (an unset one takes Kuma's default, which the generators already wrote). */
+/** A rule's conf and the items merged into it (an outbound Rule or an InboundRule). */
 interface Applied {
   conf: Conf;
   origins: readonly PolicyOrigin[];
@@ -42,7 +42,9 @@ export function applyMeshTimeoutToEnvoy(input: PluginInput<Conf>): void {
     }
     const catchAll = catchAllInboundRule(inboundRules);
     if (catchAll === undefined) continue;
-    putEdited(resources, LISTENER_TYPE_URL, side.listener, ['MeshTimeout inbound listener', keyOf(catchAll)], (listener) => configureFilterChains(listener, catchAll));
+    putEdited(resources, LISTENER_TYPE_URL, side.listener, ['MeshTimeout inbound listener', keyOf(catchAll)], (listener) =>
+      configureFilterChains(listener, catchAll),
+    );
     putEdited(resources, CLUSTER_TYPE_URL, side.cluster, ['MeshTimeout cluster', side.protocol, keyOf(catchAll)], (cluster) =>
       configureCluster(cluster, side.protocol, catchAll),
     );
@@ -56,9 +58,8 @@ export function applyMeshTimeoutToEnvoy(input: PluginInput<Conf>): void {
       (name) => ruleFor(rules.to, destinationTags(side.service, name)) ?? serviceRule,
     );
     if (serviceRule !== undefined || routeRules.some((rule) => rule !== undefined)) {
-      putEdited(resources, LISTENER_TYPE_URL, side.listener, ['MeshTimeout outbound listener', side.protocol, keyOf(serviceRule), ...routeRules.map(keyOf)], (draft) =>
-        configureOutboundListener(draft, side.protocol, serviceRule, routeRules),
-      );
+      const key = ['MeshTimeout outbound listener', side.protocol, keyOf(serviceRule), ...routeRules.map(keyOf)];
+      putEdited(resources, LISTENER_TYPE_URL, side.listener, key, (draft) => configureOutboundListener(draft, side.protocol, serviceRule, routeRules));
     }
     if (serviceRule === undefined) continue;
     for (const name of clusters.get(side.service) ?? []) {
