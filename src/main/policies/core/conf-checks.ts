@@ -27,6 +27,13 @@ function duration(violations: ViolationList, path: string, value: unknown): numb
   return nanoseconds;
 }
 
+/** The items of a list field, or a violation (and none) when it is no list. */
+export function listItems<T>(violations: ViolationList, path: string, value: readonly T[] | undefined): readonly T[] {
+  if (value === undefined || Array.isArray(value)) return value ?? [];
+  violations.add(path, 'must be a list');
+  return [];
+}
+
 /** A duration field Kuma reads without a further check: only its syntax. */
 export function durationOrNil(violations: ViolationList, path: string, value: unknown): void {
   if (value !== undefined) duration(violations, path, value);

@@ -81,4 +81,14 @@ describe('MeshRetry validation, against Kuma v2.14.3 validator cases', () => {
       { field: 'spec.to[0].default.conf.grpc.backOff.baseInterval', message: 'must be a duration such as "1s", "500ms" or "1m30s"' },
     ]);
   });
+
+  it('names a list that is none and a header matcher without a name, which Envoy would refuse', () => {
+    const violations = new ViolationList();
+    const conf = { http: { retryOn: 'GatewayError', retriableRequestHeaders: [{ type: 'Exact', value: 'x' }] } } as unknown as MeshRetryConf;
+    meshRetryPlugin.validate({ to: [{ targetRef: { kind: 'Mesh' }, default: conf }] }, violations);
+    expect(violations.violations).toEqual([
+      { field: 'spec.to[0].default.conf.http.retryOn', message: 'must be a list' },
+      { field: 'spec.to[0].default.conf.http.retriableRequestHeaders[0].name', message: 'must be defined' },
+    ]);
+  });
 });

@@ -6,6 +6,7 @@ import {
   MUST_NOT_BE_EMPTY,
   durationGreaterThanZero,
   durationOrNil,
+  listItems,
   uint32,
   uint32OrNil,
 } from '../core/conf-checks.js';
@@ -46,6 +47,12 @@ function validateConf(violations: ViolationList, path: string, conf: MeshRetryCo
       validateRetryOn(violations, `${httpPath}.retryOn`, retryOn, (entry) => Object.hasOwn(HTTP_RETRY_ON, entry) || retryOnStatusCode(entry) !== undefined);
     }
     if (hostSelection !== undefined) validateHostSelection(violations, `${httpPath}.hostSelection`, hostSelection);
+    for (const field of ['retriableRequestHeaders', 'retriableResponseHeaders'] as const) {
+      // Envoy refuses a header matcher without a name; Kuma leaves that to Envoy, meshdesk says where.
+      listItems(violations, `${httpPath}.${field}`, http[field]).forEach((header, index) => {
+        if (!header?.name) violations.add(`${httpPath}.${field}[${index}].name`, MUST_BE_DEFINED);
+      });
+    }
   }
   if (grpc !== undefined) {
     const grpcPath = `${path}.grpc`;
@@ -81,8 +88,8 @@ function validateRateLimitedBackOff(violations: ViolationList, path: string, bac
     violations.add(`${path}.resetHeaders`, MUST_BE_DEFINED);
     return;
   }
-  backOff.resetHeaders.forEach((header, index) => {
-    if (!header.name) violations.add(`${path}.resetHeaders[${index}].name`, MUST_BE_DEFINED);
+  listItems(violations, `${path}.resetHeaders`, backOff.resetHeaders).forEach((header, index) => {
+    if (!header?.name) violations.add(`${path}.resetHeaders[${index}].name`, MUST_BE_DEFINED);
   });
 }
 
@@ -92,28 +99,28 @@ function validateRetryOn(
   retryOn: readonly (string | number)[],
   known: (entry: string | number) => boolean,
 ): void {
-  retryOn.forEach((entry, index) => {
+  listItems(violations, path, retryOn).forEach((entry, index) => {
     if (!known(entry)) violations.add(`${path}[${index}]`, `unknown item '${String(entry)}'`);
   });
 }
 
 function validateHostSelection(violations: ViolationList, path: string, predicates: readonly Predicate[]): void {
   let prioritySet = false;
-  predicates.forEach((predicate, index) => {
+  listItems(violations, path, predicates).forEach((predicate, index) => {
     const at = `${path}[${index}]`;
-    switch (predicate.predicate) {
+    switch (predicate?.predicate) {
       case 'OmitHostsWithTags':
-        if (predicate.tags === undefined) violations.add(`${at}.tags`, MUST_BE_DEFINED);
+        if (predicate!.tags === undefined) violations.add(`${at}.tags`, MUST_BE_DEFINED);
         break;
       case 'OmitPreviousPriorities':
-        if (prioritySet) violations.add(`${at}.predicate`, `${predicate.predicate} must only be specified once`);
-        if (!((predicate.updateFrequency ?? 0) > 0)) violations.add(`${at}.updateFrequency`, MUST_BE_DEFINED_AND_GREATER_THAN_ZERO);
+        if (prioritySet) violations.add(`${at}.predicate`, `${predicate!.predicate} must only be specified once`);
+        if (!((predicate!.updateFrequency ?? 0) > 0)) violations.add(`${at}.updateFrequency`, MUST_BE_DEFINED_AND_GREATER_THAN_ZERO);
         prioritySet = true;
         break;
       case 'OmitPreviousHosts':
         break;
       default:
-        violations.add(`${at}.predicate`, `unknown predicate type '${String(predicate.predicate)}'`);
+        violations.add(`${at}.predicate`, `unknown predicate type '${String(predicate?.predicate)}'`);
     }
   });
 }
