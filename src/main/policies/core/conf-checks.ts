@@ -34,6 +34,11 @@ export function listItems<T>(violations: ViolationList, path: string, value: rea
   return [];
 }
 
+/** A boolean field: only its type. */
+export function booleanOrNil(violations: ViolationList, path: string, value: unknown): void {
+  if (value !== undefined && typeof value !== 'boolean') violations.add(path, 'must be true or false');
+}
+
 /** A duration field Kuma reads without a further check: only its syntax. */
 export function durationOrNil(violations: ViolationList, path: string, value: unknown): void {
   if (value !== undefined) duration(violations, path, value);

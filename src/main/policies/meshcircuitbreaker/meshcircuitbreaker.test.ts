@@ -71,4 +71,11 @@ describe('MeshCircuitBreaker validation, against Kuma v2.14.3 validator cases', 
       expect(violations.violations).toEqual(expected === 'valid' ? [] : expected.filter(({ field }) => field.includes('.default')));
     });
   }
+
+  it('names a flag that is not a boolean, which Kuma refuses when it decodes the policy', () => {
+    const violations = new ViolationList();
+    const conf = { outlierDetection: { disabled: 'yes', detectors: { totalFailures: { consecutive: 3 } } } } as unknown as MeshCircuitBreakerConf;
+    meshCircuitBreakerPlugin.validate({ to: [{ targetRef: { kind: 'Mesh' }, default: conf }] }, violations);
+    expect(violations.violations).toEqual([{ field: 'spec.to[0].default.outlierDetection.disabled', message: 'must be true or false' }]);
+  });
 });

@@ -2,6 +2,7 @@ import type { ViolationList } from '../../resources/validation-error.js';
 import {
   HAS_TO_BE_GREATER_THAN_ZERO,
   MUST_BE_DEFINED,
+  booleanOrNil,
   decimalFromIntOrString,
   durationGreaterThanZeroOrNil,
   integerGreaterThanZeroOrNil,
@@ -40,6 +41,9 @@ function validateConnectionLimits(violations: ViolationList, path: string, limit
 }
 
 function validateOutlierDetection(violations: ViolationList, path: string, outlierDetection: OutlierDetection): void {
+  // Not among Kuma's checks (its decoder refuses a non-boolean first); meshdesk says which field.
+  booleanOrNil(violations, `${path}.disabled`, outlierDetection.disabled);
+  booleanOrNil(violations, `${path}.splitExternalAndLocalErrors`, outlierDetection.splitExternalAndLocalErrors);
   durationGreaterThanZeroOrNil(violations, `${path}.interval`, outlierDetection.interval);
   durationGreaterThanZeroOrNil(violations, `${path}.baseEjectionTime`, outlierDetection.baseEjectionTime);
   uint32PercentageOrNil(violations, `${path}.maxEjectionPercent`, outlierDetection.maxEjectionPercent);
