@@ -37,17 +37,18 @@ function stored(resource: { mesh: string; name: string; networking: unknown }): 
 }
 
 /**
- * The proxyless client `default.client` of service `echo`, whose one endpoint listens on
- * 127.0.0.1:`port`, after `plugin`'s gRPC form ran with `rules` (only `to` rules unless given).
+ * The proxyless client `default.client` of service `echo`, whose endpoints listen on 127.0.0.1 at
+ * `ports`, after `plugin`'s gRPC form ran with `rules` (only `to` rules unless given).
  */
 export function grpcClientWithPolicy<Conf>(
   plugin: PolicyPlugin<Conf>,
   rules: Partial<ProxyRules<Conf>>,
-  port = 1,
+  ports: number | readonly number[] = 1,
 ): { resources: EnvoyResources; unapplied: UnappliedField[] } {
   const mesh: MeshResource = { type: 'Mesh', meta: { mesh: '', name: 'default', version: 1, creationTime: TIME, modificationTime: TIME, labels: {} }, spec: {} };
   const client = stored(clientDataplane('client'));
-  const context = buildMeshContext(mesh, [client, stored(backendDataplane('echo-1', port))]);
+  const backends = [ports].flat().map((port, index) => stored(backendDataplane(`echo-${index + 1}`, port)));
+  const context = buildMeshContext(mesh, [client, ...backends]);
   const proxy: Proxy = { id: GRPC_CLIENT_ID, dataplane: client, kind: 'grpc' };
   const resources = new EnvoyResources(generateProxyResources(context, proxy));
   const unapplied: UnappliedField[] = [];
