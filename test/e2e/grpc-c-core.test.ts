@@ -6,7 +6,7 @@ import { startTestCore } from '../support/core.js';
 import { applyDataplane, backendDataplane, clientDataplane, deleteDataplane } from '../support/dataplanes.js';
 import { startEchoServer } from '../support/echo-server.js';
 import { eventually } from '../support/eventually.js';
-import { startPythonClient } from '../support/python-echo-client.js';
+import { startPythonEchoClient } from '../support/python-echo-client.js';
 import { tempDir } from '../support/temp-dir.js';
 
 describe('proxyless gRPC through C-core (python3-grpcio)', () => {
@@ -27,7 +27,7 @@ describe('proxyless gRPC through C-core (python3-grpcio)', () => {
       locality: { region: 'local', zone: 'default' },
     });
     writeFileSync(bootstrapFile, JSON.stringify(bootstrap));
-    const client = startPythonClient('xds:///echo', bootstrapFile);
+    const client = startPythonEchoClient('xds:///echo', bootstrapFile);
     onTestFinished(() => void client.stop());
     expect(await client.ready()).toEqual({ ready: true });
 

@@ -25,7 +25,7 @@ import { SnapshotCache } from '../../src/main/xds/server/snapshot-cache.js';
 import type { DataplaneResource, MeshResource } from '../../src/shared/resources.js';
 import { backendDataplane, clientDataplane } from './dataplanes.js';
 import { echoClient, type EchoClient } from './echo-server.js';
-import { startPythonClient, type CallResult } from './python-echo-client.js';
+import { startPythonEchoClient, type CallResult } from './python-echo-client.js';
 import { tempDir } from './temp-dir.js';
 
 const TIME = '2026-01-01T00:00:00.000Z';
@@ -101,7 +101,7 @@ export async function grpcXdsClientOf(resources: EnvoyResources): Promise<EchoCl
 export async function pythonXdsClientOf(resources: EnvoyResources): Promise<{ call(text: string): Promise<CallResult> }> {
   const bootstrapFile = join(tempDir(), 'bootstrap.json');
   writeFileSync(bootstrapFile, JSON.stringify(await serveGrpcClient(resources)));
-  const client = startPythonClient('xds:///echo', bootstrapFile);
+  const client = startPythonEchoClient('xds:///echo', bootstrapFile);
   onTestFinished(() => void client.stop());
   await client.ready();
   return client;

@@ -6,8 +6,15 @@ const CLIENT_SCRIPT = fileURLToPath(new URL('../e2e/python/echo_client.py', impo
 
 export type CallResult = { ok: true; reply: string } | { ok: false; code: string; details: string };
 
+export interface PythonEchoClient {
+  ready(): Promise<CallResult | { ready: true }>;
+  /** One call; `metadata` is sent as the call's metadata (routes may match on it). */
+  call(text: string, metadata?: Record<string, string>): Promise<CallResult>;
+  stop(): void;
+}
+
 /** Debian's python3-grpcio (gRPC C-core's xDS client) as a subprocess: one line in, one JSON result out. */
-export function startPythonClient(target: string, bootstrapFile: string) {
+export function startPythonEchoClient(target: string, bootstrapFile: string): PythonEchoClient {
   const child = spawn('/usr/bin/python3', [CLIENT_SCRIPT, target], {
     env: { ...process.env, GRPC_XDS_BOOTSTRAP: bootstrapFile },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -22,8 +29,8 @@ export function startPythonClient(target: string, bootstrapFile: string) {
   };
   return {
     ready: readResult,
-    call: async (text: string): Promise<CallResult> => {
-      child.stdin.write(`${text}\n`);
+    call: async (text, metadata) => {
+      child.stdin.write(`${metadata ? JSON.stringify({ text, metadata }) : text}\n`);
       return readResult();
     },
     stop: () => child.kill(),
