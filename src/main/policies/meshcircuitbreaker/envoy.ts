@@ -3,7 +3,8 @@ import { CLUSTER_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import { child, type Draft } from '../core/listener-parts.js';
 import type { PluginInput } from '../core/plugin.js';
-import { clusterNamesByService, destinationTags, inboundSides, outboundSides } from '../core/proxy-sides.js';
+import { serviceClusterNames } from '../core/outbound-targets.js';
+import { destinationTags, inboundSides, outboundSides } from '../core/proxy-sides.js';
 import { keyOf, putEdited, type FieldsSet } from '../core/shared-edits.js';
 import { catchAllInboundRule, ruleFor } from '../core/rules.js';
 import type { ConnectionLimits, MeshCircuitBreakerConf } from './api.js';
@@ -36,7 +37,7 @@ export function applyMeshCircuitBreakerToEnvoy(input: PluginInput<MeshCircuitBre
     const rule = catchAllInboundRule(rules.inbound.get(side.key));
     if (rule) putEdited(resources, CLUSTER_TYPE_URL, side.cluster, ['MeshCircuitBreaker cluster', keyOf(rule)], (cluster) => configureCluster(cluster, rule));
   }
-  const clusters = clusterNamesByService(resources);
+  const clusters = serviceClusterNames(resources);
   for (const side of outboundSides(proxy, context)) {
     const rule = ruleFor(rules.to, destinationTags(side.service));
     if (rule === undefined) continue;

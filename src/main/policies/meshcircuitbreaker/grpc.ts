@@ -2,7 +2,8 @@ import { SERVICE_TAG } from '../../../shared/resources.js';
 import { CLUSTER_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import type { Draft } from '../core/listener-parts.js';
 import type { PluginInput } from '../core/plugin.js';
-import { clusterNamesByService, destinationTags } from '../core/proxy-sides.js';
+import { serviceClusterNames } from '../core/outbound-targets.js';
+import { destinationTags } from '../core/proxy-sides.js';
 import { ruleFor, type InboundRule, type Rule } from '../core/rules.js';
 import { keyOf, putEdited, type FieldsSet } from '../core/shared-edits.js';
 import { reportUnapplied } from '../core/unapplied.js';
@@ -68,7 +69,7 @@ const NO_INBOUND = 'meshdesk sends a proxyless gRPC proxy no inbound (server-sid
 export function applyMeshCircuitBreakerToGrpc(input: PluginInput<Conf>): void {
   const { proxy, rules, resources } = input;
   const reported = new Set<Rule<Conf>>();
-  const clusters = clusterNamesByService(resources);
+  const clusters = serviceClusterNames(resources);
   for (const outbound of proxy.dataplane.spec.networking.outbound ?? []) {
     const service = outbound.tags?.[SERVICE_TAG];
     const rule = service === undefined ? undefined : ruleFor(rules.to, destinationTags(service));

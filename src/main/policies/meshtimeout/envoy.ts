@@ -11,7 +11,8 @@ import { HTTP_PROTOCOL_OPTIONS, HTTP_PROTOCOL_OPTIONS_TYPE_URL } from '../../xds
 import { CLUSTER_TYPE_URL, LISTENER_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import { child, httpConnectionManagers, inlineRouteNames, inlineRoutes, tcpProxies, type Draft, type DraftPart } from '../core/listener-parts.js';
 import type { PluginInput } from '../core/plugin.js';
-import { clusterNamesByService, destinationTags, inboundSides, outboundSides } from '../core/proxy-sides.js';
+import { serviceClusterNames } from '../core/outbound-targets.js';
+import { destinationTags, inboundSides, outboundSides } from '../core/proxy-sides.js';
 import { catchAllInboundRule, ruleFor } from '../core/rules.js';
 import { keyOf, putEdited, type FieldsSet } from '../core/shared-edits.js';
 import { reportUnapplied } from '../core/unapplied.js';
@@ -49,7 +50,7 @@ export function applyMeshTimeoutToEnvoy(input: PluginInput<Conf>): void {
       configureCluster(cluster, side.protocol, catchAll),
     );
   }
-  const clusters = clusterNamesByService(resources);
+  const clusters = serviceClusterNames(resources);
   for (const side of outboundSides(proxy, context)) {
     const serviceRule = ruleFor(rules.to, destinationTags(side.service));
     const listener = resources.get(LISTENER_TYPE_URL, side.listener);
