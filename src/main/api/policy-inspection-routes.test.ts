@@ -64,7 +64,12 @@ describe('policy inspection API on a real core', () => {
         return answer;
       });
       expect(status).toBe(200);
-      expect(body).toEqual({ proxyId: 'default.web-1', versions: expect.objectContaining({ [CLUSTER_TYPE_URL]: expect.any(String) }), attributions: [], unapplied: [] });
+      expect(body).toMatchObject({ proxyId: 'default.web-1', versions: expect.objectContaining({ [CLUSTER_TYPE_URL]: expect.any(String) }), unapplied: [] });
+      // The default mesh's initial MeshTimeout sets the inbound's timeouts, and says so.
+      const byInitialTimeout = body.attributions.filter((attribution: { origins: { name: string }[] }) =>
+        attribution.origins.some((origin) => origin.name === 'mesh-timeout-all-default'),
+      );
+      expect(byInitialTimeout.length).toBeGreaterThan(0);
     } finally {
       client.close();
     }

@@ -95,10 +95,15 @@ export function describeDifference({ resource, path, kuma, meshdesk }: GoldenDif
 /** A part of a golden resource a plugin writes: its JSON path in Kuma's camelCase form (`a.b[0].c`). */
 export type SubObjectPath = string;
 
-/** The value at `path` (`filterChains[0].filters[0].typedConfig`) of a JSON value, undefined when absent. */
+/**
+ * The value at `path` (`filterChains[0].filters[0].typedConfig`; a key with dots quoted,
+ * `typedExtensionProtocolOptions["envoy.extensions.upstreams.http.v3.HttpProtocolOptions"]`) of a
+ * JSON value, undefined when absent.
+ */
 export function at(json: unknown, path: SubObjectPath): unknown {
   let value = json;
-  for (const token of path.match(/[^.[\]]+/g) ?? []) {
+  for (const [quoted, key] of path.matchAll(/\["([^"]*)"\]|[^.[\]]+/g)) {
+    const token = key ?? quoted;
     if (value === null || typeof value !== 'object') return undefined;
     value = (value as Record<string, unknown>)[token];
   }

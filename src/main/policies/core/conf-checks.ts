@@ -8,17 +8,43 @@ import type { ViolationList } from '../../resources/validation-error.js';
 export const MUST_BE_DEFINED = 'must be defined';
 export const MUST_NOT_BE_EMPTY = 'must not be empty';
 const WHEN_DEFINED_GREATER_THAN_ZERO = 'must be greater than zero when defined';
-const GREATER_THAN_ZERO = 'must be greater than 0';
+export const GREATER_THAN_ZERO = 'must be greater than 0';
+export const MUST_BE_DEFINED_AND_GREATER_THAN_ZERO = 'must be defined and greater than zero';
+const WHEN_DEFINED_NOT_NEGATIVE = 'must not be negative when defined';
 const VALID_NUMBER = 'string must be a valid number';
 const VALID_PATH = 'must be a valid path when defined';
 const PERCENTAGE_RANGE = 'must be in inclusive range [0.0, 100.0]';
 const UINT_PERCENTAGE_RANGE = 'must be in inclusive range [0, 100]';
-/** Not Kuma's: Kuma refuses a non-duration while reading the JSON, before any validator runs. */
-const VALID_DURATION = 'must be a valid duration';
+/** Go's time.ParseDuration error, which Kuma's JSON decoding of the policy answers first. */
+function invalidDuration(value: unknown): string {
+  return `time: invalid duration ${JSON.stringify(String(value))}`;
+}
 
 /** The items of a list field as it came in; anything but a list has none to check. */
 export function listItems<T>(value: readonly T[] | undefined): readonly T[] {
   return Array.isArray(value) ? value : [];
+}
+
+/** The items of a list field, with a violation when it is there but no list (Kuma's decoder refuses it). */
+export function checkList<T>(value: readonly T[] | undefined, path: string, violations: ViolationList): readonly T[] {
+  if (value !== undefined && value !== null && !Array.isArray(value)) violations.add(path, 'must be a list');
+  return listItems(value);
+}
+
+/** Not Kuma's: its decoder refuses a non-boolean before any validator runs. */
+export function checkBoolean(value: unknown, path: string, violations: ViolationList): void {
+  if (value !== undefined && value !== null && typeof value !== 'boolean') violations.add(path, 'must be true or false');
+}
+
+/** Not Kuma's: its decoder refuses a count that is no uint32 before any validator runs. */
+export function checkUint32(value: unknown, path: string, violations: ViolationList): void {
+  if (value === undefined || value === null) return;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 0xffff_ffff) violations.add(path, 'must be a non-negative integer');
+}
+
+/** Kuma's ValidateNil: the field must be absent, for the reason given. */
+export function checkAbsent(value: unknown, path: string, violations: ViolationList, message: string): void {
+  if (value !== undefined && value !== null) violations.add(path, message);
 }
 
 /** Kuma's MustHaveAtLeastOne. */
@@ -30,8 +56,29 @@ export function mustHaveAtLeastOne(...fields: string[]): string {
 export function checkDurationGreaterThanZero(value: unknown, path: string, violations: ViolationList): void {
   if (value === undefined || value === null) return;
   const nanos = typeof value === 'string' ? parseGoDuration(value) : undefined;
-  if (nanos === undefined) violations.add(path, VALID_DURATION);
+  if (nanos === undefined) violations.add(path, invalidDuration(value));
   else if (nanos <= 0) violations.add(path, WHEN_DEFINED_GREATER_THAN_ZERO);
+}
+
+/** A duration Kuma reads without a further check: only its syntax. */
+export function checkDuration(value: unknown, path: string, violations: ViolationList): void {
+  if (value === undefined || value === null) return;
+  if (typeof value !== 'string' || parseGoDuration(value) === undefined) violations.add(path, invalidDuration(value));
+}
+
+/** Kuma's ValidateDurationNotNegativeOrNil. */
+export function checkDurationNotNegative(value: unknown, path: string, violations: ViolationList): void {
+  if (value === undefined || value === null) return;
+  const nanos = typeof value === 'string' ? parseGoDuration(value) : undefined;
+  if (nanos === undefined) violations.add(path, invalidDuration(value));
+  else if (nanos < 0) violations.add(path, WHEN_DEFINED_NOT_NEGATIVE);
+}
+
+/** Kuma's ValidateDurationGreaterThanZero: the field is there (maybe zero) and must be above zero. */
+export function checkDurationDefinedGreaterThanZero(value: unknown, path: string, violations: ViolationList): void {
+  const nanos = typeof value === 'string' ? parseGoDuration(value) : undefined;
+  if (nanos === undefined) violations.add(path, invalidDuration(value));
+  else if (nanos <= 0) violations.add(path, MUST_BE_DEFINED_AND_GREATER_THAN_ZERO);
 }
 
 /** Kuma's ValidateValueGreaterThanZeroOrNil (an int32). */
@@ -122,12 +169,6 @@ export function readDuration(value: unknown, path: string, violations: Violation
   const nanoseconds = typeof value === 'string' ? parseGoDuration(value) : undefined;
   if (nanoseconds === undefined) violations.add(path, `time: invalid duration ${JSON.stringify(String(value))}`);
   return nanoseconds;
-}
-
-/** ValidateDurationNotNegative, for a non-pointer duration. */
-export function checkDurationNotNegative(value: unknown, path: string, violations: ViolationList): void {
-  const nanoseconds = readDuration(value, path, violations);
-  if (nanoseconds !== undefined && nanoseconds < 0) violations.add(path, 'must not be negative when defined');
 }
 
 /** ValidateDurationGreaterThan: `must be greater than: 50ms` (Go prints the minimum as a duration). */

@@ -34,6 +34,26 @@ export function serviceClusters(resources: EnvoyResources, service: string): { n
   return resources.list(CLUSTER_TYPE_URL).filter(({ name }) => name === service || isSplitClusterOf(name, service));
 }
 
+/**
+ * The same for every service at once, from one pass over the clusters (names by service): for a
+ * plugin that looks up each of a proxy's outbounds, where a pass per outbound would cost
+ * outbounds × clusters.
+ */
+export function serviceClusterNames(resources: EnvoyResources): ReadonlyMap<string, readonly string[]> {
+  const byService = new Map<string, string[]>();
+  const add = (service: string, name: string) => {
+    const names = byService.get(service);
+    if (names) names.push(name);
+    else byService.set(service, [name]);
+  };
+  for (const { name } of resources.list(CLUSTER_TYPE_URL)) {
+    add(name, name);
+    const service = name.slice(0, -17);
+    if (service !== '' && isSplitClusterOf(name, service)) add(service, name);
+  }
+  return byService;
+}
+
 /** Every service the proxy has an outbound to, once each, in the Dataplane's order. */
 export function outboundServiceNames(proxy: Proxy): string[] {
   return [...new Set(serviceOutbounds(proxy).map(({ service }) => service))];

@@ -33,6 +33,10 @@ const ENVOY_PROTO_FILES = [
   'envoy/extensions/access_loggers/file/v3/file.proto',
   'envoy/extensions/access_loggers/filters/cel/v3/cel.proto',
   'envoy/extensions/filters/listener/tls_inspector/v3/tls_inspector.proto',
+  // MeshRetry's host selection: retry host predicates and the retry priority.
+  'envoy/extensions/retry/host/previous_hosts/v3/previous_hosts.proto',
+  'envoy/extensions/retry/host/omit_host_metadata/v3/omit_host_metadata_config.proto',
+  'envoy/extensions/retry/priority/previous_priorities/v3/previous_priorities_config.proto',
 ] as const;
 
 /**
