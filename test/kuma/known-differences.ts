@@ -65,13 +65,6 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     reason: "Checked with JavaScript's RegExp (u flag), not Go's RE2: a few patterns valid in one are refused by the other.",
   },
   {
-    area: 'validation',
-    case: 'a kuma.io/workload label that is not a DNS-1035 label',
-    reason:
-      'Kuma answers 400 Bad Request with the label in its detail; meshdesk refuses it as a violation at ' +
-      'labels["kuma.io/workload"]. Refused alike.',
-  },
-  {
     area: 'api',
     case: 'GET of a Mesh or Dataplane written with proto zero values (state: Ready, skipValidation: false, port: 0)',
     reason:
@@ -102,19 +95,6 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     case: 'put_dataplanes_09',
     status: 400,
     reason: "As put_dataplanes_00: dp-6 also takes dp-1's 10.1.2.1:1234.",
-  },
-  {
-    area: 'api',
-    case: 'workload_label_validation_01',
-    reason:
-      'A kuma.io/workload label that is not a DNS-1035 label: Kuma answers 400 "Bad Request" with the label in its ' +
-      'detail; meshdesk answers 400 "Resource is not valid" with the label as an invalid parameter (see the ' +
-      'validation entry). Refused alike.',
-  },
-  {
-    area: 'api',
-    case: 'workload_label_validation_02',
-    reason: 'As workload_label_validation_01.',
   },
   {
     area: 'api',

@@ -1,24 +1,35 @@
-// The labels Kuma's API computes on every write (pkg/core/resources/labels/compute.go, v2.14), for the
-// control plane meshdesk imitates: a zone control plane named `default` in universal mode.
+// The labels Kuma computes on every write of a resource (pkg/core/resources/labels/compute.go, v2.14),
+// API writes and proxy registrations alike, for the control plane meshdesk imitates: a zone control
+// plane in universal mode, not federated.
 import type { ResourceInput } from '../../shared/resources.js';
 
-/** meshdesk's zone, Kuma's default zone name (kuma-cp.defaults.yaml). */
-export const ZONE_NAME = 'default';
+/**
+ * meshdesk's zone: one meshdesk is one zone, named as a Kuma zone control plane is by default
+ * (`multizone.zone.name`, pkg/config/multizone DefaultZoneConfig), which a standalone Kuma also uses.
+ */
+export const DEFAULT_ZONE_NAME = 'default';
+
+/** Kuma's zone label and tag (mesh_proto.ZoneTag). */
+export const ZONE_TAG = 'kuma.io/zone';
 
 /**
  * The labels a write stores. Mesh-scoped types get `kuma.io/mesh` unless given; types a zone provides
- * (Dataplane; not Mesh) get `kuma.io/origin: zone`, `kuma.io/zone` and `kuma.io/env`; proxies get their
- * `kuma.io/proxy-type`. The Mesh, made on the global side in a federation, gets none.
+ * (Dataplane; not Mesh) get `kuma.io/origin: zone`, `kuma.io/zone` and `kuma.io/env` unless given;
+ * proxies get their `kuma.io/proxy-type`. The Mesh, made on the global side in a federation, gets none.
  */
-export function computeLabels(input: Pick<ResourceInput, 'type' | 'mesh' | 'labels' | 'spec'>): Record<string, string> {
+export function computeLabels(
+  input: Pick<ResourceInput, 'type' | 'mesh' | 'labels' | 'spec'>,
+  zone: string = DEFAULT_ZONE_NAME,
+): Record<string, string> {
   if (input.type === 'Mesh') return { ...input.labels };
   const gateway = (input.spec as { networking?: { gateway?: unknown } }).networking?.gateway;
+  const origin = input.labels?.['kuma.io/origin'] ?? 'zone';
   return {
     'kuma.io/mesh': input.mesh,
+    'kuma.io/origin': origin,
+    // A resource the global control plane made keeps no zone (Kuma sets these only for other origins).
+    ...(origin !== 'global' && { [ZONE_TAG]: zone, 'kuma.io/env': 'universal' }),
     ...input.labels,
-    'kuma.io/origin': 'zone',
-    'kuma.io/zone': ZONE_NAME,
-    'kuma.io/env': 'universal',
     'kuma.io/proxy-type': gateway === undefined ? 'sidecar' : 'gateway',
   };
 }
