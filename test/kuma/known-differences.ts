@@ -135,20 +135,4 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     path: '\\.streamIdleTimeout$',
     reason: "The case's mesh has a legacy Timeout policy on this outbound; meshdesk has no Timeout policy.",
   },
-  {
-    area: 'xds-e2e',
-    case: '*',
-    path: '\\["kuma\\.io/zone"\\]$|^endpoints\\[0\\]\\.locality\\.zone$',
-    reason:
-      "The e2e control plane is zone 'kuma-3' of a multi-zone Kuma: it adds kuma.io/zone to inbound tags and puts " +
-      'endpoints in that locality. A local meshdesk mesh has no zones.',
-  },
-  {
-    area: 'xds-e2e',
-    case: '*',
-    path: '\\["io\\.kuma\\.labels"\\]',
-    reason:
-      "Endpoints carry their Dataplane's labels (io.kuma.labels) as in Kuma, but the e2e Dataplanes' labels are the ones " +
-      'Kuma computes on write (kuma.io/env, mesh, origin, proxy-type, zone); the cases\' meshdesk.yaml Dataplanes have none.',
-  },
 ];

@@ -9,7 +9,9 @@ import {
   type Tags,
 } from '../../../shared/resources.js';
 import type { PolicyResource } from '../../policies/core/policy.js';
+import { ZONE_TAG } from '../../resources/computed-labels.js';
 import type { Endpoint, MeshContext } from './mesh-context.js';
+import { withZoneTags } from './zone-tag.js';
 
 /**
  * Builds the MeshContext of one mesh from its Mesh, every Dataplane and every policy in it. Pure:
@@ -21,7 +23,7 @@ export function buildMeshContext(
   dataplanes: readonly DataplaneResource[],
   { policies = [], hash = hashMeshContextInputs(mesh, dataplanes, policies) }: { policies?: readonly PolicyResource[]; hash?: string } = {},
 ): MeshContext {
-  const sorted = sortedByName(dataplanes);
+  const sorted = sortedByName(dataplanes).map((dataplane) => withZoneTags(dataplane, mesh));
   for (const dataplane of sorted) {
     if (dataplane.meta.mesh !== mesh.meta.name) {
       throw new Error(
@@ -95,6 +97,8 @@ function endpointsByService(dataplanes: readonly DataplaneResource[]): Map<strin
         port: inbound.port,
         tags,
         labels: dataplane.meta.labels,
+        // Kuma's getZone: the inbound's zone tag, else its Dataplane's zone label.
+        zone: tags[ZONE_TAG] ?? dataplane.meta.labels[ZONE_TAG],
         protocol: protocolFromTags(tags),
         weight: 1,
       });
