@@ -73,14 +73,6 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
   },
   {
     area: 'api',
-    case: 'put_dataplanes_05',
-    reason:
-      "A body that is not JSON: Kuma answers Go's encoding/json message (invalid character ',' looking for beginning " +
-      "of object key string); meshdesk reads YAML and JSON with one parser and names the line and column in its own " +
-      'words, as invalid_parameters too, so that the editor can point at them. Same status and title.',
-  },
-  {
-    area: 'api',
     case: 'put_dataplanes_00',
     status: 400,
     reason:

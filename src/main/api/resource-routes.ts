@@ -6,6 +6,7 @@ import { SHORT_NAMES, parseKri } from '../resources/kri.js';
 import { toKumaObject } from '../resources/kuma-json.js';
 import { parseResourceText } from '../resources/parse.js';
 import { dns1035LabelProblems } from '../resources/dns-1035-label.js';
+import { goJsonSyntaxError } from '../resources/go-json-syntax.js';
 import { validateResource } from '../resources/validate.js';
 import { ValidationError } from '../resources/validation-error.js';
 import { ORIGIN_LABEL, PROXY_ORIGIN } from '../xds/callbacks/dataplane-lifecycle.js';
@@ -247,8 +248,9 @@ export function unservedCollectionRoute(manager: ResourceManager): Route {
 
 /**
  * The body as plain values. Text that is not JSON or YAML, or meta fields of the wrong JSON type, are
- * Kuma's 400 `Bad Request` / `invalid <Type> object: "…"`; the syntax errors keep their line and column
- * as fields, so that an editor can point at them.
+ * Kuma's 400 `Bad Request` / `invalid <Type> object: "…"`. A body meant as JSON (it opens with `{` or
+ * `[`) that neither reads gets Go's encoding/json words, as Kuma reads every body as JSON; YAML's
+ * syntax errors keep their line and column as fields, so that an editor can point at them.
  */
 function readBody(type: ResourceType, text: string): unknown {
   let body: unknown;
@@ -256,6 +258,8 @@ function readBody(type: ResourceType, text: string): unknown {
     body = parseResourceText(text);
   } catch (error) {
     if (!(error instanceof ValidationError)) throw error;
+    const jsonError = /^\s*[[{]/.test(text) ? goJsonSyntaxError(text) : undefined;
+    if (jsonError !== undefined) throw new ApiError(400, 'Bad Request', `invalid ${type} object: ${JSON.stringify(jsonError)}`);
     const reason = error.violations.map((violation) => violation.message).join('; ');
     throw new ApiError(400, 'Bad Request', `invalid ${type} object: ${JSON.stringify(reason)}`, error.violations);
   }
