@@ -13,6 +13,7 @@ import { ORIGIN_LABEL, PROXY_ORIGIN } from '../xds/callbacks/dataplane-lifecycle
 import { ApiError, toApiError } from './api-error.js';
 import { requestUrlOf } from './dataplane-overview.js';
 import { LIST_ERROR_TITLE, pageOf, readListQuery } from './list-query.js';
+import { requireImmutableLabelsKept, requireValidLabels } from './label-rules.js';
 import { requireValidWorkloadLabel } from './workload-label.js';
 import type { RequestContext, Route } from './router.js';
 
@@ -152,9 +153,11 @@ export function resourceRoutes(manager: ResourceManager): Route[] {
           const expected = key(context);
           if (scoped) await requireMesh(expected.mesh);
           const body = readBody(expected.type, await context.body());
-          const input = await titled('Could not process a resource', async () =>
-            validateResource(body, { type: expected.type, mesh: expected.mesh || undefined, name: expected.name }),
-          );
+          const input = await titled('Could not process a resource', async () => {
+            const read = validateResource(body, { type: expected.type, mesh: expected.mesh || undefined, name: expected.name });
+            requireValidLabels(read, `${read.type} "${read.name}" is not valid`);
+            return read;
+          });
           // Only the proxy lifecycle marks a Dataplane as the proxy's; what the API writes is the API's.
           // (Kuma's computed labels are added by the manager, on every write.)
           const { [ORIGIN_LABEL]: _claimed, ...labels } = input.labels ?? {};
@@ -174,6 +177,7 @@ export function resourceRoutes(manager: ResourceManager): Route[] {
               precondition: (current) => {
                 if (current === undefined) requireValidWorkloadLabel(write);
                 refuseProxyRegistered(current, takeOver);
+                if (current !== undefined) requireImmutableLabelsKept(current, write);
               },
             });
             return result.created;

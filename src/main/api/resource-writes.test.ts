@@ -101,4 +101,29 @@ describe('writing resources through the API never replaces what the writer did n
     expect((await put(url, labelled('my-workload'))).status).toBe(201);
     expect((await put(url, labelled('MyWorkload'))).status).toBe(200);
   });
+
+  it("refuses labels Kuma's API refuses: another zone or mesh, an unknown origin, and a change of origin or zone", async () => {
+    const core = await startTestCore();
+    const url = `${core.api.url}/meshes/default/dataplanes/backend-1`;
+    const labelled = (labels: Record<string, string>) => ({ ...backend('backend-1', 18080), labels });
+
+    const refused = await put(url, labelled({ 'kuma.io/zone': 'zone-2', 'kuma.io/mesh': 'other', 'kuma.io/origin': 'elsewhere' }));
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ title: 'Could not process a resource', detail: 'Resource is not valid' });
+    expect(refused.body.invalid_parameters).toEqual([
+      { field: 'labels["kuma.io/origin"]', reason: 'unknown resource origin "elsewhere"' },
+      { field: 'labels["kuma.io/zone"]', reason: 'kuma.io/zone label should have default value' },
+      { field: 'labels["kuma.io/mesh"]', reason: 'kuma.io/mesh label must not differ from mesh set on resource' },
+    ]);
+    expect((await put(url, labelled({ 'kuma.io/zone': 'default', 'kuma.io/mesh': 'default' }))).status).toBe(201);
+
+    const changed = await put(url, labelled({ 'kuma.io/origin': 'global' }));
+    expect(changed.status).toBe(400);
+    expect(changed.body).toMatchObject({ title: 'Could not update a resource', detail: 'Resource is not valid' });
+    expect(changed.body.invalid_parameters).toEqual([
+      { field: 'labels["kuma.io/origin"]', reason: 'is immutable, cannot be changed from "zone" to "global"' },
+      { field: 'labels["kuma.io/zone"]', reason: 'is immutable, cannot be removed (was "default")' },
+    ]);
+    expect((await getJson(url)).labels).toEqual(computedDataplaneLabels());
+  });
 });

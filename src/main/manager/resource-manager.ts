@@ -1,5 +1,5 @@
 import type { EventBus } from '../events/event-bus.js';
-import { computeLabels, DEFAULT_ZONE_NAME } from '../resources/computed-labels.js';
+import { computeLabels, ZONE_NAME } from '../resources/computed-labels.js';
 import { defaultMesh } from '../resources/kuma-json.js';
 import { validateResourceInput } from '../resources/validate.js';
 import { ValidationError } from '../resources/validation-error.js';
@@ -15,8 +15,6 @@ import type { ListOptions, ResourceManager as ResourceManagerContract, UpsertOpt
 export interface ResourceManagerOptions {
   store: ResourceStore;
   events: EventBus;
-  /** The zone every write's computed `kuma.io/zone` label names; Kuma's default zone name when absent. */
-  zone?: string;
 }
 
 /** Dataplane names quoted in a refused mesh delete; the count is always exact. */
@@ -33,12 +31,10 @@ export class ResourceManager implements ResourceManagerContract {
   readonly #events: EventBus;
   readonly #commits: GroupCommit;
   readonly #check: StoredResourceCheck;
-  readonly #zone: string;
 
   constructor(options: ResourceManagerOptions) {
     this.#store = options.store;
     this.#events = options.events;
-    this.#zone = options.zone ?? DEFAULT_ZONE_NAME;
     this.#commits = new GroupCommit((fn) => this.#store.transaction(fn));
     this.#check = new StoredResourceCheck(this.#store.brokenRows);
   }
@@ -161,7 +157,7 @@ export class ResourceManager implements ResourceManagerContract {
 
   /** As Kuma's managers do on every create and update, whoever writes (the API, a proxy registering, an import). */
   #labelled(input: ResourceInput): ResourceInput {
-    return { ...input, labels: computeLabels(input, this.#zone) };
+    return { ...input, labels: computeLabels(input, ZONE_NAME) };
   }
 
   async #update<T extends ResourceType>(input: ResourceInput<T>): Promise<Resource<T>> {

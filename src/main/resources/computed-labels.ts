@@ -7,10 +7,12 @@ import type { ResourceInput } from '../../shared/resources.js';
  * meshdesk's zone: one meshdesk is one zone, named as a Kuma zone control plane is by default
  * (`multizone.zone.name`, pkg/config/multizone DefaultZoneConfig), which a standalone Kuma also uses.
  */
-export const DEFAULT_ZONE_NAME = 'default';
+export const ZONE_NAME = 'default';
 
 /** Kuma's zone label and tag (mesh_proto.ZoneTag). */
 export const ZONE_TAG = 'kuma.io/zone';
+/** Kuma's origin label: `zone` for what a zone made, `global` for what a federation's global control plane did. */
+export const ORIGIN_LABEL = 'kuma.io/origin';
 
 /**
  * The labels a write stores. Mesh-scoped types get `kuma.io/mesh` unless given; types a zone provides
@@ -19,14 +21,14 @@ export const ZONE_TAG = 'kuma.io/zone';
  */
 export function computeLabels(
   input: Pick<ResourceInput, 'type' | 'mesh' | 'labels' | 'spec'>,
-  zone: string = DEFAULT_ZONE_NAME,
+  zone: string,
 ): Record<string, string> {
   if (input.type === 'Mesh') return { ...input.labels };
   const gateway = (input.spec as { networking?: { gateway?: unknown } }).networking?.gateway;
-  const origin = input.labels?.['kuma.io/origin'] ?? 'zone';
+  const origin = input.labels?.[ORIGIN_LABEL] ?? 'zone';
   return {
     'kuma.io/mesh': input.mesh,
-    'kuma.io/origin': origin,
+    [ORIGIN_LABEL]: origin,
     // A resource the global control plane made keeps no zone (Kuma sets these only for other origins).
     ...(origin !== 'global' && { [ZONE_TAG]: zone, 'kuma.io/env': 'universal' }),
     ...input.labels,
