@@ -1,7 +1,7 @@
 // The labels Kuma computes on every write of a resource (pkg/core/resources/labels/compute.go, v2.14),
 // API writes and proxy registrations alike, for the control plane meshdesk imitates: a zone control
 // plane in universal mode, not federated.
-import type { ResourceInput } from '../../shared/resources.js';
+import type { DataplaneSpec, ResourceInput } from '../../shared/resources.js';
 
 /**
  * meshdesk's zone: one meshdesk is one zone, named as a Kuma zone control plane is by default
@@ -14,19 +14,23 @@ export const ZONE_TAG = 'kuma.io/zone';
 /** Kuma's origin label: `zone` for what a zone made, `global` for what a federation's global control plane did. */
 export const ORIGIN_LABEL = 'kuma.io/origin';
 
+/** Labels Kuma keeps only while the Dataplane has a listener of the type (api/mesh/v1alpha1 dataplane_helpers.go). */
+const LISTENER_LABELS = { ZoneIngress: 'kuma.io/listener-zoneingress', ZoneEgress: 'kuma.io/listener-zoneegress' } as const;
+
 /**
  * The labels a write stores. Mesh-scoped types get `kuma.io/mesh` unless given; types a zone provides
  * (Dataplane; not Mesh) get `kuma.io/origin: zone`, `kuma.io/zone` and `kuma.io/env` unless given;
- * proxies get their `kuma.io/proxy-type`. The Mesh, made on the global side in a federation, gets none.
+ * proxies get their `kuma.io/proxy-type`, and `kuma.io/listener-zoneingress` / `-zoneegress: enabled`
+ * exactly while they have such a listener. The Mesh, made on the global side in a federation, gets none.
  */
 export function computeLabels(
   input: Pick<ResourceInput, 'type' | 'mesh' | 'labels' | 'spec'>,
   zone: string,
 ): Record<string, string> {
   if (input.type === 'Mesh') return { ...input.labels };
-  const gateway = (input.spec as { networking?: { gateway?: unknown } }).networking?.gateway;
+  const { gateway, listeners = [] } = (input.spec as DataplaneSpec).networking;
   const origin = input.labels?.[ORIGIN_LABEL] ?? 'zone';
-  return {
+  const labels: Record<string, string> = {
     'kuma.io/mesh': input.mesh,
     [ORIGIN_LABEL]: origin,
     // A resource the global control plane made keeps no zone (Kuma sets these only for other origins).
@@ -34,4 +38,9 @@ export function computeLabels(
     ...input.labels,
     'kuma.io/proxy-type': gateway === undefined ? 'sidecar' : 'gateway',
   };
+  for (const [type, label] of Object.entries(LISTENER_LABELS)) {
+    if (listeners.some((listener) => listener.type === type)) labels[label] = 'enabled';
+    else delete labels[label];
+  }
+  return labels;
 }
