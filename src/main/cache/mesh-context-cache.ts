@@ -1,6 +1,7 @@
 import type { DataplaneResource } from '../../shared/resources.js';
 import type { ReadOnlyResourceManager } from '../manager/interfaces.js';
 import type { Metrics } from '../metrics/metrics.js';
+import { ZONE_NAME } from '../resources/computed-labels.js';
 import { buildMeshContext, hashMeshContextInputs } from '../xds/context/build-mesh-context.js';
 import type { MeshContext } from '../xds/context/mesh-context.js';
 import { SingleFlightCache } from './single-flight-cache.js';
@@ -109,7 +110,7 @@ export class MeshContextCache {
       this.#lastDataplanes.set(mesh, dataplanes);
       const hash = hashMeshContextInputs(meshResource, dataplanes);
       if (last?.hash === hash) return last;
-      const context = buildMeshContext(meshResource, dataplanes, { hash });
+      const context = buildMeshContext(meshResource, dataplanes, { hash, zone: ZONE_NAME });
       this.#last.set(mesh, context);
       // After this load has settled, so that a listener's reads get the new context from the cache.
       if (last) setImmediate(() => this.#changeListeners.forEach((listener) => listener(mesh)));

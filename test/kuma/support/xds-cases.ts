@@ -310,7 +310,7 @@ function generateForCase(inputPath: string, meshName: string, proxyName: string,
   const dataplanes = resources.filter(
     (resource): resource is DataplaneResource => resource.type === 'Dataplane' && resource.meta.mesh === meshName,
   );
-  const context = buildMeshContext(mesh, dataplanes);
+  const context = buildMeshContext(mesh, dataplanes, zone === undefined ? {} : { zone });
   // The proxy's Dataplane as the watchdog takes it, from the context (xds/sync/dataplane-watchdog.ts).
   const dataplane = context.dataplanesByName.get(proxyName);
   if (!dataplane) throw new Error(`${inputPath}: no Dataplane "${proxyName}" in mesh "${meshName}"`);

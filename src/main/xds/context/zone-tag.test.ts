@@ -13,8 +13,7 @@ function dataplane(name: string, labels: Record<string, string>, networking: Dat
   return { type: 'Dataplane', meta: { mesh: 'default', name, version: 1, creationTime: TIME, modificationTime: TIME, labels }, spec: { networking } };
 }
 
-const ZONED = { 'kuma.io/zone': 'zone-a', 'kuma.io/origin': 'zone' };
-const backend = (name: string, address: string, labels: Record<string, string> = ZONED) =>
+const backend = (name: string, address: string, labels: Record<string, string> = {}) =>
   dataplane(name, labels, {
     address,
     inbound: [
@@ -24,9 +23,9 @@ const backend = (name: string, address: string, labels: Record<string, string> =
   });
 
 describe("the zone Kuma's Dataplane manager writes into inbound tags", () => {
-  it("tags every inbound with its Dataplane's zone where the generators read tags, and leaves the stored spec alone", () => {
-    const stored = backend('backend-1', '127.0.0.2');
-    const context = buildMeshContext(mesh(), [stored]);
+  it("tags every inbound with the control plane's zone where the generators read tags, and leaves the stored spec alone", () => {
+    const stored = backend('backend-1', '127.0.0.2', { 'kuma.io/zone': 'elsewhere' });
+    const context = buildMeshContext(mesh(), [stored], { zone: 'zone-a' });
 
     expect(context.dataplanesByName.get('backend-1')!.spec.networking.inbound).toEqual([
       { port: 18080, tags: { 'kuma.io/service': 'backend', version: 'v1', 'kuma.io/zone': 'zone-a' } },
@@ -39,22 +38,22 @@ describe("the zone Kuma's Dataplane manager writes into inbound tags", () => {
   });
 
   it('skips tag-less inbounds when the mesh has Exclusive MeshServices, as Kuma does', () => {
-    const context = buildMeshContext(mesh({ meshServices: { mode: 'Exclusive' } }), [backend('backend-1', '127.0.0.2')]);
+    const context = buildMeshContext(mesh({ meshServices: { mode: 'Exclusive' } }), [backend('backend-1', '127.0.0.2')], { zone: 'zone-a' });
 
     expect(context.dataplanesByName.get('backend-1')!.spec.networking.inbound![1]).toEqual({ port: 18081, name: 'metrics' });
   });
 
-  it('adds nothing to a Dataplane that names no zone', () => {
-    const stored = backend('backend-1', '127.0.0.2', {});
+  it("adds nothing without a control plane's zone, as Kuma's generator tests hand Dataplanes in", () => {
+    const stored = backend('backend-1', '127.0.0.2');
 
     expect(buildMeshContext(mesh(), [stored]).dataplanesByName.get('backend-1')).toBe(stored);
   });
 
-  it("groups an assignment's endpoints by zone as Kuma's localities, no zone first, for Envoy", () => {
+  it("groups an assignment's endpoints by zone (tag, else label) as Kuma's localities, no zone first, for Envoy", () => {
     const context = buildMeshContext(mesh(), [
       backend('backend-1', '127.0.0.2', { 'kuma.io/zone': 'zone-b' }),
-      backend('backend-2', '127.0.0.3'),
-      backend('backend-3', '127.0.0.4', {}),
+      dataplane('backend-2', {}, { address: '127.0.0.3', inbound: [{ port: 18080, tags: { 'kuma.io/service': 'backend', 'kuma.io/zone': 'zone-a' } }] }),
+      backend('backend-3', '127.0.0.4'),
       backend('backend-4', '127.0.0.5', { 'kuma.io/zone': 'zone-b' }),
     ]);
     const assignment = clusterLoadAssignment('backend', context.endpointsByService.get('backend')!, 'default', 'envoy') as {

@@ -2,21 +2,19 @@ import type { DataplaneResource, MeshResource } from '../../../shared/resources.
 import { ZONE_TAG } from '../../resources/computed-labels.js';
 
 /**
- * The Dataplane as Kuma's generators see it: Kuma's Dataplane manager writes the zone into every
- * inbound's tags on create and update (setInboundsClusterTag, pkg/core/managers/apis/dataplane),
- * skipping tag-less inbounds of a mesh whose MeshServices are Exclusive. meshdesk keeps the spec as
- * the user wrote it (Kuma's API answers it so too, and export gives it back unchanged) and adds the
- * tag here, where tags become listener metadata, endpoint metadata and locality. The zone is the
- * Dataplane's `kuma.io/zone` label, which every write computes (resources/computed-labels.ts); a
- * Dataplane without it (none written since labels were computed on every write) is left as it is.
+ * The Dataplane as Kuma's generators see it: Kuma's Dataplane manager writes its control plane's
+ * zone into every inbound's tags on create and update (setInboundsClusterTag,
+ * pkg/core/managers/apis/dataplane), skipping tag-less inbounds of a mesh whose MeshServices are
+ * Exclusive. meshdesk keeps the spec as the user wrote it (Kuma's API answers it so too, and export
+ * gives it back unchanged) and adds the tag here, where tags become listener metadata, endpoint
+ * metadata and locality.
  */
-export function withZoneTags(dataplane: DataplaneResource, mesh: MeshResource): DataplaneResource {
-  const zone = dataplane.meta.labels[ZONE_TAG];
+export function withZoneTags(dataplane: DataplaneResource, mesh: MeshResource, zone: string): DataplaneResource {
   const inbounds = dataplane.spec.networking.inbound;
-  if (zone === undefined || inbounds === undefined) return dataplane;
+  if (inbounds === undefined) return dataplane;
   const skipTagless = mesh.spec.meshServices?.mode === 'Exclusive';
   const memo = memos.get(dataplane);
-  if (memo?.skipTagless === skipTagless) return memo.tagged;
+  if (memo?.skipTagless === skipTagless && memo.zone === zone) return memo.tagged;
   const tagged: DataplaneResource = {
     ...dataplane,
     spec: {
@@ -30,9 +28,9 @@ export function withZoneTags(dataplane: DataplaneResource, mesh: MeshResource): 
     },
   };
   // Only a frozen Dataplane (as the cached manager hands out) cannot change behind the memo's back.
-  if (Object.isFrozen(dataplane) && Object.isFrozen(dataplane.spec)) memos.set(dataplane, { skipTagless, tagged });
+  if (Object.isFrozen(dataplane) && Object.isFrozen(dataplane.spec)) memos.set(dataplane, { skipTagless, zone, tagged });
   return tagged;
 }
 
 /** Per stored Dataplane object: a rebuilt context reuses the tagged copy of every unchanged Dataplane. */
-const memos = new WeakMap<DataplaneResource, { skipTagless: boolean; tagged: DataplaneResource }>();
+const memos = new WeakMap<DataplaneResource, { skipTagless: boolean; zone: string; tagged: DataplaneResource }>();
