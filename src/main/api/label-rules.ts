@@ -1,5 +1,5 @@
 import type { Resource, ResourceInput, Violation } from '../../shared/resources.js';
-import { computeLabels, ORIGIN_LABEL, ZONE_NAME, ZONE_TAG } from '../resources/computed-labels.js';
+import { computeLabels, KUMA_ORIGIN_LABEL, ZONE_NAME, ZONE_TAG } from '../resources/computed-labels.js';
 import { ValidationError } from '../resources/validation-error.js';
 import { ApiError, INVALID_RESOURCE_DETAIL } from './api-error.js';
 
@@ -18,9 +18,9 @@ const labelField = (key: string) => `labels["${key}"]`;
 export function requireValidLabels(input: ResourceInput, title: string): void {
   const labels = input.labels ?? {};
   const violations: Violation[] = [];
-  const origin = labels[ORIGIN_LABEL];
+  const origin = labels[KUMA_ORIGIN_LABEL];
   if (origin !== undefined && !ORIGINS.includes(origin)) {
-    violations.push({ field: labelField(ORIGIN_LABEL), message: `unknown resource origin ${JSON.stringify(origin)}` });
+    violations.push({ field: labelField(KUMA_ORIGIN_LABEL), message: `unknown resource origin ${JSON.stringify(origin)}` });
   }
   if (origin !== 'global') {
     if (labels[ZONE_TAG] !== undefined && labels[ZONE_TAG] !== ZONE_NAME) {
@@ -39,7 +39,7 @@ export function requireValidLabels(input: ResourceInput, title: string): void {
  */
 export function requireImmutableLabelsKept(current: Resource, input: ResourceInput): void {
   const next = computeLabels(input, ZONE_NAME);
-  const violations = [ORIGIN_LABEL, ZONE_TAG, DISPLAY_NAME_LABEL].flatMap((key): Violation[] => {
+  const violations = [KUMA_ORIGIN_LABEL, ZONE_TAG, DISPLAY_NAME_LABEL].flatMap((key): Violation[] => {
     const was = current.meta.labels[key];
     if (was === undefined || was === next[key]) return [];
     const message =
