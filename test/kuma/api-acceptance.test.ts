@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { computedDataplaneLabels } from '../support/computed-labels.js';
 import { startTestCore } from '../support/core.js';
 import { KUMA_CASES } from './support/validation-cases.js';
 
@@ -111,15 +112,6 @@ function withoutMeta(object: Record<string, unknown>) {
   return rest;
 }
 
-/** The labels Kuma's API adds to a Dataplane written to a universal zone control plane named `default`. */
-const COMPUTED_DATAPLANE_LABELS = {
-  'kuma.io/mesh': 'default',
-  'kuma.io/origin': 'zone',
-  'kuma.io/zone': 'default',
-  'kuma.io/env': 'universal',
-  'kuma.io/proxy-type': 'sidecar',
-};
-
 describe("a Kuma user's resources through the API", () => {
   it('stores every Dataplane field Kuma has, gives it back as written, and says which ones it does not act on', async () => {
     const core = await startTestCore();
@@ -128,7 +120,7 @@ describe("a Kuma user's resources through the API", () => {
     expect((await request(url, 'PUT', DATAPLANE)).status).toBe(201);
 
     const written = parse(DATAPLANE) as Record<string, unknown>;
-    expect(withoutMeta((await request(url)).body)).toEqual({ ...written, labels: { ...(written.labels as object), ...COMPUTED_DATAPLANE_LABELS } });
+    expect(withoutMeta((await request(url)).body)).toEqual({ ...written, labels: { ...(written.labels as object), ...computedDataplaneLabels() } });
     expect((await request(`${url}/_not-applied`)).body).toEqual({
       notApplied: [
         'metrics',

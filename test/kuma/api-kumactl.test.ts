@@ -7,6 +7,7 @@ import type { Core } from '../../src/main/core.js';
 import { DATAPLANE_METADATA_KEY } from '../../src/main/xds/generate/bootstrap.js';
 import { CLUSTER_TYPE_URL, LISTENER_TYPE_URL } from '../../src/main/xds/protocol/type-urls.js';
 import { RawAdsClient } from '../../src/main/xds/server/testing/raw-ads-client.js';
+import { computedDataplaneLabels } from '../support/computed-labels.js';
 import { startTestCore } from '../support/core.js';
 import { eventually } from '../support/eventually.js';
 import { KUMA_CASES } from './support/validation-cases.js';
@@ -99,13 +100,7 @@ describe('kumactl get / apply / delete: items', () => {
     expect(await call(core, '/meshes/default/dataplanes/web-1', 'PUT', dataplane('web-1', 'web'))).toEqual({ status: 200, body: {} });
 
     const { body } = await call(core, '/meshes/default/dataplanes/web-1');
-    expect(body.labels).toEqual({
-      'kuma.io/mesh': 'default',
-      'kuma.io/origin': 'zone',
-      'kuma.io/zone': 'default',
-      'kuma.io/env': 'universal',
-      'kuma.io/proxy-type': 'sidecar',
-    });
+    expect(body.labels).toEqual(computedDataplaneLabels());
     expect(body.kri).toBe('kri_dp_default_default__web-1_');
     expect((await call(core, `/_kri/${body.kri}`)).body).toEqual(body);
     expect((await call(core, '/_kri/kri_m____default_')).body).toMatchObject({ type: 'Mesh', name: 'default', kri: 'kri_m____default_' });
@@ -248,7 +243,7 @@ describe('kumactl inspect dataplanes: the DataplaneOverview', () => {
       return body;
     });
 
-    expect(item).toMatchObject({ type: 'DataplaneOverview', mesh: 'default', name: 'web-1', kri: 'kri_dp_default___web-1_' });
+    expect(item).toMatchObject({ type: 'DataplaneOverview', mesh: 'default', name: 'web-1', kri: 'kri_dp_default_default__web-1_' });
     const [subscription] = item.dataplaneInsight.subscriptions;
     expect(subscription).toMatchObject({
       controlPlaneInstanceId: instanceId,

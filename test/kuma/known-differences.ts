@@ -74,26 +74,11 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     reason: "Checked with JavaScript's RegExp (u flag), not Go's RE2: a few patterns valid in one are refused by the other.",
   },
   {
-    area: 'validation',
-    case: 'a kuma.io/workload label that is not a DNS-1035 label',
-    reason:
-      'Kuma answers 400 Bad Request with the label in its detail; meshdesk refuses it as a violation at ' +
-      'labels["kuma.io/workload"]. Refused alike.',
-  },
-  {
     area: 'api',
     case: 'GET of a Mesh or Dataplane written with proto zero values (state: Ready, skipValidation: false, port: 0)',
     reason:
       'Kuma stores the proto and prints it without zero values; meshdesk stores the spec as read (JSON names, ' +
       'numbers as numbers, enums by name) and gives back every field that was written.',
-  },
-  {
-    area: 'api',
-    case: 'put_dataplanes_05',
-    reason:
-      "A body that is not JSON: Kuma answers Go's encoding/json message (invalid character ',' looking for beginning " +
-      "of object key string); meshdesk reads YAML and JSON with one parser and names the line and column in its own " +
-      'words, as invalid_parameters too, so that the editor can point at them. Same status and title.',
   },
   {
     area: 'api',
@@ -111,19 +96,6 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     case: 'put_dataplanes_09',
     status: 400,
     reason: "As put_dataplanes_00: dp-6 also takes dp-1's 10.1.2.1:1234.",
-  },
-  {
-    area: 'api',
-    case: 'workload_label_validation_01',
-    reason:
-      'A kuma.io/workload label that is not a DNS-1035 label: Kuma answers 400 "Bad Request" with the label in its ' +
-      'detail; meshdesk answers 400 "Resource is not valid" with the label as an invalid parameter (see the ' +
-      'validation entry). Refused alike.',
-  },
-  {
-    area: 'api',
-    case: 'workload_label_validation_02',
-    reason: 'As workload_label_validation_01.',
   },
   {
     area: 'api',
@@ -194,22 +166,6 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
       "(on_downstream_tls_handshake) and a copy of the route with a RouteMatch.filter_state match. Neither field is in " +
       'the Envoy API meshdesk encodes with (the protos @grpc/grpc-js-xds 1.14 ships), and without mTLS no caller has ' +
       'a SPIFFE ID: meshdesk writes the catch-all limit, as Kuma does, and reports the matched rule on the proxy.',
-  },
-  {
-    area: 'xds-e2e',
-    case: '*',
-    path: '\\["kuma\\.io/zone"\\]$|^endpoints\\[0\\]\\.locality\\.zone$',
-    reason:
-      "The e2e control plane is zone 'kuma-3' of a multi-zone Kuma: it adds kuma.io/zone to inbound tags and puts " +
-      'endpoints in that locality. A local meshdesk mesh has no zones.',
-  },
-  {
-    area: 'xds-e2e',
-    case: '*',
-    path: '\\["io\\.kuma\\.labels"\\]',
-    reason:
-      "Endpoints carry their Dataplane's labels (io.kuma.labels) as in Kuma, but the e2e Dataplanes' labels are the ones " +
-      'Kuma computes on write (kuma.io/env, mesh, origin, proxy-type, zone); the cases\' meshdesk.yaml Dataplanes have none.',
   },
   {
     area: 'policies',

@@ -3,16 +3,19 @@ import type { NotAppliedBody, ResourceTypeDescription, ResourceTypeDescriptionLi
 import { isMeshScoped, type Resource, type ResourceType } from '../../shared/resources.js';
 import { POLICY_DESCRIPTORS } from '../policies/descriptors.js';
 import type { ResourceManager } from '../manager/interfaces.js';
-import { computeLabels } from '../resources/computed-labels.js';
 import { SHORT_NAMES, parseKri } from '../resources/kri.js';
 import { toKumaObject } from '../resources/kuma-json.js';
 import { parseResourceText } from '../resources/parse.js';
-import { DNS_1035_LABEL, validateResource } from '../resources/validate.js';
+import { dns1035LabelProblems } from '../resources/dns-1035-label.js';
+import { goJsonSyntaxError } from '../resources/go-json-syntax.js';
+import { validateResource } from '../resources/validate.js';
 import { ValidationError } from '../resources/validation-error.js';
 import { ORIGIN_LABEL, PROXY_ORIGIN } from '../xds/callbacks/dataplane-lifecycle.js';
 import { ApiError, toApiError } from './api-error.js';
 import { requestUrlOf } from './dataplane-overview.js';
 import { LIST_ERROR_TITLE, pageOf, readListQuery } from './list-query.js';
+import { requireImmutableLabelsKept, requireValidLabels } from './label-rules.js';
+import { requireValidWorkloadLabel } from './workload-label.js';
 import type { RequestContext, Route } from './router.js';
 
 /** `PUT …?takeOver=true`: update a Dataplane its proxy registered, making it the API's own. */
@@ -107,11 +110,10 @@ const RESOURCE_TYPE_DESCRIPTIONS = COLLECTIONS.map(({ description }) => descript
 
 /** Kuma's deprecation warning for a Mesh name that is not a DNS-1035 label (it still takes it). */
 function meshNameWarnings(type: ResourceType, name: string): string[] {
-  if (type !== 'Mesh' || (name.length <= 63 && DNS_1035_LABEL.test(name))) return [];
+  const problems = type === 'Mesh' ? dns1035LabelProblems(name) : [];
+  if (problems.length === 0) return [];
   return [
-    `Invalid Mesh resource name: '${name}'. It does not conform to the DNS format (RFC 1035). This is deprecated. Errors: ` +
-      "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, " +
-      "and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
+    `Invalid Mesh resource name: '${name}'. It does not conform to the DNS format (RFC 1035). This is deprecated. Errors: ${problems.join('; ')}`,
   ];
 }
 
@@ -204,11 +206,14 @@ export function resourceRoutes(manager: ResourceManager): Route[] {
           const expected = key(context);
           if (scoped) await requireMesh(expected.mesh);
           const body = readBody(expected.type, await context.body());
-          const input = await titled('Could not process a resource', async () =>
-            validateResource(body, { type: expected.type, mesh: expected.mesh || undefined, name: expected.name }),
-          );
+          const input = await titled('Could not process a resource', async () => {
+            const read = validateResource(body, { type: expected.type, mesh: expected.mesh || undefined, name: expected.name });
+            requireValidLabels(read, `${read.type} "${read.name}" is not valid`);
+            return read;
+          });
           // Only the proxy lifecycle marks a Dataplane as the proxy's; what the API writes is the API's.
-          const { [ORIGIN_LABEL]: _claimed, ...labels } = computeLabels(input);
+          // (Kuma's computed labels are added by the manager, on every write.)
+          const { [ORIGIN_LABEL]: _claimed, ...labels } = input.labels ?? {};
           const write = { ...input, labels };
           // `If-None-Match: *` (HTTP's "only if nothing is there"): create, never replace.
           const createOnly =
@@ -216,11 +221,18 @@ export function resourceRoutes(manager: ResourceManager): Route[] {
           const takeOver = context.query.get(TAKE_OVER_PARAMETER) === 'true';
           const created = await titled('Could not process a resource', async () => {
             if (createOnly) {
+              requireValidWorkloadLabel(write);
               await manager.create(write);
               return true;
             }
             // With a version in the body: update exactly that version or fail (optimistic concurrency).
-            const result = await manager.upsert(write, { precondition: (current) => refuseProxyRegistered(current, takeOver) });
+            const result = await manager.upsert(write, {
+              precondition: (current) => {
+                if (current === undefined) requireValidWorkloadLabel(write);
+                refuseProxyRegistered(current, takeOver);
+                if (current !== undefined) requireImmutableLabelsKept(current, write);
+              },
+            });
             return result.created;
           });
           const warnings = meshNameWarnings(expected.type, expected.name);
@@ -275,8 +287,9 @@ export function unservedCollectionRoute(manager: ResourceManager): Route {
 
 /**
  * The body as plain values. Text that is not JSON or YAML, or meta fields of the wrong JSON type, are
- * Kuma's 400 `Bad Request` / `invalid <Type> object: "…"`; the syntax errors keep their line and column
- * as fields, so that an editor can point at them.
+ * Kuma's 400 `Bad Request` / `invalid <Type> object: "…"`. A body meant as JSON (it opens with `{` or
+ * `[`) that neither reads gets Go's encoding/json words, as Kuma reads every body as JSON; YAML's
+ * syntax errors keep their line and column as fields, so that an editor can point at them.
  */
 function readBody(type: ResourceType, text: string): unknown {
   let body: unknown;
@@ -284,6 +297,8 @@ function readBody(type: ResourceType, text: string): unknown {
     body = parseResourceText(text);
   } catch (error) {
     if (!(error instanceof ValidationError)) throw error;
+    const jsonError = /^\s*[[{]/.test(text) ? goJsonSyntaxError(text) : undefined;
+    if (jsonError !== undefined) throw new ApiError(400, 'Bad Request', `invalid ${type} object: ${JSON.stringify(jsonError)}`);
     const reason = error.violations.map((violation) => violation.message).join('; ');
     throw new ApiError(400, 'Bad Request', `invalid ${type} object: ${JSON.stringify(reason)}`, error.violations);
   }

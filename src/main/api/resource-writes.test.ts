@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { computedDataplaneLabels } from '../../../test/support/computed-labels.js';
 import { startTestCore } from '../../../test/support/core.js';
 import { eventually } from '../../../test/support/eventually.js';
 import { connectGrpcProxy, type GrpcProxy } from '../../../test/ui/support/grpc-proxy.js';
@@ -43,7 +44,8 @@ describe('writing resources through the API never replaces what the writer did n
     const url = `${core.api.url}/meshes/default/dataplanes/web-1`;
     const registered = await eventually(async () => {
       const stored = await getJson(url);
-      expect(stored.labels).toEqual({ [ORIGIN_LABEL]: PROXY_ORIGIN });
+      // Kuma computes its labels on every write, a proxy's registration included.
+      expect(stored.labels).toEqual({ [ORIGIN_LABEL]: PROXY_ORIGIN, ...computedDataplaneLabels() });
       return stored;
     });
 
@@ -80,5 +82,48 @@ describe('writing resources through the API never replaces what the writer did n
     // Another address, or the Dataplane's own port, is no collision.
     expect((await put(`${dataplanes}/backend-3`, backend('backend-3', 18080, '127.0.0.2'))).status).toBe(201);
     expect((await put(`${dataplanes}/backend-1`, { ...backend('backend-1', 18080), labels: { edited: 'yes' } })).status).toBe(200);
+  });
+
+  it("refuses a kuma.io/workload label that is not a DNS-1035 label on create, in Kuma's words, and takes it on update as Kuma does", async () => {
+    const core = await startTestCore();
+    const url = `${core.api.url}/meshes/default/dataplanes/backend-1`;
+    const labelled = (workload: string) => ({ ...backend('backend-1', 18080), labels: { 'kuma.io/workload': workload } });
+
+    for (const workload of ['MyWorkload', '1workload', `a${'b'.repeat(63)}`]) {
+      const refused = await put(url, labelled(workload));
+      expect(refused.status).toBe(400);
+      expect(refused.body).toMatchObject({ title: 'Bad Request', detail: expect.stringMatching(/^bad request: labels\["kuma\.io\/workload"\]: must be a valid DNS-1035 label/) });
+      expect(refused.body.invalid_parameters).toBeUndefined();
+    }
+    expect((await put(url, labelled('a'.repeat(64)))).body.detail).toMatch(/: must be no more than 63 characters$/);
+    expect((await fetch(url)).status).toBe(404);
+
+    expect((await put(url, labelled('my-workload'))).status).toBe(201);
+    expect((await put(url, labelled('MyWorkload'))).status).toBe(200);
+  });
+
+  it("refuses labels Kuma's API refuses: another zone or mesh, an unknown origin, and a change of origin or zone", async () => {
+    const core = await startTestCore();
+    const url = `${core.api.url}/meshes/default/dataplanes/backend-1`;
+    const labelled = (labels: Record<string, string>) => ({ ...backend('backend-1', 18080), labels });
+
+    const refused = await put(url, labelled({ 'kuma.io/zone': 'zone-2', 'kuma.io/mesh': 'other', 'kuma.io/origin': 'elsewhere' }));
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ title: 'Could not process a resource', detail: 'Resource is not valid' });
+    expect(refused.body.invalid_parameters).toEqual([
+      { field: 'labels["kuma.io/origin"]', reason: 'unknown resource origin "elsewhere"' },
+      { field: 'labels["kuma.io/zone"]', reason: 'kuma.io/zone label should have default value' },
+      { field: 'labels["kuma.io/mesh"]', reason: 'kuma.io/mesh label must not differ from mesh set on resource' },
+    ]);
+    expect((await put(url, labelled({ 'kuma.io/zone': 'default', 'kuma.io/mesh': 'default' }))).status).toBe(201);
+
+    const changed = await put(url, labelled({ 'kuma.io/origin': 'global' }));
+    expect(changed.status).toBe(400);
+    expect(changed.body).toMatchObject({ title: 'Could not update a resource', detail: 'Resource is not valid' });
+    expect(changed.body.invalid_parameters).toEqual([
+      { field: 'labels["kuma.io/origin"]', reason: 'is immutable, cannot be changed from "zone" to "global"' },
+      { field: 'labels["kuma.io/zone"]', reason: 'is immutable, cannot be removed (was "default")' },
+    ]);
+    expect((await getJson(url)).labels).toEqual(computedDataplaneLabels());
   });
 });

@@ -67,6 +67,16 @@ describe('MeshContextCache', () => {
     expect(context.endpointsByService.get('backend')).toHaveLength(1);
   });
 
+  it("tags inbounds with meshdesk's zone and puts endpoints in it, as Kuma's Dataplane manager and generators do", async () => {
+    const context = await contexts.get('default');
+
+    expect(context.dataplanesByName.get('backend-1')!.spec.networking.inbound![0]!.tags).toEqual({
+      'kuma.io/service': 'backend',
+      'kuma.io/zone': 'default',
+    });
+    expect(context.endpointsByService.get('backend')![0]).toMatchObject({ zone: 'default', labels: { 'kuma.io/zone': 'default' } });
+  });
+
   it('counts a first read as a miss and the next ones within the TTL as hits', async () => {
     const first = await contexts.get('default');
     time += TTL - 1;

@@ -3,6 +3,7 @@ import type { DataplaneResource, Resource } from '../../shared/resources.js';
 import type { PolicyResource } from '../policies/core/policy.js';
 import type { ReadOnlyResourceManager } from '../manager/interfaces.js';
 import type { Metrics } from '../metrics/metrics.js';
+import { ZONE_NAME } from '../resources/computed-labels.js';
 import { buildMeshContext, hashMeshContextInputs } from '../xds/context/build-mesh-context.js';
 import type { MeshContext } from '../xds/context/mesh-context.js';
 import { SingleFlightCache } from './single-flight-cache.js';
@@ -120,7 +121,7 @@ export class MeshContextCache {
       const policies = policyLists.flat() as unknown as PolicyResource[];
       const hash = hashMeshContextInputs(meshResource, dataplanes, policies);
       if (last?.hash === hash) return last;
-      const context = buildMeshContext(meshResource, dataplanes, { policies, hash });
+      const context = buildMeshContext(meshResource, dataplanes, { policies, hash, zone: ZONE_NAME });
       this.#last.set(mesh, context);
       // After this load has settled, so that a listener's reads get the new context from the cache.
       if (last) setImmediate(() => this.#changeListeners.forEach((listener) => listener(mesh)));

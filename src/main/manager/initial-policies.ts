@@ -1,9 +1,9 @@
 // The policies Kuma 2.14 creates with every new Mesh (pkg/defaults/mesh: mesh.go, meshtimeout.go,
-// meshretry.go, meshcircuitbreaker.go), with Kuma's names, specs (durations as Go prints them) and the
-// labels its API computes. `skipCreatingInitialPolicies` lists types to leave out, or `*` for all.
+// meshretry.go, meshcircuitbreaker.go), with Kuma's names and specs (durations as Go prints them); the
+// manager adds the labels Kuma computes, as on every write. `skipCreatingInitialPolicies` lists types
+// to leave out, or `*` for all.
 import type { PolicyType } from '../../shared/policy-types.js';
 import type { MeshSpec, PolicySpecJson, ResourceInput } from '../../shared/resources.js';
-import { computeLabels } from '../resources/computed-labels.js';
 
 const SKIP_ALL = '*';
 
@@ -59,8 +59,11 @@ const INITIAL_POLICIES: readonly { prefix: string; type: PolicyType; spec: Polic
 export function initialPolicies(mesh: string, spec: MeshSpec): ResourceInput[] {
   const skipped = spec.skipCreatingInitialPolicies ?? [];
   if (skipped.includes(SKIP_ALL)) return [];
-  return INITIAL_POLICIES.filter(({ type }) => !skipped.includes(type)).map(({ prefix, type, spec: policySpec }) => {
-    const input = { type, mesh, name: `${prefix}-${mesh}`, labels: {}, spec: structuredClone(policySpec) };
-    return { ...input, labels: computeLabels(input) };
-  });
+  return INITIAL_POLICIES.filter(({ type }) => !skipped.includes(type)).map(({ prefix, type, spec: policySpec }) => ({
+    type,
+    mesh,
+    name: `${prefix}-${mesh}`,
+    labels: {},
+    spec: structuredClone(policySpec),
+  }));
 }

@@ -1,4 +1,5 @@
 import type { EventBus } from '../events/event-bus.js';
+import { computeLabels, ZONE_NAME } from '../resources/computed-labels.js';
 import { defaultMesh } from '../resources/kuma-json.js';
 import { validateResourceInput } from '../resources/validate.js';
 import { ValidationError } from '../resources/validation-error.js';
@@ -161,7 +162,7 @@ export class ResourceManager implements ResourceManagerContract {
   #createInTransaction(input: ResourceInput, carried: ReadonlySet<string> = new Set()): Resource[] {
     if (isMeshScoped(input.type)) this.#requireMesh(input);
     if (input.type === 'Dataplane') this.#requireFreeInboundPorts(input as ResourceInput<'Dataplane'>);
-    const created = this.#store.create(input);
+    const created = this.#store.create(this.#labelled(input));
     if (input.type !== 'Mesh') return [created];
     const initial = initialPolicies(input.name, (input as ResourceInput<'Mesh'>).spec).filter(
       (policy) => !carried.has(keyText(policy)) && this.#store.version(policy) === undefined,
@@ -170,14 +171,19 @@ export class ResourceManager implements ResourceManagerContract {
       created,
       ...initial.map((policy) => {
         validateResourceInput(policy); // a long mesh name can make too long a policy name, as in Kuma
-        return this.#store.create(policy);
+        return this.#store.create(this.#labelled(policy));
       }),
     ];
   }
 
   #updateInTransaction(input: ResourceInput): Resource {
     if (input.type === 'Dataplane') this.#requireFreeInboundPorts(input as ResourceInput<'Dataplane'>);
-    return this.#store.update(input);
+    return this.#store.update(this.#labelled(input));
+  }
+
+  /** As Kuma's managers do on every create and update, whoever writes (the API, a proxy registering, an import). */
+  #labelled(input: ResourceInput): ResourceInput {
+    return { ...input, labels: computeLabels(input, ZONE_NAME) };
   }
 
   async #update<T extends ResourceType>(input: ResourceInput<T>): Promise<Resource<T>> {

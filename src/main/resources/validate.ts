@@ -75,10 +75,6 @@ interface UncheckedResource {
   spec: unknown;
 }
 
-const WORKLOAD_LABEL = 'kuma.io/workload';
-/** A DNS-1035 label (Kubernetes' rule Kuma applies to workload labels and, as a warning, to Mesh names). */
-export const DNS_1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
-
 /**
  * In Kuma's order: the body is read as the type the URL names (a body of another type is only a
  * mismatch), its spec is read and checked, and a spec with problems is answered with those alone;
@@ -175,7 +171,7 @@ function readString(value: unknown, path: string, violations: ViolationList): st
   return undefined;
 }
 
-/** string → string with non-empty keys; `kuma.io/workload` must be a DNS-1035 label, as Kuma's API requires. */
+/** string → string with non-empty keys (Kuma's API checks a Dataplane's `kuma.io/workload` on create: api/workload-label.ts). */
 function readLabels(value: unknown, path: string, violations: ViolationList): Record<string, string> | undefined {
   if (!isJsonObject(value)) {
     violations.add(path, 'must be an object');
@@ -189,15 +185,7 @@ function readLabels(value: unknown, path: string, violations: ViolationList): Re
     if (text !== undefined) entries.push([key, text]);
   }
   // fromEntries defines own properties: a "__proto__" key stays a key instead of replacing the prototype.
-  const labels = Object.fromEntries(entries);
-  const workload = labels[WORKLOAD_LABEL];
-  if (workload && !(workload.length <= 63 && DNS_1035_LABEL.test(workload))) {
-    violations.add(
-      keyPath(path, WORKLOAD_LABEL),
-      'must be a valid DNS-1035 label (at most 63 characters, matching regex [a-z]([-a-z0-9]*[a-z0-9])?)',
-    );
-  }
-  return labels;
+  return Object.fromEntries(entries);
 }
 
 function readVersion(value: unknown, path: string, violations: ViolationList): number | undefined {

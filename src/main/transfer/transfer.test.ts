@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
+import { computedDataplaneLabels } from '../../../test/support/computed-labels.js';
 import { startTestCore } from '../../../test/support/core.js';
 import type { ResourceInput } from '../../shared/resources.js';
 import type { Core } from '../core.js';
@@ -103,10 +104,10 @@ describe('export', () => {
       type: 'Dataplane',
       mesh: 'payments',
       name: 'billing-1',
-      kri: 'kri_dp_payments___billing-1_',
+      kri: 'kri_dp_payments_default__billing-1_',
       creationTime: expect.any(String),
       modificationTime: expect.any(String),
-      labels: { team: 'payments' },
+      labels: { team: 'payments', ...computedDataplaneLabels('payments') },
       probes: { port: 9000, endpoints: [{ inboundPort: 18080, inboundPath: '/healthz', path: '/probe' }] },
       networking: dataplane('payments', 'billing-1').spec.networking,
     });

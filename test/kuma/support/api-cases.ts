@@ -1,14 +1,16 @@
 // Kuma's API server goldens (../shared/kuma-cases/api/) as cases replayed against a real meshdesk core:
-// the input's YAML documents are stored through the manager (as Kuma's tests put them in the store, so
-// without the labels the API computes), then each action is sent over HTTP and its status and body
+// the input's YAML documents are written straight into the store, as Kuma's tests put them there (so
+// without the labels Kuma's managers compute on write), then each action is sent over HTTP and its status and body
 // compared with Kuma's. Shared by test/kuma/api.test.ts and scripts/conformance/api.ts.
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { parseAllDocuments } from 'yaml';
-import { startCore, type Core } from '../../../src/main/core.js';
+import { DATABASE_FILE, startCore, type Core } from '../../../src/main/core.js';
 import { validateResource } from '../../../src/main/resources/validate.js';
+import { openDatabase } from '../../../src/main/store/database.js';
+import { ResourceStore } from '../../../src/main/store/resource-store.js';
 import { KUMA_CASES } from './validation-cases.js';
 
 const API_CASES = join(KUMA_CASES, 'api');
@@ -86,7 +88,7 @@ export async function runApiCase(apiCase: ApiCase): Promise<ActionResult[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'meshdesk-api-case-'));
   const core = await startCore({ dataDir, host: '127.0.0.1', apiPort: 0, adsPort: 0 });
   try {
-    await preload(core, apiCase.preload);
+    await preload(core, dataDir, apiCase.preload);
     const results: ActionResult[] = [];
     for (const action of apiCase.actions) {
       const response = await fetch(`${core.api.url}${action.path}`, {
@@ -106,18 +108,26 @@ export async function runApiCase(apiCase: ApiCase): Promise<ActionResult[]> {
 }
 
 /**
- * Stores the documents as given. meshdesk starts with the mesh `default`; Kuma's store starts empty, so
- * it goes unless the input has it or puts something in it.
+ * Stores the documents as given, through a second connection to the core's database, past the manager.
+ * meshdesk starts with the mesh `default`; Kuma's store starts empty, so it goes unless the input has it
+ * or puts something in it.
  */
-async function preload(core: Core, text: string): Promise<void> {
+async function preload(core: Core, dataDir: string, text: string): Promise<void> {
   const inputs = parseAllDocuments(text)
     .map((document) => document.toJS() as unknown)
     .filter((value) => value !== null && value !== undefined)
     .map((value) => validateResource(value));
   const keepsDefault = inputs.some((input) => (input.type === 'Mesh' ? input.name === 'default' : input.mesh === 'default'));
   if (!keepsDefault) await core.manager.delete({ type: 'Mesh', mesh: '', name: 'default' });
-  for (const input of [...inputs].sort((a, b) => (a.type === 'Mesh' ? 0 : 1) - (b.type === 'Mesh' ? 0 : 1))) {
-    await core.manager.upsert(input);
+  const db = openDatabase(join(dataDir, DATABASE_FILE));
+  try {
+    const store = new ResourceStore(db);
+    for (const input of [...inputs].sort((a, b) => (a.type === 'Mesh' ? 0 : 1) - (b.type === 'Mesh' ? 0 : 1))) {
+      if (store.version(input) === undefined) store.create(input);
+      else store.update(input);
+    }
+  } finally {
+    db.close();
   }
 }
 

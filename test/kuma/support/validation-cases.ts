@@ -8,6 +8,8 @@ import type { ResourceType, Violation } from '../../../src/shared/resources.js';
 import { parseResourceText } from '../../../src/main/resources/parse.js';
 import { ValidationError } from '../../../src/main/resources/validation-error.js';
 import { validateResource, type ExpectedResource } from '../../../src/main/resources/validate.js';
+import { ApiError } from '../../../src/main/api/api-error.js';
+import { requireValidWorkloadLabel } from '../../../src/main/api/workload-label.js';
 
 /** `../shared/kuma-cases` next to the checkout, unless MESHDESK_KUMA_CASES names another folder. */
 export const KUMA_CASES =
@@ -128,16 +130,21 @@ function expectedFromPath(path: string): ExpectedResource | undefined {
   return undefined;
 }
 
-/** Reads and validates the case's text as the API does (parse, then validate against the URL). */
+/**
+ * Reads and validates the case's text as the API does on a create (parse, validate against the URL,
+ * then the API's own label rule, which Kuma answers without fields).
+ */
 export function runValidationCase(testCase: ValidationCase): CaseResult {
   let violations: Violation[] = [];
+  let refusedWithoutFields = false;
   try {
-    validateResource(parseResourceText(testCase.text), testCase.expected);
+    requireValidWorkloadLabel(validateResource(parseResourceText(testCase.text), testCase.expected));
   } catch (error) {
-    if (!(error instanceof ValidationError)) throw error;
-    violations = error.violations;
+    if (error instanceof ApiError) refusedWithoutFields = true;
+    else if (error instanceof ValidationError) violations = error.violations;
+    else throw error;
   }
-  const accepted = violations.length === 0;
+  const accepted = violations.length === 0 && !refusedWithoutFields;
   const sameViolations =
     testCase.violations === undefined || JSON.stringify(violations) === JSON.stringify(testCase.violations);
   return { accepted, violations, matches: accepted === testCase.accept && sameViolations };

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import { computeLabels } from '../../../src/main/resources/computed-labels.js';
 import { parseResourceDocuments } from '../../../src/main/resources/parse.js';
 import { validateResource } from '../../../src/main/resources/validate.js';
 import { buildMeshContext } from '../../../src/main/xds/context/build-mesh-context.js';
@@ -171,7 +172,10 @@ function loadE2eCase(dir: string): XdsCaseProxy[] {
       if (!isComparedType(typeUrl)) continue;
       for (const [name, resource] of Object.entries(byName)) kuma.set(resourceKey(typeUrl, name), resource);
     }
-    const generated = generateForCase(path.join(dir, json.meshdeskInput), json.mesh, proxy.name, KUMA_DP_DEFAULT_FEATURES);
+    const generated = generateForCase(path.join(dir, json.meshdeskInput), json.mesh, proxy.name, {
+      features: KUMA_DP_DEFAULT_FEATURES,
+      zone: E2E_ZONE,
+    });
     const meshdesk = new Map<string, KumaJson>(
       [...generated.resources].map(([key, resource]) => {
         const [type, name] = splitKey(key);
@@ -265,14 +269,31 @@ interface GeneratedCase {
   refused: string[];
 }
 
-/** meshdesk's resources from the case's meshdesk.yaml, read as the API reads them, and the proxy's generated configuration. */
 /**
  * The e2e sidecars are kuma-dp, which advertises the features it supports in node metadata; of
  * those the generators act on reuse-port, on by default. Generator tests give their proxy none.
  */
 const KUMA_DP_DEFAULT_FEATURES: ReadonlySet<string> = new Set([FEATURE_REUSE_PORT]);
 
-function generateForCase(inputPath: string, meshName: string, proxyName: string, features: ReadonlySet<string> = new Set()): GeneratedCase {
+/**
+ * The zone of the e2e control plane: Kuma's universal e2e environment runs one zone control plane
+ * named after its cluster, Kuma3 (test/framework/envs/universal/env.go; universal_cluster.go sets
+ * KUMA_MULTIZONE_ZONE_NAME to it).
+ */
+const E2E_ZONE = 'kuma-3';
+
+interface CaseControlPlane {
+  /** What the proxy advertises in its node metadata. */
+  features?: ReadonlySet<string>;
+  /**
+   * The zone of a running control plane, whose manager stored the case's resources (computing their
+   * labels on write); generator and plugin tests hand their resources to the generators unwritten.
+   */
+  zone?: string;
+}
+
+/** meshdesk's resources from the case's meshdesk.yaml, read as the API reads them, and the proxy's generated configuration. */
+function generateForCase(inputPath: string, meshName: string, proxyName: string, { features = new Set(), zone }: CaseControlPlane = {}): GeneratedCase {
   const refused: string[] = [];
   const inputs: ResourceInput[] = [];
   for (const document of parseResourceDocuments(fs.readFileSync(inputPath, 'utf8'))) {
@@ -282,16 +303,19 @@ function generateForCase(inputPath: string, meshName: string, proxyName: string,
       refused.push(`${describeDocument(document)}: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
-  const resources = inputs.map(stored);
+  // As meshdesk's manager stores them (manager/resource-manager.ts), when a control plane wrote them.
+  const resources = inputs.map((input) => stored(zone === undefined ? input : { ...input, labels: computeLabels(input, zone) }));
   const mesh = resources.find((resource): resource is MeshResource => resource.type === 'Mesh' && resource.meta.name === meshName);
   if (!mesh) throw new Error(`${inputPath}: no Mesh "${meshName}"`);
   const dataplanes = resources.filter(
     (resource): resource is DataplaneResource => resource.type === 'Dataplane' && resource.meta.mesh === meshName,
   );
-  const dataplane = dataplanes.find((candidate) => candidate.meta.name === proxyName);
+  const context = buildMeshContext(mesh, dataplanes, zone === undefined ? {} : { zone });
+  // The proxy's Dataplane as the watchdog takes it, from the context (xds/sync/dataplane-watchdog.ts).
+  const dataplane = context.dataplanesByName.get(proxyName);
   if (!dataplane) throw new Error(`${inputPath}: no Dataplane "${proxyName}" in mesh "${meshName}"`);
   // The whole configuration, policy plugins included: Kuma's plugins write defaults even without policies.
-  const generated = generateProxy(buildMeshContext(mesh, dataplanes), {
+  const generated = generateProxy(context, {
     id: `${meshName}.${proxyName}`,
     dataplane,
     kind: 'envoy',

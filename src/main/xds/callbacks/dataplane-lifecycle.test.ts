@@ -9,6 +9,7 @@ import { AuthCallbacks } from './auth.js';
 import { DataplaneLifecycle, ORIGIN_LABEL, OVERRIDE_DENIED, PROXY_ORIGIN } from './dataplane-lifecycle.js';
 import { adaptProxyCallbacks } from './proxy-callbacks-adapter.js';
 import type { ConnectedProxy, ProxyCallbacks } from './proxy-callbacks.js';
+import { computedDataplaneLabels } from '../../../../test/support/computed-labels.js';
 import { TestControlPlane, dataplaneInput, nodeWithDataplane, universalDataplane } from './testing/control-plane.js';
 import { GatedSleep, recordingSleep } from './testing/sleeps.js';
 
@@ -94,7 +95,7 @@ describe('universal flow: the proxy brings its Dataplane in its metadata', () =>
     await connect(port);
 
     const stored = await controlPlane.manager.get('Dataplane', KEY);
-    expect(stored.meta.labels).toEqual({ [ORIGIN_LABEL]: PROXY_ORIGIN });
+    expect(stored.meta.labels).toEqual({ [ORIGIN_LABEL]: PROXY_ORIGIN, ...computedDataplaneLabels() });
     expect(stored.spec).toEqual(dataplaneInput('default', 'backend-1').spec);
     expect(controlPlane.kinds(PROXY_ID)).toEqual(['stream-opened', 'registered', 'post-create-wait-started', 'post-create-wait', 'tick']);
     expect(eventsOf(PROXY_ID, 'registered')).toEqual([
@@ -381,7 +382,7 @@ describe('deregistration', () => {
 
     expect(lifecycle.pendingDeregistrations()).toEqual([]);
     expect(eventsOf(PROXY_ID, 'registered').map(({ created }) => created)).toEqual([true, false]);
-    expect((await controlPlane.manager.get('Dataplane', KEY)).meta.labels).toEqual({ [ORIGIN_LABEL]: PROXY_ORIGIN });
+    expect((await controlPlane.manager.get('Dataplane', KEY)).meta.labels).toEqual({ [ORIGIN_LABEL]: PROXY_ORIGIN, ...computedDataplaneLabels() });
   });
 
   test('at start, schedules the deregistration of proxy-registered Dataplanes an earlier run left behind (a crash)', async () => {
@@ -413,8 +414,8 @@ describe('deregistration', () => {
     expect(lifecycle.pendingDeregistrations()).toEqual([]);
     const remaining = await controlPlane.manager.list('Dataplane');
     expect(remaining.map(({ meta }) => [meta.name, meta.labels])).toEqual([
-      ['backend-1', {}],
-      ['backend-2', {}],
+      ['backend-1', computedDataplaneLabels()],
+      ['backend-2', computedDataplaneLabels()],
     ]);
     expect(eventsOf('default.backend-2', 'registered')).toEqual([expect.objectContaining({ origin: 'api', created: false, version: 1 })]);
   });

@@ -9,19 +9,28 @@ import {
   type Tags,
 } from '../../../shared/resources.js';
 import type { PolicyResource } from '../../policies/core/policy.js';
+import { ZONE_TAG } from '../../resources/computed-labels.js';
 import type { Endpoint, MeshContext } from './mesh-context.js';
+import { withZoneTags } from './zone-tag.js';
 
 /**
  * Builds the MeshContext of one mesh from its Mesh, every Dataplane and every policy in it. Pure:
  * the same inputs in any order give an equal context with an equal hash. A caller that has just
  * computed `hashMeshContextInputs` of the same inputs passes it, sparing a second walk of every spec.
+ * With `zone`, the control plane's zone (a running meshdesk's is ZONE_NAME), each Dataplane's inbounds
+ * are tagged with it as Kuma's Dataplane manager tags them on write; without, they are taken as Kuma's
+ * generator tests hand them in, unwritten.
  */
 export function buildMeshContext(
   mesh: MeshResource,
   dataplanes: readonly DataplaneResource[],
-  { policies = [], hash = hashMeshContextInputs(mesh, dataplanes, policies) }: { policies?: readonly PolicyResource[]; hash?: string } = {},
+  {
+    policies = [],
+    hash = hashMeshContextInputs(mesh, dataplanes, policies),
+    zone,
+  }: { policies?: readonly PolicyResource[]; hash?: string; zone?: string } = {},
 ): MeshContext {
-  const sorted = sortedByName(dataplanes);
+  const sorted = sortedByName(dataplanes).map((dataplane) => (zone === undefined ? dataplane : withZoneTags(dataplane, mesh, zone)));
   for (const dataplane of sorted) {
     if (dataplane.meta.mesh !== mesh.meta.name) {
       throw new Error(
@@ -95,6 +104,8 @@ function endpointsByService(dataplanes: readonly DataplaneResource[]): Map<strin
         port: inbound.port,
         tags,
         labels: dataplane.meta.labels,
+        // Kuma's getZone: the inbound's zone tag, else its Dataplane's zone label.
+        zone: tags[ZONE_TAG] ?? dataplane.meta.labels[ZONE_TAG],
         protocol: protocolFromTags(tags),
         weight: 1,
       });

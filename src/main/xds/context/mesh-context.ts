@@ -10,6 +10,8 @@ export interface Endpoint {
   tags: Tags;
   /** The labels of the Dataplane that owns the inbound. */
   labels: Readonly<Record<string, string>>;
+  /** Kuma's locality zone of the endpoint; none for a Dataplane that names no zone. */
+  zone?: string;
   protocol: Protocol;
   weight: number;
 }

@@ -12,9 +12,10 @@ export type EndpointsReader = 'envoy' | 'grpc';
 
 /**
  * The endpoints of one service as a ClusterLoadAssignment, each with its tags as Kuma's endpoint
- * metadata. For Envoy they sit in no locality, as in Kuma without zones; gRPC drops endpoints
- * outside a weighted locality, so for it they sit in one named after the mesh (a local mesh has
- * no zones). An address:port listed twice (two Dataplanes claiming one socket) is kept once:
+ * metadata. For Envoy they are grouped by their zone as Kuma's localities (ToLocalityLbEndpoints:
+ * priority 0, as Kuma sets without locality-aware load balancing; endpoints of no zone in no
+ * locality); gRPC drops endpoints outside a weighted locality, so for it they sit in one named
+ * after the mesh. An address:port listed twice (two Dataplanes claiming one socket) is kept once:
  * gRPC rejects the whole assignment over a duplicate address, and Envoy would double its weight.
  * No endpoints give an empty assignment, so that the cluster still warms.
  */
@@ -26,13 +27,28 @@ export function clusterLoadAssignment(
 ): ProtoJson {
   const unique = withoutDuplicateSockets(endpoints);
   if (unique.length === 0) return { cluster_name: clusterName, endpoints: [] };
-  const lbEndpoints = unique.map((endpoint) => ({
+  const lbEndpoint = (endpoint: Endpoint) => ({
     endpoint: { address: socketAddress(endpoint.address, endpoint.port) },
     load_balancing_weight: endpoint.weight,
     ...endpointMetadata(endpoint.tags, endpoint.labels),
-  }));
-  const locality = reader === 'grpc' ? { locality: { zone: meshName }, load_balancing_weight: 1 } : {};
-  return { cluster_name: clusterName, endpoints: [{ ...locality, lb_endpoints: lbEndpoints }] };
+  });
+  if (reader === 'grpc') {
+    return { cluster_name: clusterName, endpoints: [{ locality: { zone: meshName }, load_balancing_weight: 1, lb_endpoints: unique.map(lbEndpoint) }] };
+  }
+  return {
+    cluster_name: clusterName,
+    endpoints: byZone(unique).map(([zone, members]) => ({
+      ...(zone !== undefined && { locality: { zone } }),
+      lb_endpoints: members.map(lbEndpoint),
+    })),
+  };
+}
+
+/** Endpoints grouped by zone, in Kuma's order: by zone name, the group of no zone first (it sorts as ""). */
+function byZone(endpoints: readonly Endpoint[]): [string | undefined, Endpoint[]][] {
+  const groups = new Map<string | undefined, Endpoint[]>();
+  for (const endpoint of endpoints) groups.set(endpoint.zone, [...(groups.get(endpoint.zone) ?? []), endpoint]);
+  return [...groups].sort(([a], [b]) => ((a ?? '') < (b ?? '') ? -1 : (a ?? '') > (b ?? '') ? 1 : 0));
 }
 
 /** The ClusterLoadAssignment of a service, named after it: built once per context and reader, the same object for every proxy. */
