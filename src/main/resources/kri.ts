@@ -1,13 +1,18 @@
 // Kuma Resource Identifiers (pkg/core/kri/kri.go): `kri_<short>_<mesh>_<zone>_<namespace>_<name>_<section>`.
 import type { Resource, ResourceType } from '../../shared/resources.js';
+import { POLICY_DESCRIPTORS } from '../policies/descriptors.js';
 
 const PREFIX = 'kri';
 const ZONE_LABEL = 'kuma.io/zone';
 const NAMESPACE_LABEL = 'k8s.kuma.io/namespace';
 const DISPLAY_NAME_LABEL = 'kuma.io/display-name';
 
-/** Kuma's short names of the types meshdesk stores. */
-export const SHORT_NAMES: Record<ResourceType, string> = { Mesh: 'm', Dataplane: 'dp' };
+/** Kuma's short names of the types meshdesk stores (a policy's is in its descriptor). */
+export const SHORT_NAMES = {
+  Mesh: 'm',
+  Dataplane: 'dp',
+  ...Object.fromEntries(POLICY_DESCRIPTORS.map((descriptor) => [descriptor.type, descriptor.shortName])),
+} as Record<ResourceType, string>;
 
 /** What a KRI names; zone and namespace come from the resource's labels, empty when it has none. */
 export interface KriParts {

@@ -28,6 +28,33 @@ export interface PolicyDescriptor {
   hasRules: boolean;
   /** Kuma's isFromAsRules: `from` items are read as inbound rules without match. */
   fromAsRules: boolean;
+  /** How Kuma's validator of this type checks the sections beyond their kinds; absent: no such checks. */
+  sections?: SectionRules;
+}
+
+/**
+ * The section checks Kuma's validators make differently per policy type (validate-policy.ts reads
+ * them): which presence rule, which message for mixing `rules` with `to`/`from`, which `to` kinds
+ * under a MeshGateway or MeshHTTPRoute top-level targetRef, and the gateway-scope rules.
+ */
+export interface SectionRules {
+  /** "at least one of 'from', 'to' or 'rules' has to be defined", or MeshTrafficPermission's "'from' or 'rules'". */
+  requireOneOf?: 'from, to or rules' | 'from or rules';
+  /** "fields 'to' and 'from' must be empty when 'rules' is defined", or "field 'from' must be empty …". */
+  rulesExclude?: 'to and from' | 'from';
+  /** The `to` kinds when the top-level targetRef is of a given kind, instead of `toKinds`. */
+  toKindsByTopLevel?: Partial<Record<TargetRefKind, readonly TargetRefKind[]>>;
+  /** `from` "must not be defined" under these top-level kinds. */
+  noFromUnder?: readonly TargetRefKind[];
+  /**
+   * MeshFaultInjection, MeshRateLimit: `from` must not be defined when the top-level scope includes
+   * gateways, and `to` only then; `rules` too when `noRulesWithGateways` (MeshRateLimit).
+   */
+  gatewayScope?: { noRulesWithGateways: boolean };
+  /** `rules[].matches`: Kuma's ValidateMatch, plus (`typed`) the presence and spiffeID type checks. */
+  ruleMatches?: 'match' | 'typed';
+  /** Route policies: `to` items carry `rules` (and other fields of the policy's own) instead of `default`. */
+  toRules?: boolean;
 }
 
 /** A field of a policy that a proxy cannot apply, reported on the proxy instead of dropped. */
