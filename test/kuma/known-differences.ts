@@ -5,7 +5,7 @@
 // longer matches anything, so this list stays the truth. What a case itself puts out of scope (its
 // case.json, mTLS, transparent proxying…) is not listed: see test/kuma/support/xds-cases.ts.
 
-export type ConformanceArea = 'validation' | 'policy-validation' | 'api' | 'xds-names' | 'xds-structure' | 'xds-e2e';
+export type ConformanceArea = 'validation' | 'policy-validation' | 'api' | 'xds-names' | 'xds-structure' | 'xds-e2e' | 'policies';
 
 export interface KnownDifference {
   area: ConformanceArea;
@@ -178,5 +178,68 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     reason:
       "Endpoints carry their Dataplane's labels (io.kuma.labels) as in Kuma, but the e2e Dataplanes' labels are the ones " +
       'Kuma computes on write (kuma.io/env, mesh, origin, proxy-type, zone); the cases\' meshdesk.yaml Dataplanes have none.',
+  },
+  {
+    area: 'policies',
+    case: 'meshhttproute/*',
+    path: '\\.route\\.(timeout|idleTimeout)$',
+    reason:
+      "Kuma's MeshHTTPRoute writes `timeout: 0s` on every route and MeshTimeout, which a running kuma-cp always runs " +
+      "after it, overwrites it with its defaults (15s, stream idle 1800s). meshdesk writes MeshTimeout's defaults when it " +
+      "generates a route (xds/generate/defaults), and MeshHTTPRoute's routes keep the action fields of the route they " +
+      'replace; the plugin test runs MeshHTTPRoute alone.',
+  },
+  {
+    area: 'policies',
+    case: 'meshhttproute/*',
+    path: 'typedConfig\\.(commonHttpProtocolOptions\\.idleTimeout|requestHeadersTimeout)$',
+    reason: "MeshTimeout's defaults on the HttpConnectionManager, which meshdesk writes at generation (see above).",
+  },
+  {
+    area: 'policies',
+    case: 'meshhttproute/*',
+    path: 'typedConfig\\.internalAddressConfig\\.cidrRanges',
+    reason:
+      "The plugin test's proxy has one internal address (127.0.0.1/32); meshdesk, as a running kuma-cp, declares " +
+      "kuma-cp's default ipam.knownInternalCIDRs (xds/generate/internal-addresses.ts).",
+  },
+  {
+    area: 'policies',
+    case: 'meshhttproute/*',
+    path: '^(connectTimeout|circuitBreakers\\.|typedExtensionProtocolOptions\\[[^\\]]*\\]\\.commonHttpProtocolOptions\\.)',
+    reason:
+      "MeshTimeout's (connect, idle, max durations) and MeshCircuitBreaker's (trackRemaining) defaults on every mesh " +
+      'cluster, which meshdesk writes at generation as a running kuma-cp does; the plugin test runs MeshHTTPRoute alone.',
+  },
+  {
+    area: 'policies',
+    case: 'meshtcproute/*',
+    path: '^(connectTimeout|circuitBreakers\\.)',
+    reason: "As in meshhttproute/*: MeshTimeout's and MeshCircuitBreaker's defaults on every mesh cluster, written at generation.",
+  },
+  {
+    area: 'policies',
+    case: 'meshtcproute/*',
+    path: 'tcp_proxy\\]\\.typedConfig\\.idleTimeout$',
+    reason: "MeshTimeout's default idle timeout on every tcp_proxy (1h), which meshdesk writes at generation; the plugin test runs MeshTCPRoute alone.",
+  },
+  {
+    area: 'policies',
+    case: 'meshtcproute/kafka',
+    path: 'filters\\[name=envoy\\.filters\\.network\\.kafka_broker\\]',
+    reason:
+      "meshdesk reads `kuma.io/protocol: kafka` as tcp (its protocols are tcp, http, http2, grpc) and does not load " +
+      "Envoy's contrib KafkaBroker proto, so a kafka outbound gets no kafka_broker filter (stats only; the tcp_proxy " +
+      'and its weighted split are the same).',
+  },
+  {
+    area: 'policies',
+    case: 'meshtcproute/meshhttproute-clash-http-destination',
+    resource: '^(outbound:127\\.0\\.0\\.1:1000[13]|http-backend)$',
+    path: '^$',
+    reason:
+      "Kuma's test runs the MeshTCPRoute plugin alone, so the HTTP outbounds, which it leaves to MeshHTTPRoute, are " +
+      "absent from its golden; meshdesk's test runs MeshHTTPRoute first, as every pipeline does, which routes backend " +
+      '(10001) to http-backend and keeps 10003 as it was: MeshTCPRoute leaves both unchanged.',
   },
 ];

@@ -18,7 +18,7 @@ import { proxyListener } from './listeners.js';
 import { CATCH_ALL_ROUTE_MATCHES, outboundListenerName, outboundRouteName, routeMatchesName } from './names.js';
 import { ResourceSet } from './resources.js';
 
-const DEFAULT_OUTBOUND_ADDRESS = '127.0.0.1';
+export const DEFAULT_OUTBOUND_ADDRESS = '127.0.0.1';
 /** Kuma's tag naming the mesh of a cross-mesh outbound. */
 const MESH_TAG = 'kuma.io/mesh';
 
@@ -84,11 +84,11 @@ function outboundListenerTags(tags: Tags): Tags {
 }
 
 /**
- * The EDS cluster of a service, with the policy defaults a running kuma-cp gives it. Its endpoints
+ * The EDS cluster of a service (or of a subset of it a route splits to), with the policy defaults a running kuma-cp gives it. Its endpoints
  * are other sidecars' inbound listeners, so, as in Kuma (meshroute's GenerateClusters), it always
  * speaks HTTP/2 to them, whatever the service's protocol: their HttpConnectionManager detects it.
  */
-function outboundCluster(service: string, protocol: Protocol): ProtoJson {
+export function outboundCluster(service: string, protocol: Protocol): ProtoJson {
   const { common_http_protocol_options: common, ...timeouts } = meshTimeoutClusterFields(MESH_TIMEOUT_DEFAULTS, protocol);
   return {
     ...edsCluster(service),
@@ -102,7 +102,7 @@ function outboundCluster(service: string, protocol: Protocol): ProtoJson {
  * A service speaks the protocol its endpoints declare. When they disagree, or there are none yet,
  * only tcp is safe for all of them (Kuma does the same).
  */
-function serviceProtocol(endpoints: readonly Endpoint[]): Protocol {
+export function serviceProtocol(endpoints: readonly Endpoint[]): Protocol {
   const protocols = new Set(endpoints.map((endpoint) => endpoint.protocol));
   return protocols.size === 1 ? [...protocols][0]! : 'tcp';
 }
