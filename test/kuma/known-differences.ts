@@ -13,7 +13,10 @@ export interface KnownDifference {
   reason: string;
   /** xDS areas: a regex on the resource name; every resource when absent. */
   resource?: string;
-  /** xDS areas: a regex on the leaf path (see test/kuma/support/xds-leaves.ts); every leaf when absent. */
+  /**
+   * xDS areas: a regex on the leaf path (see test/kuma/support/xds-leaves.ts); every leaf when absent.
+   * Policies: the compared part, `<golden file>: <part>` (test/kuma/support/policy-parts.ts).
+   */
   path?: string;
   /** API area: the status meshdesk answers where it is not Kuma's (a request Kuma accepts and meshdesk refuses). */
   status?: number;

@@ -22,12 +22,16 @@ export interface EchoServer {
   stop(): Promise<void>;
 }
 
-/** A real gRPC server on loopback answering `echo: <text>`, tagged with `name` so calls show which backend answered. */
-export async function startEchoServer(name = 'echo'): Promise<EchoServer> {
+export type EchoHandler = (call: grpc.ServerUnaryCall<string, string>, callback: grpc.sendUnaryData<string>) => void;
+
+/**
+ * A real gRPC server on loopback answering `echo: <text>`, tagged with `name` so calls show which
+ * backend answered; `handler` answers instead (a slow or failing server).
+ */
+export async function startEchoServer(name = 'echo', handler?: EchoHandler): Promise<EchoServer> {
   const server = new grpc.Server();
   server.addService(ECHO_SERVICE, {
-    Echo: (call: grpc.ServerUnaryCall<string, string>, callback: grpc.sendUnaryData<string>) =>
-      callback(null, `${name}: ${call.request}`),
+    Echo: handler ?? ((call: grpc.ServerUnaryCall<string, string>, callback: grpc.sendUnaryData<string>) => callback(null, `${name}: ${call.request}`)),
   });
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) =>

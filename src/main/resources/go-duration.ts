@@ -25,3 +25,18 @@ export function parseGoDuration(text: string): number | undefined {
 export function isGoDuration(text: string): boolean {
   return parseGoDuration(text) !== undefined;
 }
+
+/**
+ * A Go duration as proto3 JSON writes a google.protobuf.Duration ("1h" → "3600s", "25ms" →
+ * "0.025s"): how Kuma's plugins turn a policy's durations into Envoy's. The text must have been
+ * validated; an unreadable one is a programming error.
+ */
+export function goDurationToProtoJson(text: string): string {
+  const nanoseconds = parseGoDuration(text);
+  if (nanoseconds === undefined) throw new Error(`"${text}" is not a Go duration`);
+  const total = Math.round(Math.abs(nanoseconds));
+  const seconds = Math.floor(total / 1e9);
+  const fraction = total % 1e9;
+  const decimals = fraction === 0 ? '' : `.${String(fraction).padStart(9, '0').replace(/0+$/, '')}`;
+  return `${nanoseconds < 0 ? '-' : ''}${seconds}${decimals}s`;
+}

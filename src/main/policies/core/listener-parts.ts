@@ -1,0 +1,63 @@
+// The parts of a generated Envoy resource policy plugins change (Kuma's UpdateHTTPConnectionManager,
+// UpdateTCPProxy, route walks), found in a writable copy, each with its path in the resource so
+// that what a plugin sets can be attributed to the policy (EnvoyResources.put).
+import type { ProtoJson } from '../../xds/protocol/proto-json.js';
+import { HTTP_CONNECTION_MANAGER_TYPE_URL, TCP_PROXY_TYPE_URL } from '../../xds/generate/extension-types.js';
+
+/** A writable copy of a resource: the generated ones are shared and frozen. */
+export type Draft = Record<string, unknown>;
+
+export function draftOf(resource: ProtoJson): Draft {
+  return structuredClone(resource) as Draft;
+}
+
+/** A part of a draft and where it is: `filter_chains[0].filters[0].typed_config`. */
+export interface DraftPart {
+  path: string;
+  value: Draft;
+}
+
+function records(value: unknown): Draft[] {
+  return Array.isArray(value) ? (value as Draft[]) : [];
+}
+
+/** The typed configs of one kind of network filter, in every filter chain of a listener draft. */
+function networkFilterConfigs(listener: Draft, typeUrl: string): DraftPart[] {
+  return records(listener.filter_chains).flatMap((chain, chainIndex) =>
+    records(chain.filters).flatMap((filter, filterIndex) => {
+      const config = filter.typed_config as Draft | undefined;
+      return config?.['@type'] === typeUrl ? [{ path: `filter_chains[${chainIndex}].filters[${filterIndex}].typed_config`, value: config }] : [];
+    }),
+  );
+}
+
+export function httpConnectionManagers(listener: Draft): DraftPart[] {
+  return networkFilterConfigs(listener, HTTP_CONNECTION_MANAGER_TYPE_URL);
+}
+
+export function tcpProxies(listener: Draft): DraftPart[] {
+  return networkFilterConfigs(listener, TCP_PROXY_TYPE_URL);
+}
+
+/** Every route of a RouteConfiguration draft at `path` ('' for a RouteConfiguration resource itself). */
+export function routesOf(routeConfig: Draft | undefined, path: string): DraftPart[] {
+  if (routeConfig === undefined) return [];
+  const prefix = path === '' ? '' : `${path}.`;
+  return records(routeConfig.virtual_hosts).flatMap((host, hostIndex) =>
+    records(host.routes).map((route, routeIndex) => ({ path: `${prefix}virtual_hosts[${hostIndex}].routes[${routeIndex}]`, value: route })),
+  );
+}
+
+/** The routes inlined in an HttpConnectionManager draft. */
+export function inlineRoutes(hcm: DraftPart): DraftPart[] {
+  return routesOf(hcm.value.route_config as Draft | undefined, `${hcm.path}.route_config`);
+}
+
+/** The object at `key` of a draft, created when missing. */
+export function child(draft: Draft, key: string): Draft {
+  const existing = draft[key];
+  if (existing !== null && typeof existing === 'object' && !Array.isArray(existing)) return existing as Draft;
+  const created: Draft = {};
+  draft[key] = created;
+  return created;
+}

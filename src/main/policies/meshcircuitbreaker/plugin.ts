@@ -1,0 +1,13 @@
+import type { PolicyPlugin } from '../core/plugin.js';
+import type { MeshCircuitBreakerConf } from './api.js';
+import { meshCircuitBreakerDescriptor } from './descriptor.js';
+import { applyMeshCircuitBreakerToEnvoy } from './envoy.js';
+import { applyMeshCircuitBreakerToGrpc } from './grpc.js';
+import { validateMeshCircuitBreaker } from './validate.js';
+
+export const meshCircuitBreakerPlugin: PolicyPlugin<MeshCircuitBreakerConf> = {
+  descriptor: meshCircuitBreakerDescriptor,
+  validate: validateMeshCircuitBreaker,
+  applyEnvoy: applyMeshCircuitBreakerToEnvoy,
+  applyGrpc: applyMeshCircuitBreakerToGrpc,
+};

@@ -1,0 +1,13 @@
+import type { PolicyPlugin } from '../core/plugin.js';
+import type { MeshRetryConf } from './api.js';
+import { meshRetryDescriptor } from './descriptor.js';
+import { applyMeshRetryToEnvoy } from './envoy.js';
+import { applyMeshRetryToGrpc } from './grpc.js';
+import { validateMeshRetry } from './validate.js';
+
+export const meshRetryPlugin: PolicyPlugin<MeshRetryConf> = {
+  descriptor: meshRetryDescriptor,
+  validate: validateMeshRetry,
+  applyEnvoy: applyMeshRetryToEnvoy,
+  applyGrpc: applyMeshRetryToGrpc,
+};

@@ -1,0 +1,119 @@
+import type { ViolationList } from '../../resources/validation-error.js';
+import {
+  HAS_TO_BE_GREATER_THAN_ZERO,
+  MUST_BE_DEFINED,
+  MUST_BE_DEFINED_AND_GREATER_THAN_ZERO,
+  MUST_NOT_BE_EMPTY,
+  durationGreaterThanZero,
+  durationOrNil,
+  uint32,
+  uint32OrNil,
+} from '../core/conf-checks.js';
+import type { PolicySpec } from '../core/policy.js';
+import { GRPC_RETRY_ON, HTTP_RETRY_ON, retryOnStatusCode, type BackOff, type MeshRetryConf, type Predicate, type RateLimitedBackOff } from './api.js';
+
+/**
+ * MeshRetry's `to[].default` confs, as Kuma's validator checks them (meshretry/api/v1alpha1/validator.go).
+ * Kuma roots these violations at `default.conf` (its validateDefault starts a path at "conf"), and so does meshdesk.
+ */
+export function validateMeshRetry(spec: PolicySpec<MeshRetryConf>, violations: ViolationList): void {
+  spec.to?.forEach((item, index) => validateConf(violations, `spec.to[${index}].default.conf`, item.default ?? {}));
+}
+
+function validateConf(violations: ViolationList, path: string, conf: MeshRetryConf): void {
+  const { tcp, http, grpc } = conf;
+  if (tcp === undefined && http === undefined && grpc === undefined) {
+    violations.add(path, "at least one of the 'tcp', 'http', 'grpc' must be specified");
+  }
+  if (tcp !== undefined) {
+    if (tcp.maxConnectAttempt === undefined) violations.add(`${path}.tcp`, MUST_NOT_BE_EMPTY);
+    else if (uint32(violations, `${path}.tcp.maxConnectAttempt`, tcp.maxConnectAttempt) === 0) {
+      violations.add(`${path}.tcp.maxConnectAttempt`, HAS_TO_BE_GREATER_THAN_ZERO);
+    }
+  }
+  if (http !== undefined) {
+    const httpPath = `${path}.http`;
+    const { backOff, retryOn, rateLimitedBackOff, hostSelection } = http;
+    // hostSelectionMaxAttempts alone does not count: it only tunes hostSelection.
+    const { numRetries, perTryTimeout, retriableRequestHeaders, retriableResponseHeaders } = http;
+    const sections = [numRetries, perTryTimeout, backOff, retryOn, retriableRequestHeaders, retriableResponseHeaders, rateLimitedBackOff, hostSelection];
+    if (sections.every((field) => field === undefined)) violations.add(httpPath, MUST_NOT_BE_EMPTY);
+    validateCommon(violations, httpPath, http);
+    uint32OrNil(violations, `${httpPath}.hostSelectionMaxAttempts`, http.hostSelectionMaxAttempts);
+    if (backOff !== undefined) validateBackOff(violations, `${httpPath}.backOff`, backOff);
+    if (rateLimitedBackOff !== undefined) validateRateLimitedBackOff(violations, `${httpPath}.rateLimitedBackOff`, rateLimitedBackOff);
+    if (retryOn !== undefined) {
+      validateRetryOn(violations, `${httpPath}.retryOn`, retryOn, (entry) => Object.hasOwn(HTTP_RETRY_ON, entry) || retryOnStatusCode(entry) !== undefined);
+    }
+    if (hostSelection !== undefined) validateHostSelection(violations, `${httpPath}.hostSelection`, hostSelection);
+  }
+  if (grpc !== undefined) {
+    const grpcPath = `${path}.grpc`;
+    const { numRetries, perTryTimeout, backOff, retryOn, rateLimitedBackOff } = grpc;
+    if ([numRetries, perTryTimeout, backOff, retryOn, rateLimitedBackOff].every((field) => field === undefined)) {
+      violations.add(grpcPath, MUST_NOT_BE_EMPTY);
+    }
+    validateCommon(violations, grpcPath, grpc);
+    if (backOff !== undefined) validateBackOff(violations, `${grpcPath}.backOff`, backOff);
+    if (rateLimitedBackOff !== undefined) validateRateLimitedBackOff(violations, `${grpcPath}.rateLimitedBackOff`, rateLimitedBackOff);
+    if (retryOn !== undefined) validateRetryOn(violations, `${grpcPath}.retryOn`, retryOn, (entry) => Object.hasOwn(GRPC_RETRY_ON, entry));
+  }
+}
+
+/**
+ * What Kuma's JSON decoding would refuse before its validator runs: a count that is no uint32, a
+ * duration that is none. meshdesk says which field, so that generation never meets one.
+ */
+function validateCommon(violations: ViolationList, path: string, conf: NonNullable<MeshRetryConf['grpc']>): void {
+  uint32OrNil(violations, `${path}.numRetries`, conf.numRetries);
+  durationOrNil(violations, `${path}.perTryTimeout`, conf.perTryTimeout);
+  durationOrNil(violations, `${path}.backOff.baseInterval`, conf.backOff?.baseInterval);
+  durationOrNil(violations, `${path}.backOff.maxInterval`, conf.backOff?.maxInterval);
+}
+
+function validateBackOff(violations: ViolationList, path: string, backOff: BackOff): void {
+  if (backOff.baseInterval === undefined && backOff.maxInterval === undefined) violations.add(path, MUST_NOT_BE_EMPTY);
+}
+
+function validateRateLimitedBackOff(violations: ViolationList, path: string, backOff: RateLimitedBackOff): void {
+  if (backOff.maxInterval !== undefined) durationGreaterThanZero(violations, `${path}.maxInterval`, backOff.maxInterval);
+  if (backOff.resetHeaders === undefined) {
+    violations.add(`${path}.resetHeaders`, MUST_BE_DEFINED);
+    return;
+  }
+  backOff.resetHeaders.forEach((header, index) => {
+    if (!header.name) violations.add(`${path}.resetHeaders[${index}].name`, MUST_BE_DEFINED);
+  });
+}
+
+function validateRetryOn(
+  violations: ViolationList,
+  path: string,
+  retryOn: readonly (string | number)[],
+  known: (entry: string | number) => boolean,
+): void {
+  retryOn.forEach((entry, index) => {
+    if (!known(entry)) violations.add(`${path}[${index}]`, `unknown item '${String(entry)}'`);
+  });
+}
+
+function validateHostSelection(violations: ViolationList, path: string, predicates: readonly Predicate[]): void {
+  let prioritySet = false;
+  predicates.forEach((predicate, index) => {
+    const at = `${path}[${index}]`;
+    switch (predicate.predicate) {
+      case 'OmitHostsWithTags':
+        if (predicate.tags === undefined) violations.add(`${at}.tags`, MUST_BE_DEFINED);
+        break;
+      case 'OmitPreviousPriorities':
+        if (prioritySet) violations.add(`${at}.predicate`, `${predicate.predicate} must only be specified once`);
+        if (!((predicate.updateFrequency ?? 0) > 0)) violations.add(`${at}.updateFrequency`, MUST_BE_DEFINED_AND_GREATER_THAN_ZERO);
+        prioritySet = true;
+        break;
+      case 'OmitPreviousHosts':
+        break;
+      default:
+        violations.add(`${at}.predicate`, `unknown predicate type '${String(predicate.predicate)}'`);
+    }
+  });
+}

@@ -1,0 +1,61 @@
+import * as grpc from '@grpc/grpc-js';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { startEchoServer } from '../../../../test/support/echo-server.js';
+import { registerGrpcXds } from '../../../../test/support/grpc-xds.js';
+import { grpcClientWithPolicy, grpcRouteConfig, grpcXdsClientOf, pythonXdsClientOf } from '../../../../test/support/policy-grpc.js';
+import type { Rule } from '../core/rules.js';
+import type { MeshTimeoutPolicyConf } from './api.js';
+import { meshTimeoutPlugin } from './plugin.js';
+
+await registerGrpcXds();
+
+const origin = { type: 'MeshTimeout', mesh: 'default', name: 'timeout-echo', item: 'spec.to[0]' } as const;
+const toEcho = (conf: MeshTimeoutPolicyConf): Rule<MeshTimeoutPolicyConf>[] => [{ subset: [{ key: 'kuma.io/service', value: 'echo' }], conf, origins: [origin] }];
+
+describe('MeshTimeout for proxyless gRPC (gRFC A31)', () => {
+  it("caps a call's deadline with the route's max_stream_duration, the shorter of requestTimeout and maxStreamDuration", () => {
+    const { resources, unapplied } = grpcClientWithPolicy(meshTimeoutPlugin, {
+      to: toEcho({ connectionTimeout: '2s', idleTimeout: '1h', http: { requestTimeout: '1s', maxStreamDuration: '500ms', streamIdleTimeout: '30s' } }),
+    });
+    const [route] = grpcRouteConfig(resources).virtual_hosts[0]!.routes;
+    expect(route!.route.max_stream_duration).toMatchObject({ max_stream_duration: { seconds: '0', nanos: 500_000_000 } });
+    expect(resources.attributions()).toEqual([
+      expect.objectContaining({ resource: 'echo', path: 'virtual_hosts[0].routes[0].route.max_stream_duration.max_stream_duration', origins: [origin] }),
+    ]);
+    expect(unapplied.map(({ field }) => field)).toEqual(['spec.to[0].default.connectionTimeout', 'spec.to[0].default.idleTimeout', 'spec.to[0].default.http.streamIdleTimeout']);
+    expect(unapplied.every(({ policy, reason }) => policy.name === 'timeout-echo' && reason.includes('gRFC'))).toBe(true);
+  });
+
+  it('leaves the deadline alone for a timeout of 0 and without a rule', () => {
+    for (const to of [toEcho({ http: { requestTimeout: '0s' } }), []]) {
+      const { resources } = grpcClientWithPolicy(meshTimeoutPlugin, { to });
+      expect(grpcRouteConfig(resources).virtual_hosts[0]!.routes[0]!.route.max_stream_duration).toBeNull();
+    }
+  });
+
+  it('reports inbound rules, which a proxyless client gets no configuration for', () => {
+    const inbound = new Map([['127.0.0.1:8080', [{ conf: { http: { requestTimeout: '1s' } }, origins: [{ ...origin, item: 'spec.rules[0]' }] }]]]);
+    const { unapplied } = grpcClientWithPolicy(meshTimeoutPlugin, { inbound });
+    expect(unapplied).toEqual([expect.objectContaining({ field: 'spec.rules[0].default.http.requestTimeout' })]);
+  });
+
+  /** A server answering after 3 s: well inside the clients' own deadlines (20 s, python's 5 s), far beyond the policy's 200 ms. */
+  async function slowServerUnderTimeout() {
+    const server = await startEchoServer('slow', (call, callback) => {
+      const timer = setTimeout(() => callback(null, `slow: ${call.request}`), 3000);
+      call.on('cancelled', () => clearTimeout(timer));
+    });
+    onTestFinished(() => server.stop());
+    return grpcClientWithPolicy(meshTimeoutPlugin, { to: toEcho({ http: { requestTimeout: '200ms' } }) }, server.port).resources;
+  }
+
+  it('a real grpc-js-xds client gets DEADLINE_EXCEEDED from a slow server under a 200ms MeshTimeout', async () => {
+    const client = await grpcXdsClientOf(await slowServerUnderTimeout());
+    await expect(client.echo('hello', 20_000)).rejects.toMatchObject({ code: grpc.status.DEADLINE_EXCEEDED });
+  }, 30_000);
+
+  it('a real python3-grpcio (C-core) client gets DEADLINE_EXCEEDED from the same slow server', async () => {
+    const client = await pythonXdsClientOf(await slowServerUnderTimeout());
+    expect(await client.call('hello')).toMatchObject({ ok: false, code: 'DEADLINE_EXCEEDED' });
+  }, 30_000);
+});

@@ -1,0 +1,72 @@
+import { SERVICE_TAG } from '../../../shared/resources.js';
+import { goDurationToProtoJson, parseGoDuration } from '../../resources/go-duration.js';
+import { ROUTE_TYPE_URL } from '../../xds/protocol/type-urls.js';
+import { draftOf, routesOf, type Draft } from '../core/listener-parts.js';
+import type { PluginInput } from '../core/plugin.js';
+import { destinationTags } from '../core/proxy-sides.js';
+import { ruleFor, type InboundRule, type Rule } from '../core/rules.js';
+import { reportUnapplied } from '../core/unapplied.js';
+import { setFields, type MeshTimeoutPolicyConf } from './api.js';
+
+type Conf = MeshTimeoutPolicyConf;
+
+/** Why gRPC cannot apply each MeshTimeout field it does not read (gRFC A27, A31). */
+const NOT_IN_GRPC: { readonly [field: string]: string } = {
+  connectionTimeout: "gRPC's xDS client ignores a cluster's connect_timeout (gRFC A27)",
+  idleTimeout: "gRPC's xDS client reads no connection idle timeout (gRFC A27)",
+  'http.streamIdleTimeout': "gRPC's xDS client reads no per-stream idle timeout (gRFC A31 reads only max_stream_duration)",
+  'http.maxConnectionDuration': "gRPC's xDS client reads no max_connection_duration (gRFC A27)",
+  'http.requestHeadersTimeout': 'a server-side HTTP connection manager timeout; a proxyless gRPC client has none',
+};
+const NO_INBOUND = 'meshdesk sends a proxyless gRPC proxy no inbound (server-side) configuration';
+
+/**
+ * MeshTimeout for proxyless gRPC, as gRPC implements timeouts (gRFC A31): a route's
+ * `max_stream_duration` caps every call's deadline. It comes from `http.requestTimeout` (a gRPC call
+ * is one request) and `http.maxStreamDuration`, the shorter of the two when both are set; 0 leaves
+ * the application's deadline alone. Only what a rule sets is applied: Kuma's defaults describe
+ * Envoy's configuration, and a gRPC client without a policy keeps its own behaviour.
+ */
+export function applyMeshTimeoutToGrpc(input: PluginInput<Conf>): void {
+  const { proxy, rules, resources } = input;
+  const reported = new Set<Rule<Conf>>();
+  for (const outbound of proxy.dataplane.spec.networking.outbound ?? []) {
+    const service = outbound.tags?.[SERVICE_TAG];
+    const routeConfig = service === undefined ? undefined : resources.get(ROUTE_TYPE_URL, service);
+    if (service === undefined || routeConfig === undefined) continue;
+    const serviceRule = ruleFor(rules.to, destinationTags(service));
+    const draft = draftOf(routeConfig);
+    const set: { path: string; origins: Rule<Conf>['origins'] }[] = [];
+    for (const route of routesOf(draft, '')) {
+      const rule = ruleFor(rules.to, destinationTags(service, route.value.name as string | undefined)) ?? serviceRule;
+      if (rule === undefined) continue;
+      if (!reported.has(rule)) reportUnappliedFields(input, rule, (field) => NOT_IN_GRPC[field]);
+      reported.add(rule);
+      const deadline = callDeadline(rule.conf);
+      const action = route.value.route as Draft | undefined;
+      if (deadline === undefined || action === undefined) continue;
+      action.max_stream_duration = { max_stream_duration: deadline };
+      set.push({ path: `${route.path}.route.max_stream_duration.max_stream_duration`, origins: rule.origins });
+    }
+    if (set.length > 0) resources.put(ROUTE_TYPE_URL, service, draft, set);
+  }
+  for (const inboundRules of rules.inbound.values()) {
+    for (const rule of inboundRules) reportUnappliedFields(input, rule, () => NO_INBOUND);
+  }
+}
+
+function reportUnappliedFields(input: PluginInput<Conf>, rule: Rule<Conf> | InboundRule<Conf>, reason: (field: string) => string | undefined): void {
+  for (const field of setFields(rule.conf)) {
+    const why = reason(field);
+    if (why !== undefined) reportUnapplied(input, rule.origins, field, why);
+  }
+}
+
+/** The shortest non-zero of the request timeout and the max stream duration, as a proto3 JSON duration. */
+function callDeadline(conf: Conf): string | undefined {
+  const limits = [conf.http?.requestTimeout, conf.http?.maxStreamDuration]
+    .filter((value): value is string => value !== undefined)
+    .filter((value) => (parseGoDuration(value) ?? 0) > 0)
+    .sort((a, b) => parseGoDuration(a)! - parseGoDuration(b)!);
+  return limits[0] === undefined ? undefined : goDurationToProtoJson(limits[0]);
+}

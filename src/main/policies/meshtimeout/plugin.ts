@@ -1,0 +1,13 @@
+import type { PolicyPlugin } from '../core/plugin.js';
+import type { MeshTimeoutPolicyConf } from './api.js';
+import { meshTimeoutDescriptor } from './descriptor.js';
+import { applyMeshTimeoutToEnvoy } from './envoy.js';
+import { applyMeshTimeoutToGrpc } from './grpc.js';
+import { validateMeshTimeout } from './validate.js';
+
+export const meshTimeoutPlugin: PolicyPlugin<MeshTimeoutPolicyConf> = {
+  descriptor: meshTimeoutDescriptor,
+  validate: validateMeshTimeout,
+  applyEnvoy: applyMeshTimeoutToEnvoy,
+  applyGrpc: applyMeshTimeoutToGrpc,
+};
