@@ -247,6 +247,18 @@ export interface SnapshotRecord extends SnapshotSummary {
   resources: SnapshotResourcesJson;
 }
 
+/**
+ * `POST …/dataplanes/{name}/_preview-policy`: the proxy's resources one policy change would add,
+ * remove or change (`before` has the changed and removed ones as they are, `after` the changed and
+ * added ones as they would be), in the form the wire carries them. Nothing is written.
+ */
+export interface PolicyPreviewBody {
+  proxyId: string;
+  kind: 'envoy' | 'grpc';
+  before: SnapshotResourcesJson;
+  after: SnapshotResourcesJson;
+}
+
 /** `GET …/dataplanes/{name}/xds`: Envoy's admin config dump. */
 export interface ConfigDump {
   configs: Record<string, unknown>[];

@@ -291,7 +291,7 @@ export function unservedCollectionRoute(manager: ResourceManager): Route {
  * Kuma's 400 `Bad Request` / `invalid <Type> object: "…"`; the syntax errors keep their line and column
  * as fields, so that an editor can point at them.
  */
-function readBody(type: ResourceType, text: string): unknown {
+export function readBody(type: ResourceType | 'policy', text: string): unknown {
   let body: unknown;
   try {
     body = parseResourceText(text);
