@@ -3,6 +3,7 @@
 // compiler check that every main type still fits the one declared here.
 
 import type { PostCreateStrategy, ProxyEvent, StreamEnding, TickResult } from './proxy-events.js';
+import type { PolicyType } from './policy-types.js';
 import type { DataplaneSpec, ResourceType, Violation } from './resources.js';
 
 /** Kuma's list envelope. */
@@ -241,6 +242,16 @@ export interface SnapshotSummary {
   createdAt: number;
   versions: Record<string, string>;
   changedTypes: string[];
+  /** The policies changed in the proxy's mesh since its previous snapshot (empty for a first snapshot of a connection). */
+  policyChanges: PolicyVersionChange[];
+}
+
+/** A policy created (no `from`), updated (`from` → `to`) or deleted (no `to`): store versions. */
+export interface PolicyVersionChange {
+  type: PolicyType;
+  name: string;
+  from?: number;
+  to?: number;
 }
 
 export interface SnapshotRecord extends SnapshotSummary {
