@@ -270,6 +270,59 @@ export interface PolicyPreviewBody {
   after: SnapshotResourcesJson;
 }
 
+/** A resource's identity in Kuma's inspection answers (api_common.Meta). */
+export interface ResourceMetaBody {
+  type: string;
+  mesh: string;
+  name: string;
+  labels: Record<string, string>;
+}
+
+/** One `to` or `from` rule of `_rules`: the subset it applies to, the merged conf, the policies merged in order. */
+export interface SubsetRuleBody {
+  conf: unknown;
+  matchers: { key: string; value: string; not: boolean }[];
+  origin: ResourceMetaBody[];
+}
+
+/** One inbound rule of `_rules`: the match (none: all traffic), the merged conf, each policy item behind it. */
+export interface InboundRuleBody {
+  conf: unknown[];
+  match?: unknown;
+  origin: { resourceMeta: ResourceMetaBody; ruleIndex: number }[];
+}
+
+export interface RulesInbound {
+  name?: string;
+  port: number;
+  tags: Record<string, string>;
+}
+
+/** `GET …/dataplanes/{name}/_rules` (Kuma's InspectRulesResponse). */
+export interface ProxyRulesBody {
+  httpMatches: { hash: string; match: unknown }[];
+  resource: ResourceMetaBody;
+  rules: {
+    type: string;
+    toRules: SubsetRuleBody[];
+    toResourceRules: unknown[];
+    fromRules: { inbound: RulesInbound; rules: SubsetRuleBody[] }[];
+    inboundRules: { inbound: RulesInbound; rules: InboundRuleBody[] }[];
+    warnings: string[];
+  }[];
+}
+
+/** `GET /_resources` items (Kuma's ResourceTypeDescription): where each type is served. */
+export interface ResourceTypeDescription {
+  name: string;
+  path: string;
+  singularDisplayName: string;
+  pluralDisplayName: string;
+  scope: 'Global' | 'Mesh';
+  shortName: string;
+  policy?: { hasToTargetRef: boolean; hasFromTargetRef: boolean; hasRulesTargetRef: boolean; isTargetRef: boolean; isFromAsRules: boolean };
+}
+
 /** `GET …/dataplanes/{name}/xds`: Envoy's admin config dump. */
 export interface ConfigDump {
   configs: Record<string, unknown>[];

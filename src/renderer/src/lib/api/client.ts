@@ -7,9 +7,13 @@ import type {
   FirstConfigBody,
   ImportReport,
   ListBody,
+  PolicyPreviewBody,
+  ProxyRulesBody,
   ProxyStatus,
   ProxyStatusDetail,
   ProxyTimelineBody,
+  ResourceMetaBody,
+  ResourceTypeDescription,
   SettingDescription,
   SettingValuesBody,
   SnapshotRecord,
@@ -21,6 +25,7 @@ import type { CacheStats, XdsStats } from '../../../../shared/stats-types.js';
 import type { KumaDpInstructions } from '../../../../shared/kuma-dp-types.js';
 import type { StorageStatus } from '../../../../shared/storage-types.js';
 import type { CoreEvent } from '../../../../shared/events.js';
+import type { PolicyType, ProxyPolicyEffects } from '../../../../shared/policy-types.js';
 import type { ResourceKey, Violation } from '../../../../shared/resources.js';
 import type { ConnectionStatus, Transport } from './transport.js';
 
@@ -67,6 +72,8 @@ export class MeshdeskClient {
   readonly #statusListeners = new Set<StatusListener>();
   #unsubscribe: (() => void) | undefined;
   #status: ConnectionStatus = 'connecting';
+  /** Kuma's type catalogue, read once: where each mesh-scoped type is served (`meshtimeouts`). */
+  #types: Promise<ResourceTypeDescription[]> | undefined;
 
   constructor(transport: Transport) {
     this.#transport = transport;
@@ -162,8 +169,30 @@ export class MeshdeskClient {
     return this.json('GET', mesh === undefined ? '/dataplanes' : `/meshes/${segment(mesh)}/dataplanes`);
   }
 
-  resource(key: ResourceKey): Promise<KumaObject> {
-    return this.json('GET', resourcePath(key));
+  async resource(key: ResourceKey): Promise<KumaObject> {
+    return this.json('GET', await this.#resourcePath(key));
+  }
+
+  /** Kuma's resource type catalogue (`GET /_resources`), fetched once per page. */
+  resourceTypes(): Promise<ResourceTypeDescription[]> {
+    this.#types ??= this.json<{ resources: ResourceTypeDescription[] }>('GET', '/_resources').then(
+      (body) => body.resources,
+      (error: unknown) => {
+        this.#types = undefined;
+        throw error;
+      },
+    );
+    return this.#types;
+  }
+
+  /** Every policy of a type, in every mesh. */
+  async policies(type: PolicyType): Promise<ListBody<KumaObject>> {
+    return this.json('GET', `/${await this.#collection(type)}`);
+  }
+
+  /** The Dataplanes a policy selects (Kuma's `_resources/dataplanes`). */
+  async policyDataplanes({ type, mesh, name }: ResourceKey): Promise<ListBody<ResourceMetaBody>> {
+    return this.json('GET', `/meshes/${segment(mesh)}/${await this.#collection(type)}/${segment(name)}/_resources/dataplanes`);
   }
 
   /**
@@ -174,12 +203,24 @@ export class MeshdeskClient {
    */
   async applyResource(key: ResourceKey, body: string | object, options: { createOnly?: boolean; takeOver?: boolean } = {}): Promise<KumaObject> {
     const query = options.createOnly ? '?createOnly=true' : options.takeOver ? '?takeOver=true' : '';
-    await this.request('PUT', `${resourcePath(key)}${query}`, body);
+    await this.request('PUT', `${await this.#resourcePath(key)}${query}`, body);
     return this.resource(key);
   }
 
   async deleteResource(key: ResourceKey): Promise<void> {
-    await this.request('DELETE', resourcePath(key));
+    await this.request('DELETE', await this.#resourcePath(key));
+  }
+
+  async #collection(type: ResourceKey['type']): Promise<string> {
+    if (type === 'Dataplane') return 'dataplanes';
+    const path = (await this.resourceTypes()).find((each) => each.name === type)?.path;
+    if (path === undefined) throw new Error(`the core serves no ${type} resources (GET /_resources does not list them)`);
+    return path;
+  }
+
+  async #resourcePath(key: ResourceKey): Promise<string> {
+    if (key.type === 'Mesh') return `/meshes/${segment(key.name)}`;
+    return `/meshes/${segment(key.mesh)}/${await this.#collection(key.type)}/${segment(key.name)}`;
   }
 
   // proxies
@@ -197,6 +238,24 @@ export class MeshdeskClient {
 
   configDump(mesh: string, name: string): Promise<ConfigDump> {
     return this.json('GET', `${proxyPath(mesh, name)}/xds`);
+  }
+
+  /** The rules each policy type computes for the proxy, as Kuma's `_rules` answers them. */
+  rules(mesh: string, name: string): Promise<ProxyRulesBody> {
+    return this.json('GET', `${proxyPath(mesh, name)}/_rules`);
+  }
+
+  /** Which config field each policy item set on the proxy as last generated. */
+  policyEffects(mesh: string, name: string): Promise<ProxyPolicyEffects> {
+    return this.json('GET', `${proxyPath(mesh, name)}/_policy-effects`);
+  }
+
+  /**
+   * What applying the policy text (or, with `remove`, deleting the policy it names) would change
+   * in the proxy's configuration; nothing is written. A 400 names the fields at fault as `PUT` does.
+   */
+  previewPolicy(mesh: string, name: string, text: string, { remove = false } = {}): Promise<PolicyPreviewBody> {
+    return this.json('POST', `${proxyPath(mesh, name)}/_preview-policy${remove ? '?delete=true' : ''}`, text);
   }
 
   timeline(mesh: string, name: string): Promise<ProxyTimelineBody> {
@@ -286,10 +345,6 @@ export class MeshdeskClient {
   metrics(): Promise<string> {
     return this.request('GET', '/metrics');
   }
-}
-
-function resourcePath({ type, mesh, name }: ResourceKey): string {
-  return type === 'Mesh' ? `/meshes/${segment(name)}` : proxyPath(mesh, name);
 }
 
 /** Kuma's error envelope from whatever a non-2xx answer holds (a proxy in between may answer plain text). */

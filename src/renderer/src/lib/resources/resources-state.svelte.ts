@@ -1,5 +1,5 @@
 import { createSubscriber } from 'svelte/reactivity';
-import type { ResourceKey } from '../../../../shared/resources.js';
+import { RESOURCE_TYPES, type ResourceKey } from '../../../../shared/resources.js';
 import { client, type KumaObject } from '../api/index.js';
 
 /** Changes come in bursts (a proxy registering, a bulk apply): refetch at most this often. */
@@ -89,7 +89,8 @@ export class ResourcesState {
 }
 
 export function keyOf(resource: KumaObject): ResourceKey {
-  return { type: resource.type === 'Mesh' ? 'Mesh' : 'Dataplane', mesh: resource.type === 'Mesh' ? '' : (resource.mesh ?? ''), name: resource.name };
+  const type = RESOURCE_TYPES.find((each) => each === resource.type) ?? 'Dataplane';
+  return { type, mesh: type === 'Mesh' ? '' : (resource.mesh ?? ''), name: resource.name };
 }
 
 export function sameKey(a: ResourceKey, b: ResourceKey): boolean {
