@@ -13,6 +13,26 @@ export interface ListBody<T> {
   next: string | null;
 }
 
+/** One entry of Kuma's `GET /_resources` (api/openapi/types/common ResourceTypeDescription). */
+export interface ResourceTypeDescription {
+  name: ResourceType;
+  singularDisplayName: string;
+  pluralDisplayName: string;
+  /** Kuma's ws path: `/meshes/{mesh}/<path>/{name}` for mesh-scoped types. */
+  path: string;
+  scope: 'Global' | 'Mesh';
+  readOnly: boolean;
+  includeInFederation: boolean;
+  shortName: string;
+  /** Policies only: which targetRef sections the type has. */
+  policy?: { hasToTargetRef: boolean; hasFromTargetRef: boolean; hasRulesTargetRef: boolean; isTargetRef: boolean; isFromAsRules: boolean };
+}
+
+/** `GET /_resources`. */
+export interface ResourceTypeDescriptionList {
+  resources: ResourceTypeDescription[];
+}
+
 /** One field at fault in an error answer (Kuma's `invalid_parameters`). */
 export interface InvalidParameter {
   field: string;
@@ -310,17 +330,6 @@ export interface ProxyRulesBody {
     inboundRules: { inbound: RulesInbound; rules: InboundRuleBody[] }[];
     warnings: string[];
   }[];
-}
-
-/** `GET /_resources` items (Kuma's ResourceTypeDescription): where each type is served. */
-export interface ResourceTypeDescription {
-  name: string;
-  path: string;
-  singularDisplayName: string;
-  pluralDisplayName: string;
-  scope: 'Global' | 'Mesh';
-  shortName: string;
-  policy?: { hasToTargetRef: boolean; hasFromTargetRef: boolean; hasRulesTargetRef: boolean; isTargetRef: boolean; isFromAsRules: boolean };
 }
 
 /** `GET …/dataplanes/{name}/xds`: Envoy's admin config dump. */

@@ -199,6 +199,10 @@ describe('kumactl get meshtimeouts / apply -f / delete meshtimeout: a policy', (
     // `kumactl apply -f` of a changed policy: the same PUT, now an update.
     expect(await call(core, item, 'PUT', meshTimeout('timeouts', '30s'))).toEqual({ status: 200, body: {} });
     expect((await call(core, item)).body).toMatchObject({ version: 2, spec: meshTimeout('timeouts', '30s').spec });
+    // meshdesk's guards, as for Dataplanes: an update of a version no longer stored, a create-only PUT of one that exists.
+    expect((await call(core, item, 'PUT', { ...meshTimeout('timeouts', '40s'), version: 1 })).status).toBe(409);
+    expect((await call(core, `${item}?createOnly=true`, 'PUT', meshTimeout('timeouts', '40s'))).status).toBe(409);
+    expect((await call(core, item)).body).toMatchObject({ version: 2 });
 
     expect(await call(core, item, 'DELETE')).toEqual({ status: 200, body: {} });
     expect(await call(core, item, 'DELETE')).toMatchObject({ status: 404, body: { title: 'Could not delete a resource', detail: 'Not found' } });

@@ -3,7 +3,8 @@
 // shows the difference, '*' for every case of the area, else the kind of input it is about. The
 // conformance tests (test/kuma/) fail on any difference not listed here, and on an entry that no
 // longer matches anything, so this list stays the truth. What a case itself puts out of scope (its
-// case.json, mTLS, transparent proxying…) is not listed: see test/kuma/support/xds-cases.ts.
+// case.json, mTLS, transparent proxying…) is not listed: see test/kuma/support/xds-cases.ts. In the
+// 'policies' area `case` may be `<policy>/*`, every golden case of one policy.
 
 export type ConformanceArea = 'validation' | 'policy-validation' | 'api' | 'xds-names' | 'xds-structure' | 'xds-e2e' | 'policies';
 
@@ -11,12 +12,9 @@ export interface KnownDifference {
   area: ConformanceArea;
   case: string;
   reason: string;
-  /** xDS areas: a regex on the resource name; every resource when absent. */
+  /** xDS and policies areas: a regex on the resource name; every resource when absent. */
   resource?: string;
-  /**
-   * xDS areas: a regex on the leaf path (see test/kuma/support/xds-leaves.ts); every leaf when absent.
-   * Policies: the compared part, `<golden file>: <part>` (test/kuma/support/policy-parts.ts).
-   */
+  /** xDS and policies areas: a regex on the leaf path (see test/kuma/support/xds-leaves.ts); every leaf when absent. */
   path?: string;
   /** API area: the status meshdesk answers where it is not Kuma's (a request Kuma accepts and meshdesk refuses). */
   status?: number;
@@ -244,5 +242,32 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
       "Kuma's test runs the MeshTCPRoute plugin alone, so the HTTP outbounds, which it leaves to MeshHTTPRoute, are " +
       "absent from its golden; meshdesk's test runs MeshHTTPRoute first, as every pipeline does, which routes backend " +
       '(10001) to http-backend and keeps 10003 as it was: MeshTCPRoute leaves both unchanged.',
+  },
+  {
+    area: 'policies',
+    case: 'meshloadbalancingstrategy/basic',
+    resource: '^frontend$',
+    path: '^leastRequestLbConfig\\.activeRequestBias\\.runtimeKey$',
+    reason:
+      "Envoy requires a runtime key beside a RuntimeDouble's default (runtime_key min_len 1) and would refuse Kuma's " +
+      'cluster; meshdesk names one after the cluster (meshdesk.<cluster>.active_request_bias), which no runtime layer sets.',
+  },
+  {
+    area: 'policies',
+    case: 'meshloadbalancingstrategy/*',
+    resource: '^(backend|payment|frontend)$',
+    path: '\\.lbEndpoints\\[[^\\]]*\\]\\.loadBalancingWeight$',
+    reason:
+      "meshdesk's endpoints carry their weight (1 by default), as a running Kuma's do; Kuma's MeshLoadBalancingStrategy test " +
+      'builds its endpoints without one. The plugin keeps whatever weight an endpoint has.',
+  },
+  {
+    area: 'policies',
+    case: 'meshloadbalancingstrategy/*',
+    resource: '^backend$',
+    path: '\\.lbEndpoints\\[endpoint=127\\.0\\.0\\.1:80\\]',
+    reason:
+      "The case's proxy has an inbound of service backend, so in meshdesk's mesh context it is one of backend's " +
+      "endpoints (127.0.0.1:80, zone-1); Kuma's test hands its plugin a hand-built endpoint map without it.",
   },
 ];

@@ -9,47 +9,35 @@ import { ClusterResourceType } from '@grpc/grpc-js-xds/build/src/xds-resource-ty
 import { RouteConfigurationResourceType } from '@grpc/grpc-js-xds/build/src/xds-resource-type/route-config-resource-type.js';
 import type { XdsResourceType } from '@grpc/grpc-js-xds/build/src/xds-resource-type/xds-resource-type.js';
 import { onTestFinished } from 'vitest';
-import { EnvoyResources } from '../../src/main/policies/core/envoy-resources.js';
+import type { EnvoyResources } from '../../src/main/policies/core/envoy-resources.js';
 import type { PolicyPlugin, UnappliedField } from '../../src/main/policies/core/plugin.js';
 import { emptyProxyRules, type ProxyRules } from '../../src/main/policies/core/rules.js';
-import { buildMeshContext } from '../../src/main/xds/context/build-mesh-context.js';
+import { twoVersionMesh } from '../../src/main/policies/core/testing/two-version-mesh.js';
 import { generateGrpcBootstrap } from '../../src/main/xds/generate/bootstrap.js';
-import { generateProxyResources } from '../../src/main/xds/generate/profile.js';
-import type { Proxy } from '../../src/main/xds/generate/proxy.js';
 import { encodeResource } from '../../src/main/xds/protocol/encode.js';
 import type { ProtoJson } from '../../src/main/xds/protocol/proto-json.js';
 import { CLUSTER_TYPE_URL, ROUTE_TYPE_URL, XDS_TYPE_URLS } from '../../src/main/xds/protocol/type-urls.js';
 import { AdsServer } from '../../src/main/xds/server/ads-server.js';
 import { snapshotFromJson } from '../../src/main/xds/server/snapshot.js';
 import { SnapshotCache } from '../../src/main/xds/server/snapshot-cache.js';
-import type { DataplaneResource, MeshResource } from '../../src/shared/resources.js';
-import { backendDataplane, clientDataplane } from './dataplanes.js';
 import { echoClient, type EchoClient } from './echo-server.js';
 import { startPythonEchoClient, type CallResult } from './python-echo-client.js';
 import { tempDir } from './temp-dir.js';
 
-const TIME = '2026-01-01T00:00:00.000Z';
 export const GRPC_CLIENT_ID = 'default.client';
 
-function stored(resource: { mesh: string; name: string; networking: unknown }): DataplaneResource {
-  const { mesh, name, networking } = resource;
-  return { type: 'Dataplane', meta: { mesh, name, version: 1, creationTime: TIME, modificationTime: TIME, labels: {} }, spec: { networking } } as DataplaneResource;
-}
-
 /**
- * The proxyless client `default.client` of service `echo`, whose one endpoint listens on
- * 127.0.0.1:`port`, after `plugin`'s gRPC form ran with `rules` (only `to` rules unless given).
+ * The proxyless client `default.client` of service `echo` (src/main/policies/core/testing/two-version-mesh.ts),
+ * whose two endpoints listen on 127.0.0.1 at `ports` (one port: both on it), after `plugin`'s gRPC
+ * form ran with `rules` (only `to` rules unless given).
  */
 export function grpcClientWithPolicy<Conf>(
   plugin: PolicyPlugin<Conf>,
   rules: Partial<ProxyRules<Conf>>,
-  port = 1,
+  ports: number | readonly [number, number] = 1,
 ): { resources: EnvoyResources; unapplied: UnappliedField[] } {
-  const mesh: MeshResource = { type: 'Mesh', meta: { mesh: '', name: 'default', version: 1, creationTime: TIME, modificationTime: TIME, labels: {} }, spec: {} };
-  const client = stored(clientDataplane('client'));
-  const context = buildMeshContext(mesh, [client, stored(backendDataplane('echo-1', port))]);
-  const proxy: Proxy = { id: GRPC_CLIENT_ID, dataplane: client, kind: 'grpc' };
-  const resources = new EnvoyResources(generateProxyResources(context, proxy));
+  const [first, second] = typeof ports === 'number' ? [ports, ports] : ports;
+  const { proxy, context, resources } = twoVersionMesh(first, second, 'grpc');
   const unapplied: UnappliedField[] = [];
   plugin.applyGrpc({ proxy, context, rules: { ...emptyProxyRules<Conf>(), ...rules }, resources, unapplied: (field) => unapplied.push(field) });
   return { resources, unapplied };

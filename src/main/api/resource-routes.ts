@@ -1,5 +1,5 @@
 import { notAppliedFields } from '../../shared/not-applied.js';
-import type { NotAppliedBody } from '../../shared/api-types.js';
+import type { NotAppliedBody, ResourceTypeDescription, ResourceTypeDescriptionList } from '../../shared/api-types.js';
 import { isMeshScoped, type Resource, type ResourceType } from '../../shared/resources.js';
 import { POLICY_DESCRIPTORS } from '../policies/descriptors.js';
 import type { ResourceManager } from '../manager/interfaces.js';
@@ -34,19 +34,6 @@ interface Collection {
   endpoint: string;
   meshOf(params: Record<string, string>): string;
   nameOf(params: Record<string, string>): string;
-}
-
-/** One entry of Kuma's `GET /_resources` (api/openapi/types/common ResourceTypeDescription). */
-interface ResourceTypeDescription {
-  name: ResourceType;
-  singularDisplayName: string;
-  pluralDisplayName: string;
-  path: string;
-  scope: 'Global' | 'Mesh';
-  readOnly: boolean;
-  includeInFederation: boolean;
-  shortName: string;
-  policy?: { hasToTargetRef: boolean; hasFromTargetRef: boolean; hasRulesTargetRef: boolean; isTargetRef: boolean; isFromAsRules: boolean };
 }
 
 /** A mesh-scoped type at `/meshes/{mesh}/<wsPath>`. */
@@ -254,7 +241,7 @@ export function resourceRoutes(manager: ResourceManager): Route[] {
       // Kuma's type catalogue, for the types meshdesk stores.
       method: 'GET',
       path: '/_resources',
-      handler: () => ({ json: { resources: RESOURCE_TYPE_DESCRIPTIONS } }),
+      handler: () => ({ json: { resources: RESOURCE_TYPE_DESCRIPTIONS } satisfies ResourceTypeDescriptionList }),
     },
     {
       method: 'GET',

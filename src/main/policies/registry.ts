@@ -1,6 +1,8 @@
 import type { PolicyPlugin } from './core/plugin.js';
 import { meshCircuitBreakerPlugin } from './meshcircuitbreaker/plugin.js';
+import { meshHealthCheckPlugin } from './meshhealthcheck/plugin.js';
 import { meshHTTPRoutePlugin } from './meshhttproute/plugin.js';
+import { meshLoadBalancingStrategyPlugin } from './meshloadbalancingstrategy/plugin.js';
 import { meshRetryPlugin } from './meshretry/plugin.js';
 import { meshTCPRoutePlugin } from './meshtcproute/plugin.js';
 import { meshTimeoutPlugin } from './meshtimeout/plugin.js';
@@ -10,5 +12,13 @@ import { meshTimeoutPlugin } from './meshtimeout/plugin.js';
  * read it. Sorted by Kuma's plugin order, which is the order they change a proxy's config in.
  */
 export const POLICY_PLUGINS: readonly PolicyPlugin[] = (
-  [meshHTTPRoutePlugin, meshTCPRoutePlugin, meshTimeoutPlugin, meshCircuitBreakerPlugin, meshRetryPlugin] as PolicyPlugin[]
+  [
+    meshHTTPRoutePlugin,
+    meshTCPRoutePlugin,
+    meshLoadBalancingStrategyPlugin,
+    meshTimeoutPlugin,
+    meshHealthCheckPlugin,
+    meshCircuitBreakerPlugin,
+    meshRetryPlugin,
+  ] as PolicyPlugin[]
 ).sort((a, b) => a.descriptor.order - b.descriptor.order);

@@ -27,16 +27,18 @@ export function isGoDuration(text: string): boolean {
 }
 
 /**
- * A Go duration as proto3 JSON writes a google.protobuf.Duration ("1h" → "3600s", "25ms" →
- * "0.025s"): how Kuma's plugins turn a policy's durations into Envoy's. The text must have been
- * validated; an unreadable one is a programming error.
+ * A Go duration as protobuf's JSON prints a google.protobuf.Duration ("1m30s" → "90s",
+ * "1.5s" → "1.500s"), for config fields a policy's duration sets; undefined when Go would refuse it.
  */
-export function goDurationToProtoJson(text: string): string {
-  const nanoseconds = parseGoDuration(text);
-  if (nanoseconds === undefined) throw new Error(`"${text}" is not a Go duration`);
-  const total = Math.round(Math.abs(nanoseconds));
-  const seconds = Math.floor(total / 1e9);
-  const fraction = total % 1e9;
-  const decimals = fraction === 0 ? '' : `.${String(fraction).padStart(9, '0').replace(/0+$/, '')}`;
-  return `${nanoseconds < 0 ? '-' : ''}${seconds}${decimals}s`;
+export function goDurationToProtoJson(text: string): string | undefined {
+  const nanos = parseGoDuration(text);
+  if (nanos === undefined) return undefined;
+  const sign = nanos < 0 ? '-' : '';
+  const whole = Math.abs(Math.round(nanos));
+  const seconds = Math.floor(whole / 1e9);
+  const fraction = whole % 1e9;
+  if (fraction === 0) return `${sign}${seconds}s`;
+  const digits = String(fraction).padStart(9, '0');
+  const shown = fraction % 1e6 === 0 ? digits.slice(0, 3) : fraction % 1e3 === 0 ? digits.slice(0, 6) : digits;
+  return `${sign}${seconds}.${shown}s`;
 }

@@ -1,101 +1,153 @@
-// Kuma's common validators for policy confs (pkg/core/validators/common_validators.go and
-// messages.go): the same checks with the same messages, on the JSON a policy was written in.
 import { parseGoDuration } from '../../resources/go-duration.js';
 import type { ViolationList } from '../../resources/validation-error.js';
 
-export const MUST_NOT_BE_EMPTY = 'must not be empty';
+// The checks Kuma's policy validators share (pkg/core/validators: common_validators.go and
+// messages.go), with Kuma's messages. Each takes the value as it came in (a conf is checked before
+// it is trusted) and says nothing when it is absent, as Kuma's `…OrNil` checks.
+
 export const MUST_BE_DEFINED = 'must be defined';
-export const MUST_BE_DEFINED_AND_GREATER_THAN_ZERO = 'must be defined and greater than zero';
-export const HAS_TO_BE_GREATER_THAN_ZERO = 'must be greater than 0';
-const WHEN_DEFINED_NON_NEGATIVE = 'must not be negative when defined';
+export const MUST_NOT_BE_EMPTY = 'must not be empty';
 const WHEN_DEFINED_GREATER_THAN_ZERO = 'must be greater than zero when defined';
-const UINT_PERCENTAGE_RANGE = 'must be in inclusive range [0, 100]';
+export const GREATER_THAN_ZERO = 'must be greater than 0';
+export const MUST_BE_DEFINED_AND_GREATER_THAN_ZERO = 'must be defined and greater than zero';
+const WHEN_DEFINED_NOT_NEGATIVE = 'must not be negative when defined';
+const VALID_NUMBER = 'string must be a valid number';
+const VALID_PATH = 'must be a valid path when defined';
 const PERCENTAGE_RANGE = 'must be in inclusive range [0.0, 100.0]';
-const STRING_NOT_A_NUMBER = 'string must be a valid number';
-/** Where Kuma's JSON unmarshalling would fail before its validator runs: meshdesk says which field. */
-const NOT_A_DURATION = 'must be a duration such as "1s", "500ms" or "1m30s"';
-const NOT_AN_INTEGER = 'must be a non-negative integer';
+const UINT_PERCENTAGE_RANGE = 'must be in inclusive range [0, 100]';
+/** Not Kuma's: Kuma refuses a non-duration while reading the JSON, before any validator runs. */
+const VALID_DURATION = 'must be a valid duration';
 
-export function mustHaveAtLeastOne(...names: string[]): string {
-  return `must have at least one defined: ${names.join(', ')}`;
+/** The items of a list field as it came in; anything but a list has none to check. */
+export function listItems<T>(value: readonly T[] | undefined): readonly T[] {
+  return Array.isArray(value) ? value : [];
 }
 
-/** The duration in nanoseconds, or a violation when the value is no duration at all. */
-function duration(violations: ViolationList, path: string, value: unknown): number | undefined {
-  const nanoseconds = typeof value === 'string' ? parseGoDuration(value) : undefined;
-  if (nanoseconds === undefined) violations.add(path, NOT_A_DURATION);
-  return nanoseconds;
+/** The items of a list field, with a violation when it is there but no list (Kuma's decoder refuses it). */
+export function checkList<T>(value: readonly T[] | undefined, path: string, violations: ViolationList): readonly T[] {
+  if (value !== undefined && value !== null && !Array.isArray(value)) violations.add(path, 'must be a list');
+  return listItems(value);
 }
 
-/** A duration field Kuma reads without a further check: only its syntax. */
-export function durationOrNil(violations: ViolationList, path: string, value: unknown): void {
-  if (value !== undefined) duration(violations, path, value);
+/** Not Kuma's: its decoder refuses a non-boolean before any validator runs. */
+export function checkBoolean(value: unknown, path: string, violations: ViolationList): void {
+  if (value !== undefined && value !== null && typeof value !== 'boolean') violations.add(path, 'must be true or false');
 }
 
-/** A uint32 field Kuma reads without a further check: only its type. */
-export function uint32OrNil(violations: ViolationList, path: string, value: unknown): void {
-  if (value !== undefined) uint32(violations, path, value);
-}
-
-/** Kuma's ValidateDurationNotNegativeOrNil. */
-export function durationNotNegativeOrNil(violations: ViolationList, path: string, value: unknown): void {
-  if (value === undefined) return;
-  const nanoseconds = duration(violations, path, value);
-  if (nanoseconds !== undefined && nanoseconds < 0) violations.add(path, WHEN_DEFINED_NON_NEGATIVE);
-}
-
-/** Kuma's ValidateDurationGreaterThanZeroOrNil. */
-export function durationGreaterThanZeroOrNil(violations: ViolationList, path: string, value: unknown): void {
-  if (value === undefined) return;
-  const nanoseconds = duration(violations, path, value);
-  if (nanoseconds !== undefined && nanoseconds <= 0) violations.add(path, WHEN_DEFINED_GREATER_THAN_ZERO);
-}
-
-/** Kuma's ValidateDurationGreaterThanZero (the field is there but may be zero). */
-export function durationGreaterThanZero(violations: ViolationList, path: string, value: unknown): void {
-  const nanoseconds = duration(violations, path, value);
-  if (nanoseconds !== undefined && nanoseconds <= 0) violations.add(path, MUST_BE_DEFINED_AND_GREATER_THAN_ZERO);
-}
-
-/** A uint32 field read as Kuma's JSON decoder reads it; a violation when it is not one. */
-export function uint32(violations: ViolationList, path: string, value: unknown): number | undefined {
-  if (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 0xffff_ffff) return value;
-  violations.add(path, NOT_AN_INTEGER);
-  return undefined;
-}
-
-/** Kuma's ValidateIntegerGreaterThanZeroOrNil. */
-export function integerGreaterThanZeroOrNil(violations: ViolationList, path: string, value: unknown): void {
-  if (value === undefined) return;
-  if (uint32(violations, path, value) === 0) violations.add(path, HAS_TO_BE_GREATER_THAN_ZERO);
-}
-
-/** Kuma's ValidateUInt32PercentageOrNil. */
-export function uint32PercentageOrNil(violations: ViolationList, path: string, value: unknown): void {
-  if (value === undefined) return;
-  const number = uint32(violations, path, value);
-  if (number !== undefined && number > 100) violations.add(path, UINT_PERCENTAGE_RANGE);
-}
-
-/**
- * An int-or-string decimal (Kuma's NewDecimalFromIntOrString: `30`, or `"30.2"`), as a number;
- * undefined when the string is not a number.
- */
-export function decimalFromIntOrString(value: unknown): number | undefined {
-  if (typeof value === 'number') return Number.isInteger(value) ? value : undefined;
-  if (typeof value !== 'string' || !/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(value.trim())) return undefined;
-  return Number(value);
-}
-
-/** Kuma's ValidatePercentageOrNil, on an int-or-string. */
-export function percentageOrNil(violations: ViolationList, path: string, value: unknown): void {
-  if (value === undefined) return;
-  const number = decimalFromIntOrString(value);
-  if (number === undefined) violations.add(path, STRING_NOT_A_NUMBER);
-  else if (number < 0 || number > 100) violations.add(path, PERCENTAGE_RANGE);
+/** Not Kuma's: its decoder refuses a count that is no uint32 before any validator runs. */
+export function checkUint32(value: unknown, path: string, violations: ViolationList): void {
+  if (value === undefined || value === null) return;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 0xffff_ffff) violations.add(path, 'must be a non-negative integer');
 }
 
 /** Kuma's ValidateNil: the field must be absent, for the reason given. */
-export function mustBeAbsent(violations: ViolationList, path: string, value: unknown, message: string): void {
-  if (value !== undefined) violations.add(path, message);
+export function checkAbsent(value: unknown, path: string, violations: ViolationList, message: string): void {
+  if (value !== undefined && value !== null) violations.add(path, message);
+}
+
+/** Kuma's MustHaveAtLeastOne. */
+export function mustHaveAtLeastOne(...fields: string[]): string {
+  return `must have at least one defined: ${fields.join(', ')}`;
+}
+
+/** Kuma's ValidateDurationGreaterThanZeroOrNil. */
+export function checkDurationGreaterThanZero(value: unknown, path: string, violations: ViolationList): void {
+  if (value === undefined || value === null) return;
+  const nanos = typeof value === 'string' ? parseGoDuration(value) : undefined;
+  if (nanos === undefined) violations.add(path, VALID_DURATION);
+  else if (nanos <= 0) violations.add(path, WHEN_DEFINED_GREATER_THAN_ZERO);
+}
+
+/** A duration Kuma reads without a further check: only its syntax. */
+export function checkDuration(value: unknown, path: string, violations: ViolationList): void {
+  if (value === undefined || value === null) return;
+  if (typeof value !== 'string' || parseGoDuration(value) === undefined) violations.add(path, VALID_DURATION);
+}
+
+/** Kuma's ValidateDurationNotNegativeOrNil. */
+export function checkDurationNotNegative(value: unknown, path: string, violations: ViolationList): void {
+  if (value === undefined || value === null) return;
+  const nanos = typeof value === 'string' ? parseGoDuration(value) : undefined;
+  if (nanos === undefined) violations.add(path, VALID_DURATION);
+  else if (nanos < 0) violations.add(path, WHEN_DEFINED_NOT_NEGATIVE);
+}
+
+/** Kuma's ValidateDurationGreaterThanZero: the field is there (maybe zero) and must be above zero. */
+export function checkDurationDefinedGreaterThanZero(value: unknown, path: string, violations: ViolationList): void {
+  const nanos = typeof value === 'string' ? parseGoDuration(value) : undefined;
+  if (nanos === undefined) violations.add(path, VALID_DURATION);
+  else if (nanos <= 0) violations.add(path, MUST_BE_DEFINED_AND_GREATER_THAN_ZERO);
+}
+
+/** Kuma's ValidateValueGreaterThanZeroOrNil (an int32). */
+export function checkValueGreaterThanZero(value: unknown, path: string, violations: ViolationList): void {
+  if (value === undefined || value === null) return;
+  if (typeof value !== 'number' || value <= 0) violations.add(path, WHEN_DEFINED_GREATER_THAN_ZERO);
+}
+
+/** Kuma's ValidateIntegerGreaterThanZeroOrNil (a uint32). */
+export function checkIntegerGreaterThanZero(value: unknown, path: string, violations: ViolationList): void {
+  if (value === undefined || value === null) return;
+  if (typeof value !== 'number' || value <= 0) violations.add(path, GREATER_THAN_ZERO);
+}
+
+/** Kuma's ValidateIntPercentageOrNil: an integer in [0, 100]. */
+export function checkIntPercentage(value: unknown, path: string, violations: ViolationList): void {
+  if (value === undefined || value === null) return;
+  if (typeof value !== 'number' || value < 0 || value > 100) violations.add(path, UINT_PERCENTAGE_RANGE);
+}
+
+/**
+ * An IntOrString as Kuma's NewDecimalFromIntOrString reads it: a number, or a string holding a
+ * decimal (`"62.9"`); undefined when it is neither.
+ */
+export function decimalFromIntOrString(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
+  if (typeof value === 'string' && /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(value)) return Number(value);
+  return undefined;
+}
+
+/** Kuma's ValidatePercentageOrNil, and with `required` its ValidatePercentage (`allowZero` false: 0 is refused too). */
+export function checkPercentage(
+  value: unknown,
+  path: string,
+  violations: ViolationList,
+  options: { required?: boolean; allowZero?: boolean } = {},
+): void {
+  if (value === undefined || value === null) {
+    if (options.required) violations.add(path, MUST_BE_DEFINED);
+    return;
+  }
+  const decimal = decimalFromIntOrString(value);
+  if (decimal === undefined) violations.add(path, VALID_NUMBER);
+  else if (decimal < 0 || decimal > 100) violations.add(path, PERCENTAGE_RANGE);
+  else if (options.allowZero === false && decimal === 0) violations.add(path, GREATER_THAN_ZERO);
+}
+
+/** Kuma's ValidateIntOrStringGreaterOrEqualThan. */
+export function checkDecimalAtLeast(value: unknown, minimum: number, path: string, violations: ViolationList): void {
+  if (value === undefined || value === null) return;
+  const decimal = decimalFromIntOrString(value);
+  if (decimal === undefined) violations.add(path, VALID_NUMBER);
+  else if (decimal < minimum) violations.add(path, `must be greater or equal then: ${minimum}`);
+}
+
+/** Kuma's ValidateStringDefined. */
+export function checkStringDefined(value: unknown, path: string, violations: ViolationList): void {
+  if (value === '' || typeof value !== 'string') violations.add(path, MUST_BE_DEFINED);
+}
+
+// govalidator's IsFilePath, which Kuma's ValidatePathOrNil uses: a Windows path or a Unix one.
+const WINDOWS_PATH = /^[a-zA-Z]:\\(?:[^\\/:*?"<>|\r\n]+\\)*[^\\/:*?"<>|\r\n]*$/;
+const UNIX_PATH = /^(\/[^/\x00]*)+\/?$/;
+
+/** Kuma's ValidatePathOrNil. */
+export function checkFilePath(value: unknown, path: string, violations: ViolationList): void {
+  if (value === undefined || value === null) return;
+  if (typeof value !== 'string' || !(WINDOWS_PATH.test(value) || UNIX_PATH.test(value))) violations.add(path, VALID_PATH);
+}
+
+/** Kuma's ValidateStatusCode: [100, 599]. */
+export function checkStatusCode(value: unknown, path: string, violations: ViolationList): void {
+  if (typeof value !== 'number' || value < 100 || value >= 600) violations.add(path, 'must be in inclusive range [100, 599]');
 }

@@ -53,6 +53,25 @@ export function inlineRoutes(hcm: DraftPart): DraftPart[] {
   return routesOf(hcm.value.route_config as Draft | undefined, `${hcm.path}.route_config`);
 }
 
+const routeNames = new WeakMap<ProtoJson, readonly (string | undefined)[]>();
+
+/** Route names read once per (immutable) resource, without a copy. */
+function memoizedRouteNames(resource: ProtoJson, routes: (draft: Draft) => DraftPart[]): readonly (string | undefined)[] {
+  let names = routeNames.get(resource);
+  if (names === undefined) routeNames.set(resource, (names = routes(resource as Draft).map((route) => route.value.name as string | undefined)));
+  return names;
+}
+
+/** The names of a listener's inline routes, in the order inlineRoutes walks them. */
+export function inlineRouteNames(listener: ProtoJson): readonly (string | undefined)[] {
+  return memoizedRouteNames(listener, (draft) => httpConnectionManagers(draft).flatMap(inlineRoutes));
+}
+
+/** The names of a RouteConfiguration's routes, in the order routesOf walks them. */
+export function routeConfigRouteNames(routeConfig: ProtoJson): readonly (string | undefined)[] {
+  return memoizedRouteNames(routeConfig, (draft) => routesOf(draft, ''));
+}
+
 /** The object at `key` of a draft, created when missing. */
 export function child(draft: Draft, key: string): Draft {
   const existing = draft[key];

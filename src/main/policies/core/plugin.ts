@@ -53,8 +53,6 @@ export interface SectionRules {
   gatewayScope?: { noRulesWithGateways: boolean };
   /** `rules[].matches`: Kuma's ValidateMatch, plus (`typed`) the presence and spiffeID type checks. */
   ruleMatches?: 'match' | 'typed';
-  /** Route policies: `to` items carry `rules` (and other fields of the policy's own) instead of `default`. */
-  toRules?: boolean;
 }
 
 /** A field of a policy that a proxy cannot apply, reported on the proxy instead of dropped. */

@@ -3,15 +3,11 @@
 import { SERVICE_TAG, type Protocol, type Tags } from '../../../shared/resources.js';
 import { protocolFromTags } from '../../xds/context/build-mesh-context.js';
 import type { MeshContext } from '../../xds/context/mesh-context.js';
-import { inboundListenerName, localClusterName, outboundListenerName } from '../../xds/generate/names.js';
+import { inboundListenerName, localClusterName } from '../../xds/generate/names.js';
 import { serviceProtocol } from '../../xds/generate/outbound-proxy-generator.js';
 import type { Proxy } from '../../xds/generate/proxy.js';
-import type { NamedResource } from '../../xds/generate/resources.js';
-import { CLUSTER_TYPE_URL } from '../../xds/protocol/type-urls.js';
-import type { EnvoyResources } from './envoy-resources.js';
+import { outboundServices } from './outbound-services.js';
 import { inboundKey, type InboundKey } from './rules.js';
-
-const DEFAULT_OUTBOUND_ADDRESS = '127.0.0.1';
 
 /**
  * The tag Kuma adds to a `to` rule whose targetRef is a MeshHTTPRoute: the conf then applies only
@@ -28,29 +24,16 @@ export interface OutboundSide {
 
 /** Every kuma.io/service outbound of the proxy, with the protocol its service speaks. */
 export function outboundSides(proxy: Proxy, context: MeshContext): OutboundSide[] {
-  return (proxy.dataplane.spec.networking.outbound ?? []).flatMap((outbound) => {
-    const service = outbound.tags?.[SERVICE_TAG];
-    if (service === undefined) return [];
-    return [
-      {
-        service,
-        listener: outboundListenerName(outbound.address ?? DEFAULT_OUTBOUND_ADDRESS, outbound.port),
-        protocol: serviceProtocol(context.endpointsByService.get(service) ?? []),
-      },
-    ];
-  });
+  return outboundServices(proxy).map(({ service, listener }) => ({
+    service,
+    listener,
+    protocol: serviceProtocol(context.endpointsByService.get(service) ?? []),
+  }));
 }
 
 /** The tags a destination (or one of its routes, by name) is matched by in `to` rules. */
 export function destinationTags(service: string, routeName?: string): Tags {
   return routeName === undefined ? { [SERVICE_TAG]: service } : { [SERVICE_TAG]: service, [RULE_MATCHES_HASH_TAG]: routeName };
-}
-
-/** A service's clusters: the one named after it and its split clusters `<service>-<16 hex>` (a route's subsets). */
-export function serviceClusters(resources: EnvoyResources, service: string): NamedResource[] {
-  return resources
-    .list(CLUSTER_TYPE_URL)
-    .filter(({ name }) => name === service || (name.startsWith(`${service}-`) && /^[0-9a-f]{16}$/.test(name.slice(service.length + 1))));
 }
 
 /** An inbound of the proxy: the key its rules are under, its listener and its application's cluster. */

@@ -1,15 +1,14 @@
 import type { PolicyOrigin } from '../../../shared/policy-types.js';
 import { CLUSTER_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
-import type { EnvoyResources } from '../core/envoy-resources.js';
-import { child, draftOf, type Draft } from '../core/listener-parts.js';
+import { child, type Draft } from '../core/listener-parts.js';
 import type { PluginInput } from '../core/plugin.js';
-import { destinationTags, inboundSides, outboundSides, serviceClusters } from '../core/proxy-sides.js';
+import { serviceClusterNames } from '../core/outbound-targets.js';
+import { destinationTags, inboundSides, outboundSides } from '../core/proxy-sides.js';
+import { keyOf, putEdited, type FieldsSet } from '../core/shared-edits.js';
 import { catchAllInboundRule, ruleFor } from '../core/rules.js';
 import type { ConnectionLimits, MeshCircuitBreakerConf } from './api.js';
 import { envoyOutlierDetection, healthyPanicThreshold } from './outlier-detection.js';
-
-type Attributions = { path: string; origins: readonly PolicyOrigin[] }[];
 
 /** Kuma's connection limits and the Envoy threshold fields they set. */
 const LIMIT_FIELDS: readonly [keyof ConnectionLimits, string][] = [
@@ -28,17 +27,22 @@ const LIMIT_FIELDS: readonly [keyof ConnectionLimits, string][] = [
 export function applyMeshCircuitBreakerToEnvoy(input: PluginInput<MeshCircuitBreakerConf>): void {
   const { proxy, context, rules, resources } = input;
   for (const { name, resource } of resources.list(CLUSTER_TYPE_URL)) {
-    if (!tracksRemaining(resource)) editCluster(resources, name, () => {});
+    if (tracksRemaining(resource)) continue;
+    putEdited(resources, CLUSTER_TYPE_URL, name, ['MeshCircuitBreaker trackRemaining'], (cluster) => {
+      defaultThreshold(cluster);
+      return [];
+    });
   }
   for (const side of inboundSides(proxy)) {
     const rule = catchAllInboundRule(rules.inbound.get(side.key));
-    if (rule) editCluster(resources, side.cluster, (cluster, set) => configureCluster(cluster, rule.conf, rule.origins, set));
+    if (rule) putEdited(resources, CLUSTER_TYPE_URL, side.cluster, ['MeshCircuitBreaker cluster', keyOf(rule)], (cluster) => configureCluster(cluster, rule));
   }
+  const clusters = serviceClusterNames(resources);
   for (const side of outboundSides(proxy, context)) {
     const rule = ruleFor(rules.to, destinationTags(side.service));
     if (rule === undefined) continue;
-    for (const { name } of serviceClusters(resources, side.service)) {
-      editCluster(resources, name, (cluster, set) => configureCluster(cluster, rule.conf, rule.origins, set));
+    for (const name of clusters.get(side.service) ?? []) {
+      putEdited(resources, CLUSTER_TYPE_URL, name, ['MeshCircuitBreaker cluster', keyOf(rule)], (cluster) => configureCluster(cluster, rule));
     }
   }
 }
@@ -66,18 +70,9 @@ function defaultThreshold(cluster: Draft): { threshold: Draft; path: string } {
   return { threshold: list[index]!, path: `circuit_breakers.thresholds[${index}]` };
 }
 
-function editCluster(resources: EnvoyResources, name: string, edit: (cluster: Draft, set: Attributions) => void): void {
-  const cluster = resources.get(CLUSTER_TYPE_URL, name);
-  if (cluster === undefined) return;
-  const draft = draftOf(cluster);
-  const set: Attributions = [];
-  defaultThreshold(draft);
-  edit(draft, set);
-  resources.put(CLUSTER_TYPE_URL, name, draft, set);
-}
-
 /** Kuma's Configurer.ConfigureCluster: connection limits on the default threshold, then outlier detection and the panic threshold. */
-function configureCluster(cluster: Draft, conf: MeshCircuitBreakerConf, origins: readonly PolicyOrigin[], set: Attributions): void {
+function configureCluster(cluster: Draft, { conf, origins }: { conf: MeshCircuitBreakerConf; origins: readonly PolicyOrigin[] }): FieldsSet {
+  const set: FieldsSet = [];
   const { threshold, path } = defaultThreshold(cluster);
   for (const [field, envoyField] of LIMIT_FIELDS) {
     const value = conf.connectionLimits?.[field];
@@ -86,11 +81,11 @@ function configureCluster(cluster: Draft, conf: MeshCircuitBreakerConf, origins:
     set.push({ path: `${path}.${envoyField}`, origins });
   }
   const outlierDetection = envoyOutlierDetection(conf.outlierDetection);
-  if (outlierDetection === undefined) return;
+  if (outlierDetection === undefined) return set;
   cluster.outlier_detection = outlierDetection;
   set.push({ path: 'outlier_detection', origins });
   const panicThreshold = conf.outlierDetection?.healthyPanicThreshold;
-  if (panicThreshold === undefined) return;
+  if (panicThreshold === undefined) return set;
   child(cluster, 'common_lb_config').healthy_panic_threshold = healthyPanicThreshold(panicThreshold);
-  set.push({ path: 'common_lb_config.healthy_panic_threshold', origins });
+  return [...set, { path: 'common_lb_config.healthy_panic_threshold', origins }];
 }

@@ -84,4 +84,26 @@ describe('MeshCircuitBreaker for proxyless gRPC (gRFC A32, A50)', () => {
     expect(await first).toBe('held: first');
     expect(held).toHaveLength(1);
   }, 30_000);
+
+  it('a real grpc-js-xds client stops calling an endpoint that fails every call once failure-percentage ejection removes it', async () => {
+    const good = await startEchoServer('good');
+    const bad = await startEchoServer('bad', (_call, callback) => callback({ code: grpc.status.UNAVAILABLE, details: 'always failing' }));
+    onTestFinished(async () => {
+      await Promise.all([good.stop(), bad.stop()]);
+    });
+    const outlierDetection = {
+      interval: '200ms',
+      baseEjectionTime: '60s',
+      maxEjectionPercent: 50,
+      detectors: { failurePercentage: { minimumHosts: 2, requestVolume: 3, threshold: 50 } },
+    };
+    const { resources } = grpcClientWithPolicy(meshCircuitBreakerPlugin, { to: toEcho({ outlierDetection }) }, [good.port, bad.port]);
+    const client = await grpcXdsClientOf(resources);
+
+    // Round robin reaches both until an ejection interval has counted the bad one's failures.
+    await eventually(async () => {
+      const answers = await Promise.allSettled(Array.from({ length: 10 }, () => client.echo('hi', 5000)));
+      expect(answers.map((answer) => (answer.status === 'fulfilled' ? answer.value : 'failed'))).toEqual(Array(10).fill('good: hi'));
+    });
+  }, 30_000);
 });

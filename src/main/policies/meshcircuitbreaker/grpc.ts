@@ -1,10 +1,11 @@
-import type { PolicyOrigin } from '../../../shared/policy-types.js';
 import { SERVICE_TAG } from '../../../shared/resources.js';
 import { CLUSTER_TYPE_URL } from '../../xds/protocol/type-urls.js';
-import { draftOf } from '../core/listener-parts.js';
+import type { Draft } from '../core/listener-parts.js';
 import type { PluginInput } from '../core/plugin.js';
+import { serviceClusterNames } from '../core/outbound-targets.js';
 import { destinationTags } from '../core/proxy-sides.js';
 import { ruleFor, type InboundRule, type Rule } from '../core/rules.js';
+import { keyOf, putEdited, type FieldsSet } from '../core/shared-edits.js';
 import { reportUnapplied } from '../core/unapplied.js';
 import type { MeshCircuitBreakerConf } from './api.js';
 import { envoyOutlierDetection } from './outlier-detection.js';
@@ -68,30 +69,19 @@ const NO_INBOUND = 'meshdesk sends a proxyless gRPC proxy no inbound (server-sid
 export function applyMeshCircuitBreakerToGrpc(input: PluginInput<Conf>): void {
   const { proxy, rules, resources } = input;
   const reported = new Set<Rule<Conf>>();
+  const clusters = serviceClusterNames(resources);
   for (const outbound of proxy.dataplane.spec.networking.outbound ?? []) {
     const service = outbound.tags?.[SERVICE_TAG];
-    const cluster = service === undefined ? undefined : resources.get(CLUSTER_TYPE_URL, service);
     const rule = service === undefined ? undefined : ruleFor(rules.to, destinationTags(service));
-    if (service === undefined || cluster === undefined || rule === undefined) continue;
+    if (service === undefined || rule === undefined) continue;
     if (!reported.has(rule)) {
       for (const { field, isSet, reason } of NOT_IN_GRPC) if (isSet(rule.conf)) reportUnapplied(input, rule.origins, field, reason);
     }
     reported.add(rule);
-    const draft = draftOf(cluster);
-    const set: { path: string; origins: readonly PolicyOrigin[] }[] = [];
-    const maxRequests = rule.conf.connectionLimits?.maxRequests;
-    if (maxRequests !== undefined) {
-      draft.circuit_breakers = { thresholds: [{ priority: 'DEFAULT', max_requests: maxRequests }] };
-      set.push({ path: 'circuit_breakers.thresholds[0].max_requests', origins: rule.origins });
+    // The service's cluster and its split clusters (a route's weighted subsets).
+    for (const name of clusters.get(service) ?? []) {
+      putEdited(resources, CLUSTER_TYPE_URL, name, ['MeshCircuitBreaker gRPC cluster', keyOf(rule)], (cluster) => configureGrpcCluster(cluster, rule));
     }
-    const outlierDetection = envoyOutlierDetection(rule.conf.outlierDetection);
-    if (outlierDetection !== undefined) {
-      draft.outlier_detection = Object.fromEntries(
-        GRPC_OUTLIER_DETECTION_FIELDS.filter((field) => field in outlierDetection).map((field) => [field, outlierDetection[field]]),
-      );
-      set.push({ path: 'outlier_detection', origins: rule.origins });
-    }
-    if (set.length > 0) resources.put(CLUSTER_TYPE_URL, service, draft, set);
   }
   for (const inboundRules of rules.inbound.values()) {
     for (const rule of inboundRules) reportInbound(input, rule);
@@ -104,4 +94,22 @@ function reportInbound(input: PluginInput<Conf>, rule: InboundRule<Conf>): void 
   for (const field of [...limits, ...(rule.conf.outlierDetection ? ['outlierDetection'] : [])]) {
     reportUnapplied(input, rule.origins, field, NO_INBOUND);
   }
+}
+
+/** The DEFAULT threshold's max_requests and the outlier detection gRPC reads, of Kuma's Envoy form. */
+function configureGrpcCluster(cluster: Draft, { conf, origins }: Rule<Conf>): FieldsSet | undefined {
+  const set: FieldsSet = [];
+  const maxRequests = conf.connectionLimits?.maxRequests;
+  if (maxRequests !== undefined) {
+    cluster.circuit_breakers = { thresholds: [{ priority: 'DEFAULT', max_requests: maxRequests }] };
+    set.push({ path: 'circuit_breakers.thresholds[0].max_requests', origins });
+  }
+  const outlierDetection = envoyOutlierDetection(conf.outlierDetection);
+  if (outlierDetection !== undefined) {
+    cluster.outlier_detection = Object.fromEntries(
+      GRPC_OUTLIER_DETECTION_FIELDS.filter((field) => field in outlierDetection).map((field) => [field, outlierDetection[field]]),
+    );
+    set.push({ path: 'outlier_detection', origins });
+  }
+  return set.length > 0 ? set : undefined;
 }

@@ -1,44 +1,50 @@
 import { describe, expect, it } from 'vitest';
-import { CLUSTER_TYPE_URL } from '../../xds/protocol/type-urls.js';
+import { caseBaseResources, policyCases, policyValidationCases, rulesAsTested, type PolicyCase } from '../../../../test/kuma/support/policy-cases.js';
+import { explainDifferences, goldenDifferences, knownPolicyDifferences } from '../../../../test/kuma/support/policy-goldens.js';
+import { toKumaJson } from '../../../../test/kuma/support/xds-leaves.js';
 import { ViolationList } from '../../resources/validation-error.js';
+import { CLUSTER_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import type { PolicySpec } from '../core/policy.js';
-import { policyCases, policyValidationCases } from '../../../../test/kuma/support/policy-cases.js';
-import { applyEnvoyToCase, expectPartsMatch, kumaJsonOf, type ComparedPart } from '../../../../test/kuma/support/policy-parts.js';
-import type { KumaJson } from '../../../../test/kuma/support/xds-leaves.js';
 import type { MeshCircuitBreakerConf } from './api.js';
 import { thousandths } from './outlier-detection.js';
 import { meshCircuitBreakerPlugin } from './plugin.js';
 
-/** The parts of a golden Cluster MeshCircuitBreaker writes, whole: thresholds, outlier detection, the panic threshold. */
-function breakerParts(file: string, golden: KumaJson, ours: KumaJson): ComparedPart[] {
-  const panic = (cluster: KumaJson) => (cluster.commonLbConfig as KumaJson | undefined)?.healthyPanicThreshold;
-  return [
-    { name: `${file}: circuitBreakers`, kuma: golden.circuitBreakers, meshdesk: ours.circuitBreakers },
-    { name: `${file}: outlierDetection`, kuma: golden.outlierDetection, meshdesk: ours.outlierDetection },
-    { name: `${file}: commonLbConfig.healthyPanicThreshold`, kuma: panic(golden), meshdesk: panic(ours) },
-  ];
+// Kuma v2.14.3's MeshCircuitBreaker plugin and validator cases (../shared/kuma-cases/policies/meshcircuitbreaker).
+
+/** The parts of a cluster MeshCircuitBreaker writes, whole: thresholds, outlier detection, the panic threshold. */
+const WRITTEN = ['circuitBreakers', 'outlierDetection', 'commonLbConfig'];
+
+function applied(policyCase: PolicyCase) {
+  const { proxy, context, resources } = caseBaseResources(policyCase);
+  meshCircuitBreakerPlugin.applyEnvoy({ proxy, context, rules: rulesAsTested(policyCase), resources, unapplied: () => {} });
+  return resources;
 }
 
 describe('MeshCircuitBreaker on Envoy, against Kuma v2.14.3 golden cases', () => {
-  for (const policyCase of policyCases('meshcircuitbreaker')) {
-    it(`${policyCase.id} writes the golden's circuit breaker`, () => {
-      const { resources } = applyEnvoyToCase(meshCircuitBreakerPlugin, policyCase);
-      const parts = policyCase.json.goldens.flatMap(({ file }) => {
-        const golden = policyCase.goldens.get(file)!;
-        return breakerParts(file, golden, kumaJsonOf(resources, CLUSTER_TYPE_URL, String(golden.name)));
-      });
-      expectPartsMatch(policyCase, parts);
-    });
-  }
+  const cases = policyCases('meshcircuitbreaker');
+  const used = new Set<unknown>();
+
+  it.each(cases.map((policyCase) => [policyCase.id, policyCase] as const))("%s writes the golden's circuit breaker", (id, policyCase) => {
+    const resources = applied(policyCase);
+    for (const { file } of policyCase.json.goldens) {
+      const { unexplained, used: explaining } = explainDifferences(id, goldenDifferences(policyCase, file, CLUSTER_TYPE_URL, resources, WRITTEN));
+      explaining.forEach((entry) => used.add(entry));
+      expect(unexplained, file).toEqual([]);
+    }
+  });
+
+  it('lists no known difference that no longer explains one', () => {
+    expect(cases.flatMap(({ id }) => knownPolicyDifferences(id)).filter((entry) => !used.has(entry))).toEqual([]);
+  });
 
   it('writes every unconfigured detector as not enforced, and without detectors only the consecutive ones', () => {
-    const policyCase = policyCases('meshcircuitbreaker').find(({ id }) => id.endsWith('/outbound-connection-limits-outlier-detection'))!;
+    const policyCase = cases.find(({ id }) => id.endsWith('/outbound-connection-limits-outlier-detection'))!;
     const withConf = (outlierDetection: MeshCircuitBreakerConf['outlierDetection']) => ({
       ...policyCase,
       json: { ...policyCase.json, rulesAsTested: { toRules: [{ subset: [], conf: { outlierDetection } }] } },
     });
     const outlierDetectionOf = (conf: MeshCircuitBreakerConf['outlierDetection']) =>
-      kumaJsonOf(applyEnvoyToCase(meshCircuitBreakerPlugin, withConf(conf)).resources, CLUSTER_TYPE_URL, 'second-service').outlierDetection;
+      toKumaJson(CLUSTER_TYPE_URL, applied(withConf(conf)).get(CLUSTER_TYPE_URL, 'second-service')!).outlierDetection;
     expect(outlierDetectionOf({ detectors: { totalFailures: { consecutive: 3 } } })).toEqual({
       consecutive5xx: 3,
       enforcingConsecutive5xx: 100,
@@ -71,4 +77,11 @@ describe('MeshCircuitBreaker validation, against Kuma v2.14.3 validator cases', 
       expect(violations.violations).toEqual(expected === 'valid' ? [] : expected.filter(({ field }) => field.includes('.default')));
     });
   }
+
+  it('names a flag that is not a boolean, which Kuma refuses when it decodes the policy', () => {
+    const violations = new ViolationList();
+    const conf = { outlierDetection: { disabled: 'yes', detectors: { totalFailures: { consecutive: 3 } } } } as unknown as MeshCircuitBreakerConf;
+    meshCircuitBreakerPlugin.validate({ to: [{ targetRef: { kind: 'Mesh' }, default: conf }] }, violations);
+    expect(violations.violations).toEqual([{ field: 'spec.to[0].default.outlierDetection.disabled', message: 'must be true or false' }]);
+  });
 });

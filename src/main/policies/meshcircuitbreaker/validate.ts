@@ -1,13 +1,14 @@
 import type { ViolationList } from '../../resources/validation-error.js';
 import {
-  HAS_TO_BE_GREATER_THAN_ZERO,
+  GREATER_THAN_ZERO,
   MUST_BE_DEFINED,
+  checkBoolean,
+  checkDurationGreaterThanZero,
+  checkIntPercentage,
+  checkIntegerGreaterThanZero,
+  checkPercentage,
   decimalFromIntOrString,
-  durationGreaterThanZeroOrNil,
-  integerGreaterThanZeroOrNil,
   mustHaveAtLeastOne,
-  percentageOrNil,
-  uint32PercentageOrNil,
 } from '../core/conf-checks.js';
 import type { PolicySpec } from '../core/policy.js';
 import type { ConnectionLimits, MeshCircuitBreakerConf, OutlierDetection } from './api.js';
@@ -35,15 +36,18 @@ function validateDefault(violations: ViolationList, path: string, conf: MeshCirc
 
 function validateConnectionLimits(violations: ViolationList, path: string, limits: ConnectionLimits): void {
   for (const field of ['maxConnections', 'maxConnectionPools', 'maxPendingRequests', 'maxRetries', 'maxRequests'] as const) {
-    integerGreaterThanZeroOrNil(violations, `${path}.${field}`, limits[field]);
+    checkIntegerGreaterThanZero(limits[field], `${path}.${field}`, violations);
   }
 }
 
 function validateOutlierDetection(violations: ViolationList, path: string, outlierDetection: OutlierDetection): void {
-  durationGreaterThanZeroOrNil(violations, `${path}.interval`, outlierDetection.interval);
-  durationGreaterThanZeroOrNil(violations, `${path}.baseEjectionTime`, outlierDetection.baseEjectionTime);
-  uint32PercentageOrNil(violations, `${path}.maxEjectionPercent`, outlierDetection.maxEjectionPercent);
-  percentageOrNil(violations, `${path}.healthyPanicThreshold`, outlierDetection.healthyPanicThreshold);
+  // Not among Kuma's checks (its decoder refuses a non-boolean first); meshdesk says which field.
+  checkBoolean(outlierDetection.disabled, `${path}.disabled`, violations);
+  checkBoolean(outlierDetection.splitExternalAndLocalErrors, `${path}.splitExternalAndLocalErrors`, violations);
+  checkDurationGreaterThanZero(outlierDetection.interval, `${path}.interval`, violations);
+  checkDurationGreaterThanZero(outlierDetection.baseEjectionTime, `${path}.baseEjectionTime`, violations);
+  checkIntPercentage(outlierDetection.maxEjectionPercent, `${path}.maxEjectionPercent`, violations);
+  checkPercentage(outlierDetection.healthyPanicThreshold, `${path}.healthyPanicThreshold`, violations);
 
   const detectorsPath = `${path}.detectors`;
   const { detectors } = outlierDetection;
@@ -56,23 +60,23 @@ function validateOutlierDetection(violations: ViolationList, path: string, outli
     violations.add(detectorsPath, mustHaveAtLeastOne('totalFailures', 'gatewayFailures', 'localOriginFailures', 'successRate', 'failurePercentage'));
     return;
   }
-  integerGreaterThanZeroOrNil(violations, `${detectorsPath}.totalFailures.consecutive`, totalFailures?.consecutive);
-  integerGreaterThanZeroOrNil(violations, `${detectorsPath}.gatewayFailures.consecutive`, gatewayFailures?.consecutive);
-  integerGreaterThanZeroOrNil(violations, `${detectorsPath}.localOriginFailures.consecutive`, localOriginFailures?.consecutive);
+  checkIntegerGreaterThanZero(totalFailures?.consecutive, `${detectorsPath}.totalFailures.consecutive`, violations);
+  checkIntegerGreaterThanZero(gatewayFailures?.consecutive, `${detectorsPath}.gatewayFailures.consecutive`, violations);
+  checkIntegerGreaterThanZero(localOriginFailures?.consecutive, `${detectorsPath}.localOriginFailures.consecutive`, violations);
   if (successRate !== undefined) {
     const at = `${detectorsPath}.successRate`;
-    integerGreaterThanZeroOrNil(violations, `${at}.minimumHosts`, successRate.minimumHosts);
-    integerGreaterThanZeroOrNil(violations, `${at}.requestVolume`, successRate.requestVolume);
+    checkIntegerGreaterThanZero(successRate.minimumHosts, `${at}.minimumHosts`, violations);
+    checkIntegerGreaterThanZero(successRate.requestVolume, `${at}.requestVolume`, violations);
     if (successRate.standardDeviationFactor !== undefined) {
       const factor = decimalFromIntOrString(successRate.standardDeviationFactor);
       if (factor === undefined) violations.add(`${at}.standardDeviationFactor`, 'invalid number');
-      else if (factor <= 0) violations.add(`${at}.standardDeviationFactor`, HAS_TO_BE_GREATER_THAN_ZERO);
+      else if (factor <= 0) violations.add(`${at}.standardDeviationFactor`, GREATER_THAN_ZERO);
     }
   }
   if (failurePercentage !== undefined) {
     const at = `${detectorsPath}.failurePercentage`;
-    integerGreaterThanZeroOrNil(violations, `${at}.minimumHosts`, failurePercentage.minimumHosts);
-    integerGreaterThanZeroOrNil(violations, `${at}.requestVolume`, failurePercentage.requestVolume);
-    uint32PercentageOrNil(violations, `${at}.threshold`, failurePercentage.threshold);
+    checkIntegerGreaterThanZero(failurePercentage.minimumHosts, `${at}.minimumHosts`, violations);
+    checkIntegerGreaterThanZero(failurePercentage.requestVolume, `${at}.requestVolume`, violations);
+    checkIntPercentage(failurePercentage.threshold, `${at}.threshold`, violations);
   }
 }

@@ -1,11 +1,12 @@
-import type { PolicyOrigin } from '../../../shared/policy-types.js';
+import type { Protocol } from '../../../shared/resources.js';
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import { LISTENER_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import { goDurationToProtoJson } from '../../resources/go-duration.js';
-import { draftOf, httpConnectionManagers, inlineRoutes, tcpProxies, type Draft } from '../core/listener-parts.js';
+import { httpConnectionManagers, inlineRouteNames, inlineRoutes, tcpProxies, type Draft } from '../core/listener-parts.js';
 import type { PluginInput } from '../core/plugin.js';
 import { destinationTags, outboundSides } from '../core/proxy-sides.js';
-import { ruleFor } from '../core/rules.js';
+import { ruleFor, type Rule } from '../core/rules.js';
+import { keyOf, putEdited, type FieldsSet } from '../core/shared-edits.js';
 import {
   HTTP_METHOD_PREFIX,
   HTTP_RETRY_ON,
@@ -38,34 +39,46 @@ export function applyMeshRetryToEnvoy(input: PluginInput<MeshRetryConf>): void {
     const listener = resources.get(LISTENER_TYPE_URL, side.listener);
     if (listener === undefined) continue;
     const serviceRule = ruleFor(rules.to, destinationTags(side.service));
-    const draft = draftOf(listener);
-    const set: { path: string; origins: readonly PolicyOrigin[] }[] = [];
-    const maxConnectAttempt = serviceRule?.conf.tcp?.maxConnectAttempt;
-    if (side.protocol === 'tcp' && serviceRule && maxConnectAttempt !== undefined) {
-      for (const tcpProxy of tcpProxies(draft)) {
-        tcpProxy.value.max_connect_attempts = maxConnectAttempt;
-        set.push({ path: `${tcpProxy.path}.max_connect_attempts`, origins: serviceRule.origins });
-      }
-    }
-    for (const hcm of httpConnectionManagers(draft)) {
-      for (const route of inlineRoutes(hcm)) {
-        const routeRule = ruleFor(rules.to, destinationTags(side.service, route.value.name as string | undefined));
-        const action = route.value.route as Draft | undefined;
-        // A route's own rule wins; without one (or when it makes no retry policy), the service's applies.
-        const [policy, origins] = [routeRule, serviceRule]
-          .map((rule) => [rule && retryPolicy(rule.conf, side.protocol), rule?.origins] as const)
-          .find(([made]) => made !== undefined) ?? [undefined, undefined];
-        if (policy === undefined || action === undefined) continue;
-        action.retry_policy = policy;
-        set.push({ path: `${route.path}.route.retry_policy`, origins: origins ?? [] });
-      }
-    }
-    if (set.length > 0) resources.put(LISTENER_TYPE_URL, side.listener, draft, set);
+    const routeRules = inlineRouteNames(listener).map((name) => (name === undefined ? undefined : ruleFor(rules.to, destinationTags(side.service, name))));
+    if (serviceRule === undefined && routeRules.every((rule) => rule === undefined)) continue;
+    const key = ['MeshRetry outbound listener', side.protocol, keyOf(serviceRule), ...routeRules.map(keyOf)];
+    putEdited(resources, LISTENER_TYPE_URL, side.listener, key, (draft) => configureListener(draft, side.protocol, serviceRule, routeRules));
   }
 }
 
+/** Kuma's DeprecatedConfigurer.ConfigureListener: connect attempts on a tcp destination's tcp_proxy, else retry policies on the routes. */
+function configureListener(
+  listener: Draft,
+  protocol: Protocol,
+  serviceRule: Rule<MeshRetryConf> | undefined,
+  routeRules: readonly (Rule<MeshRetryConf> | undefined)[],
+): FieldsSet | undefined {
+  const set: FieldsSet = [];
+  const maxConnectAttempt = serviceRule?.conf.tcp?.maxConnectAttempt;
+  if (protocol === 'tcp' && serviceRule && maxConnectAttempt !== undefined) {
+    for (const tcpProxy of tcpProxies(listener)) {
+      tcpProxy.value.max_connect_attempts = maxConnectAttempt;
+      set.push({ path: `${tcpProxy.path}.max_connect_attempts`, origins: serviceRule.origins });
+    }
+  }
+  const defaultPolicy = serviceRule && retryPolicy(serviceRule.conf, protocol);
+  httpConnectionManagers(listener)
+    .flatMap(inlineRoutes)
+    .forEach((route, index) => {
+      // A route's own rule wins; without one (or when it makes no retry policy), the service's applies.
+      const routeRule = routeRules[index];
+      const own = routeRule && retryPolicy(routeRule.conf, protocol);
+      const [policy, origins] = own ? [own, routeRule.origins] : [defaultPolicy, serviceRule?.origins];
+      const action = route.value.route as Draft | undefined;
+      if (policy === undefined || origins === undefined || action === undefined) return;
+      action.retry_policy = policy;
+      set.push({ path: `${route.path}.route.retry_policy`, origins });
+    });
+  return set.length > 0 ? set : undefined;
+}
+
 /** Kuma's GetRouteRetryConfig: only http and grpc destinations get one (http2 none); `numRetries: 0` means no retries. */
-function retryPolicy(conf: MeshRetryConf, protocol: string): ProtoJson | undefined {
+function retryPolicy(conf: MeshRetryConf, protocol: Protocol): ProtoJson | undefined {
   if (protocol === 'http' && conf.http) return httpRetryPolicy(conf.http);
   if (protocol === 'grpc' && conf.grpc) return grpcRetryPolicy(conf.grpc);
   return undefined;

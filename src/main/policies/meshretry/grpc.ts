@@ -1,12 +1,11 @@
-import type { PolicyOrigin } from '../../../shared/policy-types.js';
-import { SERVICE_TAG } from '../../../shared/resources.js';
 import { goDurationToProtoJson } from '../../resources/go-duration.js';
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import { ROUTE_TYPE_URL } from '../../xds/protocol/type-urls.js';
-import { draftOf, routesOf, type Draft } from '../core/listener-parts.js';
+import { grpcRouteRules } from '../core/grpc-routes.js';
+import { routesOf, type Draft } from '../core/listener-parts.js';
 import type { PluginInput } from '../core/plugin.js';
-import { destinationTags } from '../core/proxy-sides.js';
-import { ruleFor, type Rule } from '../core/rules.js';
+import type { Rule } from '../core/rules.js';
+import { keyOf, putEdited, type FieldsSet } from '../core/shared-edits.js';
 import { reportUnapplied } from '../core/unapplied.js';
 import type { MeshRetryConf } from './api.js';
 
@@ -34,28 +33,25 @@ const MAX_ATTEMPTS = 5;
  * reported as unapplied.
  */
 export function applyMeshRetryToGrpc(input: PluginInput<MeshRetryConf>): void {
-  const { proxy, rules, resources } = input;
   const reported = new Set<Rule<MeshRetryConf>>();
-  for (const outbound of proxy.dataplane.spec.networking.outbound ?? []) {
-    const service = outbound.tags?.[SERVICE_TAG];
-    const routeConfig = service === undefined ? undefined : resources.get(ROUTE_TYPE_URL, service);
-    if (service === undefined || routeConfig === undefined) continue;
-    const serviceRule = ruleFor(rules.to, destinationTags(service));
-    const draft = draftOf(routeConfig);
-    const set: { path: string; origins: readonly PolicyOrigin[] }[] = [];
-    for (const route of routesOf(draft, '')) {
-      const rule = ruleFor(rules.to, destinationTags(service, route.value.name as string | undefined)) ?? serviceRule;
-      const grpc = rule?.conf.grpc;
-      const action = route.value.route as Draft | undefined;
-      if (rule === undefined || grpc === undefined || action === undefined) continue;
-      if (!reported.has(rule)) reportUnappliedFields(input, rule, grpc);
+  for (const { service, routeRules } of grpcRouteRules(input)) {
+    for (const rule of new Set(routeRules)) {
+      if (rule?.conf.grpc === undefined || reported.has(rule)) continue;
+      reportUnappliedFields(input, rule, rule.conf.grpc);
       reported.add(rule);
-      const policy = grpcRetryPolicy(grpc);
-      if (policy === undefined) continue;
-      action.retry_policy = policy;
-      set.push({ path: `${route.path}.route.retry_policy`, origins: rule.origins });
     }
-    if (set.length > 0) resources.put(ROUTE_TYPE_URL, service, draft, set);
+    putEdited(input.resources, ROUTE_TYPE_URL, service, ['MeshRetry gRPC routes', ...routeRules.map(keyOf)], (draft) => {
+      const set: FieldsSet = [];
+      routesOf(draft, '').forEach((route, index) => {
+        const rule = routeRules[index];
+        const policy = rule?.conf.grpc && grpcRetryPolicy(rule.conf.grpc);
+        const action = route.value.route as Draft | undefined;
+        if (policy === undefined || action === undefined) return;
+        action.retry_policy = policy;
+        set.push({ path: `${route.path}.route.retry_policy`, origins: rule!.origins });
+      });
+      return set.length > 0 ? set : undefined;
+    });
   }
 }
 

@@ -1,13 +1,13 @@
 import type { ViolationList } from '../../resources/validation-error.js';
 import {
-  HAS_TO_BE_GREATER_THAN_ZERO,
   MUST_BE_DEFINED,
   MUST_BE_DEFINED_AND_GREATER_THAN_ZERO,
   MUST_NOT_BE_EMPTY,
-  durationGreaterThanZero,
-  durationOrNil,
-  uint32,
-  uint32OrNil,
+  checkDuration,
+  checkDurationDefinedGreaterThanZero,
+  checkIntegerGreaterThanZero,
+  checkList,
+  checkUint32,
 } from '../core/conf-checks.js';
 import type { PolicySpec } from '../core/policy.js';
 import { GRPC_RETRY_ON, HTTP_RETRY_ON, retryOnStatusCode, type BackOff, type MeshRetryConf, type Predicate, type RateLimitedBackOff } from './api.js';
@@ -27,9 +27,7 @@ function validateConf(violations: ViolationList, path: string, conf: MeshRetryCo
   }
   if (tcp !== undefined) {
     if (tcp.maxConnectAttempt === undefined) violations.add(`${path}.tcp`, MUST_NOT_BE_EMPTY);
-    else if (uint32(violations, `${path}.tcp.maxConnectAttempt`, tcp.maxConnectAttempt) === 0) {
-      violations.add(`${path}.tcp.maxConnectAttempt`, HAS_TO_BE_GREATER_THAN_ZERO);
-    }
+    else checkIntegerGreaterThanZero(tcp.maxConnectAttempt, `${path}.tcp.maxConnectAttempt`, violations);
   }
   if (http !== undefined) {
     const httpPath = `${path}.http`;
@@ -39,13 +37,19 @@ function validateConf(violations: ViolationList, path: string, conf: MeshRetryCo
     const sections = [numRetries, perTryTimeout, backOff, retryOn, retriableRequestHeaders, retriableResponseHeaders, rateLimitedBackOff, hostSelection];
     if (sections.every((field) => field === undefined)) violations.add(httpPath, MUST_NOT_BE_EMPTY);
     validateCommon(violations, httpPath, http);
-    uint32OrNil(violations, `${httpPath}.hostSelectionMaxAttempts`, http.hostSelectionMaxAttempts);
+    checkUint32(http.hostSelectionMaxAttempts, `${httpPath}.hostSelectionMaxAttempts`, violations);
     if (backOff !== undefined) validateBackOff(violations, `${httpPath}.backOff`, backOff);
     if (rateLimitedBackOff !== undefined) validateRateLimitedBackOff(violations, `${httpPath}.rateLimitedBackOff`, rateLimitedBackOff);
     if (retryOn !== undefined) {
       validateRetryOn(violations, `${httpPath}.retryOn`, retryOn, (entry) => Object.hasOwn(HTTP_RETRY_ON, entry) || retryOnStatusCode(entry) !== undefined);
     }
     if (hostSelection !== undefined) validateHostSelection(violations, `${httpPath}.hostSelection`, hostSelection);
+    for (const field of ['retriableRequestHeaders', 'retriableResponseHeaders'] as const) {
+      // Envoy refuses a header matcher without a name; Kuma leaves that to Envoy, meshdesk says where.
+      checkList(http[field], `${httpPath}.${field}`, violations).forEach((header, index) => {
+        if (!header?.name) violations.add(`${httpPath}.${field}[${index}].name`, MUST_BE_DEFINED);
+      });
+    }
   }
   if (grpc !== undefined) {
     const grpcPath = `${path}.grpc`;
@@ -65,10 +69,10 @@ function validateConf(violations: ViolationList, path: string, conf: MeshRetryCo
  * duration that is none. meshdesk says which field, so that generation never meets one.
  */
 function validateCommon(violations: ViolationList, path: string, conf: NonNullable<MeshRetryConf['grpc']>): void {
-  uint32OrNil(violations, `${path}.numRetries`, conf.numRetries);
-  durationOrNil(violations, `${path}.perTryTimeout`, conf.perTryTimeout);
-  durationOrNil(violations, `${path}.backOff.baseInterval`, conf.backOff?.baseInterval);
-  durationOrNil(violations, `${path}.backOff.maxInterval`, conf.backOff?.maxInterval);
+  checkUint32(conf.numRetries, `${path}.numRetries`, violations);
+  checkDuration(conf.perTryTimeout, `${path}.perTryTimeout`, violations);
+  checkDuration(conf.backOff?.baseInterval, `${path}.backOff.baseInterval`, violations);
+  checkDuration(conf.backOff?.maxInterval, `${path}.backOff.maxInterval`, violations);
 }
 
 function validateBackOff(violations: ViolationList, path: string, backOff: BackOff): void {
@@ -76,13 +80,13 @@ function validateBackOff(violations: ViolationList, path: string, backOff: BackO
 }
 
 function validateRateLimitedBackOff(violations: ViolationList, path: string, backOff: RateLimitedBackOff): void {
-  if (backOff.maxInterval !== undefined) durationGreaterThanZero(violations, `${path}.maxInterval`, backOff.maxInterval);
+  if (backOff.maxInterval !== undefined) checkDurationDefinedGreaterThanZero(backOff.maxInterval, `${path}.maxInterval`, violations);
   if (backOff.resetHeaders === undefined) {
     violations.add(`${path}.resetHeaders`, MUST_BE_DEFINED);
     return;
   }
-  backOff.resetHeaders.forEach((header, index) => {
-    if (!header.name) violations.add(`${path}.resetHeaders[${index}].name`, MUST_BE_DEFINED);
+  checkList(backOff.resetHeaders, `${path}.resetHeaders`, violations).forEach((header, index) => {
+    if (!header?.name) violations.add(`${path}.resetHeaders[${index}].name`, MUST_BE_DEFINED);
   });
 }
 
@@ -92,28 +96,28 @@ function validateRetryOn(
   retryOn: readonly (string | number)[],
   known: (entry: string | number) => boolean,
 ): void {
-  retryOn.forEach((entry, index) => {
+  checkList(retryOn, path, violations).forEach((entry, index) => {
     if (!known(entry)) violations.add(`${path}[${index}]`, `unknown item '${String(entry)}'`);
   });
 }
 
 function validateHostSelection(violations: ViolationList, path: string, predicates: readonly Predicate[]): void {
   let prioritySet = false;
-  predicates.forEach((predicate, index) => {
+  checkList(predicates, path, violations).forEach((predicate, index) => {
     const at = `${path}[${index}]`;
-    switch (predicate.predicate) {
+    switch (predicate?.predicate) {
       case 'OmitHostsWithTags':
-        if (predicate.tags === undefined) violations.add(`${at}.tags`, MUST_BE_DEFINED);
+        if (predicate!.tags === undefined) violations.add(`${at}.tags`, MUST_BE_DEFINED);
         break;
       case 'OmitPreviousPriorities':
-        if (prioritySet) violations.add(`${at}.predicate`, `${predicate.predicate} must only be specified once`);
-        if (!((predicate.updateFrequency ?? 0) > 0)) violations.add(`${at}.updateFrequency`, MUST_BE_DEFINED_AND_GREATER_THAN_ZERO);
+        if (prioritySet) violations.add(`${at}.predicate`, `${predicate!.predicate} must only be specified once`);
+        if (!((predicate!.updateFrequency ?? 0) > 0)) violations.add(`${at}.updateFrequency`, MUST_BE_DEFINED_AND_GREATER_THAN_ZERO);
         prioritySet = true;
         break;
       case 'OmitPreviousHosts':
         break;
       default:
-        violations.add(`${at}.predicate`, `unknown predicate type '${String(predicate.predicate)}'`);
+        violations.add(`${at}.predicate`, `unknown predicate type '${String(predicate?.predicate)}'`);
     }
   });
 }

@@ -20,7 +20,8 @@ export interface MeshTimeoutPolicyConf {
 
 /** The conf over Kuma's defaults, in proto3 JSON durations: what the default writers take. */
 export function resolveMeshTimeoutConf(conf: MeshTimeoutPolicyConf): MeshTimeoutConf {
-  const or = (value: string | undefined, fallback: string) => (value === undefined ? fallback : goDurationToProtoJson(value));
+  // Validated durations: the fallback only stands in for an absent value.
+  const or = (value: string | undefined, fallback: string) => (value === undefined ? fallback : (goDurationToProtoJson(value) ?? fallback));
   const defaults = MESH_TIMEOUT_DEFAULTS;
   const http = conf.http ?? {};
   return {

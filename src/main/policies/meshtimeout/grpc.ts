@@ -1,10 +1,10 @@
-import { SERVICE_TAG } from '../../../shared/resources.js';
 import { goDurationToProtoJson, parseGoDuration } from '../../resources/go-duration.js';
 import { ROUTE_TYPE_URL } from '../../xds/protocol/type-urls.js';
-import { draftOf, routesOf, type Draft } from '../core/listener-parts.js';
+import { grpcRouteRules } from '../core/grpc-routes.js';
+import { routesOf, type Draft } from '../core/listener-parts.js';
 import type { PluginInput } from '../core/plugin.js';
-import { destinationTags } from '../core/proxy-sides.js';
-import { ruleFor, type InboundRule, type Rule } from '../core/rules.js';
+import type { InboundRule, Rule } from '../core/rules.js';
+import { keyOf, putEdited, type FieldsSet } from '../core/shared-edits.js';
 import { reportUnapplied } from '../core/unapplied.js';
 import { setFields, type MeshTimeoutPolicyConf } from './api.js';
 
@@ -28,27 +28,26 @@ const NO_INBOUND = 'meshdesk sends a proxyless gRPC proxy no inbound (server-sid
  * Envoy's configuration, and a gRPC client without a policy keeps its own behaviour.
  */
 export function applyMeshTimeoutToGrpc(input: PluginInput<Conf>): void {
-  const { proxy, rules, resources } = input;
+  const { rules, resources } = input;
   const reported = new Set<Rule<Conf>>();
-  for (const outbound of proxy.dataplane.spec.networking.outbound ?? []) {
-    const service = outbound.tags?.[SERVICE_TAG];
-    const routeConfig = service === undefined ? undefined : resources.get(ROUTE_TYPE_URL, service);
-    if (service === undefined || routeConfig === undefined) continue;
-    const serviceRule = ruleFor(rules.to, destinationTags(service));
-    const draft = draftOf(routeConfig);
-    const set: { path: string; origins: Rule<Conf>['origins'] }[] = [];
-    for (const route of routesOf(draft, '')) {
-      const rule = ruleFor(rules.to, destinationTags(service, route.value.name as string | undefined)) ?? serviceRule;
-      if (rule === undefined) continue;
-      if (!reported.has(rule)) reportUnappliedFields(input, rule, (field) => NOT_IN_GRPC[field]);
+  for (const { service, routeRules } of grpcRouteRules(input)) {
+    for (const rule of new Set(routeRules)) {
+      if (rule === undefined || reported.has(rule)) continue;
+      reportUnappliedFields(input, rule, (field) => NOT_IN_GRPC[field]);
       reported.add(rule);
-      const deadline = callDeadline(rule.conf);
-      const action = route.value.route as Draft | undefined;
-      if (deadline === undefined || action === undefined) continue;
-      action.max_stream_duration = { max_stream_duration: deadline };
-      set.push({ path: `${route.path}.route.max_stream_duration.max_stream_duration`, origins: rule.origins });
     }
-    if (set.length > 0) resources.put(ROUTE_TYPE_URL, service, draft, set);
+    putEdited(resources, ROUTE_TYPE_URL, service, ['MeshTimeout gRPC routes', ...routeRules.map(keyOf)], (draft) => {
+      const set: FieldsSet = [];
+      routesOf(draft, '').forEach((route, index) => {
+        const rule = routeRules[index];
+        const deadline = rule && callDeadline(rule.conf);
+        const action = route.value.route as Draft | undefined;
+        if (deadline === undefined || action === undefined) return;
+        action.max_stream_duration = { max_stream_duration: deadline };
+        set.push({ path: `${route.path}.route.max_stream_duration.max_stream_duration`, origins: rule!.origins });
+      });
+      return set.length > 0 ? set : undefined;
+    });
   }
   for (const inboundRules of rules.inbound.values()) {
     for (const rule of inboundRules) reportUnappliedFields(input, rule, () => NO_INBOUND);

@@ -1,5 +1,5 @@
 import type { ViolationList } from '../../resources/validation-error.js';
-import { durationGreaterThanZeroOrNil, durationNotNegativeOrNil, mustBeAbsent } from '../core/conf-checks.js';
+import { checkAbsent, checkDurationGreaterThanZero, checkDurationNotNegative } from '../core/conf-checks.js';
 import type { PolicySpec } from '../core/policy.js';
 import type { TargetRefKind } from '../core/target-ref.js';
 import type { MeshTimeoutPolicyConf } from './api.js';
@@ -27,12 +27,12 @@ export function validateMeshTimeout(spec: PolicySpec<MeshTimeoutPolicyConf>, vio
 
 /** A rule matching callers by identity can condition only what Envoy decides per request. */
 function validateSourceConditioned(violations: ViolationList, path: string, conf: MeshTimeoutPolicyConf): void {
-  mustBeAbsent(violations, `${path}.connectionTimeout`, conf.connectionTimeout, UNDER_SPIFFE_ID);
-  mustBeAbsent(violations, `${path}.idleTimeout`, conf.idleTimeout, UNDER_SPIFFE_ID);
+  checkAbsent(conf.connectionTimeout, `${path}.connectionTimeout`, violations, UNDER_SPIFFE_ID);
+  checkAbsent(conf.idleTimeout, `${path}.idleTimeout`, violations, UNDER_SPIFFE_ID);
   if (conf.http === undefined) return;
-  mustBeAbsent(violations, `${path}.http.requestHeadersTimeout`, conf.http.requestHeadersTimeout, UNDER_SPIFFE_ID);
-  mustBeAbsent(violations, `${path}.http.maxStreamDuration`, conf.http.maxStreamDuration, UNDER_SPIFFE_ID);
-  mustBeAbsent(violations, `${path}.http.maxConnectionDuration`, conf.http.maxConnectionDuration, UNDER_SPIFFE_ID);
+  checkAbsent(conf.http.requestHeadersTimeout, `${path}.http.requestHeadersTimeout`, violations, UNDER_SPIFFE_ID);
+  checkAbsent(conf.http.maxStreamDuration, `${path}.http.maxStreamDuration`, violations, UNDER_SPIFFE_ID);
+  checkAbsent(conf.http.maxConnectionDuration, `${path}.http.maxConnectionDuration`, violations, UNDER_SPIFFE_ID);
 }
 
 function validateDefault(violations: ViolationList, path: string, conf: MeshTimeoutPolicyConf | undefined, topLevel: TargetRefKind): void {
@@ -43,24 +43,24 @@ function validateDefault(violations: ViolationList, path: string, conf: MeshTime
   }
   if (topLevel === 'MeshHTTPRoute') {
     // A route's timeouts are per request; connections belong to the cluster, which routes share.
-    mustBeAbsent(violations, `${path}.connectionTimeout`, connectionTimeout, UNDER_ROUTE);
-    mustBeAbsent(violations, `${path}.idleTimeout`, idleTimeout, UNDER_ROUTE);
+    checkAbsent(connectionTimeout, `${path}.connectionTimeout`, violations, UNDER_ROUTE);
+    checkAbsent(idleTimeout, `${path}.idleTimeout`, violations, UNDER_ROUTE);
     if (http !== undefined) {
-      mustBeAbsent(violations, `${path}.http.maxStreamDuration`, http.maxStreamDuration, UNDER_ROUTE);
-      mustBeAbsent(violations, `${path}.http.maxConnectionDuration`, http.maxConnectionDuration, UNDER_ROUTE);
+      checkAbsent(http.maxStreamDuration, `${path}.http.maxStreamDuration`, violations, UNDER_ROUTE);
+      checkAbsent(http.maxConnectionDuration, `${path}.http.maxConnectionDuration`, violations, UNDER_ROUTE);
     }
   }
-  durationGreaterThanZeroOrNil(violations, `${path}.connectionTimeout`, connectionTimeout);
-  durationNotNegativeOrNil(violations, `${path}.idleTimeout`, idleTimeout);
+  checkDurationGreaterThanZero(connectionTimeout, `${path}.connectionTimeout`, violations);
+  checkDurationNotNegative(idleTimeout, `${path}.idleTimeout`, violations);
   if (http === undefined) return;
   const httpPath = `${path}.http`;
   const { requestTimeout, streamIdleTimeout, maxStreamDuration, maxConnectionDuration, requestHeadersTimeout } = http;
   if ([requestTimeout, streamIdleTimeout, maxStreamDuration, maxConnectionDuration].every((value) => value === undefined)) {
     violations.add(httpPath, 'at least one timeout in this section should be configured');
   }
-  durationNotNegativeOrNil(violations, `${httpPath}.requestTimeout`, requestTimeout);
-  durationNotNegativeOrNil(violations, `${httpPath}.streamIdleTimeout`, streamIdleTimeout);
-  durationNotNegativeOrNil(violations, `${httpPath}.maxStreamDuration`, maxStreamDuration);
-  durationNotNegativeOrNil(violations, `${httpPath}.maxConnectionDuration`, maxConnectionDuration);
-  durationNotNegativeOrNil(violations, `${httpPath}.requestHeadersTimeout`, requestHeadersTimeout);
+  checkDurationNotNegative(requestTimeout, `${httpPath}.requestTimeout`, violations);
+  checkDurationNotNegative(streamIdleTimeout, `${httpPath}.streamIdleTimeout`, violations);
+  checkDurationNotNegative(maxStreamDuration, `${httpPath}.maxStreamDuration`, violations);
+  checkDurationNotNegative(maxConnectionDuration, `${httpPath}.maxConnectionDuration`, violations);
+  checkDurationNotNegative(requestHeadersTimeout, `${httpPath}.requestHeadersTimeout`, violations);
 }

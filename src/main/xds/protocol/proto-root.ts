@@ -21,6 +21,7 @@ const ENVOY_PROTO_FILES = [
   'envoy/extensions/upstreams/http/v3/http_protocol_options.proto',
   'envoy/config/bootstrap/v3/bootstrap.proto', // validates generated bootstraps
   'envoy/extensions/transport_sockets/tls/v3/tls.proto', // kuma-dp's bootstraps dial the ADS port over TLS
+  'envoy/extensions/health_check/event_sinks/file/v3/file.proto', // MeshHealthCheck's eventLogPath
   // MeshRetry's host selection: retry host predicates and the retry priority.
   'envoy/extensions/retry/host/previous_hosts/v3/previous_hosts.proto',
   'envoy/extensions/retry/host/omit_host_metadata/v3/omit_host_metadata_config.proto',

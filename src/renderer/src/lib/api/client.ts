@@ -14,6 +14,7 @@ import type {
   ProxyTimelineBody,
   ResourceMetaBody,
   ResourceTypeDescription,
+  ResourceTypeDescriptionList,
   SettingDescription,
   SettingValuesBody,
   SnapshotRecord,
@@ -25,7 +26,7 @@ import type { CacheStats, XdsStats } from '../../../../shared/stats-types.js';
 import type { KumaDpInstructions } from '../../../../shared/kuma-dp-types.js';
 import type { StorageStatus } from '../../../../shared/storage-types.js';
 import type { CoreEvent } from '../../../../shared/events.js';
-import type { PolicyType, ProxyPolicyEffects } from '../../../../shared/policy-types.js';
+import type { ProxyPolicyEffects } from '../../../../shared/policy-types.js';
 import type { ResourceKey, Violation } from '../../../../shared/resources.js';
 import type { ConnectionStatus, Transport } from './transport.js';
 
@@ -70,10 +71,10 @@ export class MeshdeskClient {
   readonly #transport: Transport;
   readonly #eventListeners = new Set<EventListener>();
   readonly #statusListeners = new Set<StatusListener>();
+  /** Kuma's type catalogue, read once: the types and their paths do not change while meshdesk runs. */
+  #resourceTypes: Promise<ResourceTypeDescription[]> | undefined;
   #unsubscribe: (() => void) | undefined;
   #status: ConnectionStatus = 'connecting';
-  /** Kuma's type catalogue, read once: where each mesh-scoped type is served (`meshtimeouts`). */
-  #types: Promise<ResourceTypeDescription[]> | undefined;
 
   constructor(transport: Transport) {
     this.#transport = transport;
@@ -169,30 +170,43 @@ export class MeshdeskClient {
     return this.json('GET', mesh === undefined ? '/dataplanes' : `/meshes/${segment(mesh)}/dataplanes`);
   }
 
-  async resource(key: ResourceKey): Promise<KumaObject> {
-    return this.json('GET', await this.#resourcePath(key));
-  }
-
-  /** Kuma's resource type catalogue (`GET /_resources`), fetched once per page. */
+  /** Every type the API stores, by name, with its path (Kuma's `GET /_resources`). */
   resourceTypes(): Promise<ResourceTypeDescription[]> {
-    this.#types ??= this.json<{ resources: ResourceTypeDescription[] }>('GET', '/_resources').then(
-      (body) => body.resources,
+    this.#resourceTypes ??= this.json<ResourceTypeDescriptionList>('GET', '/_resources').then(
+      ({ resources }) => resources,
       (error: unknown) => {
-        this.#types = undefined;
+        this.#resourceTypes = undefined; // a failed read is tried again next time
         throw error;
       },
     );
-    return this.#types;
+    return this.#resourceTypes;
   }
 
-  /** Every policy of a type, in every mesh. */
-  async policies(type: PolicyType): Promise<ListBody<KumaObject>> {
-    return this.json('GET', `/${await this.#collection(type)}`);
+  /** Every policy of every mesh, each type from its own list path. */
+  async policies(): Promise<KumaObject[]> {
+    const policyTypes = (await this.resourceTypes()).filter((type) => type.policy !== undefined);
+    const lists = await Promise.all(policyTypes.map((type) => this.#everyPage(`/${type.path}`)));
+    return lists.flat();
+  }
+
+  /** A list's items over all its pages, following Kuma's `next` (an absolute URL: its path and query are ours). */
+  async #everyPage(path: string): Promise<KumaObject[]> {
+    const items: KumaObject[] = [];
+    for (let next: string | null = path; next !== null; ) {
+      const page: ListBody<KumaObject> = await this.json('GET', next);
+      items.push(...page.items);
+      next = page.next === null ? null : `${new URL(page.next).pathname}${new URL(page.next).search}`;
+    }
+    return items;
   }
 
   /** The Dataplanes a policy selects (Kuma's `_resources/dataplanes`). */
-  async policyDataplanes({ type, mesh, name }: ResourceKey): Promise<ListBody<ResourceMetaBody>> {
-    return this.json('GET', `/meshes/${segment(mesh)}/${await this.#collection(type)}/${segment(name)}/_resources/dataplanes`);
+  async policyDataplanes(key: ResourceKey): Promise<ListBody<ResourceMetaBody>> {
+    return this.json('GET', `${await this.#resourcePath(key)}/_resources/dataplanes`);
+  }
+
+  async resource(key: ResourceKey): Promise<KumaObject> {
+    return this.json('GET', await this.#resourcePath(key));
   }
 
   /**
@@ -211,16 +225,13 @@ export class MeshdeskClient {
     await this.request('DELETE', await this.#resourcePath(key));
   }
 
-  async #collection(type: ResourceKey['type']): Promise<string> {
-    if (type === 'Dataplane') return 'dataplanes';
-    const path = (await this.resourceTypes()).find((each) => each.name === type)?.path;
-    if (path === undefined) throw new Error(`the core serves no ${type} resources (GET /_resources does not list them)`);
-    return path;
-  }
-
-  async #resourcePath(key: ResourceKey): Promise<string> {
-    if (key.type === 'Mesh') return `/meshes/${segment(key.name)}`;
-    return `/meshes/${segment(key.mesh)}/${await this.#collection(key.type)}/${segment(key.name)}`;
+  /** Kuma's item path: `/meshes/{name}` for a Mesh, `/meshes/{mesh}/<type's path>/{name}` for the others. */
+  async #resourcePath({ type, mesh, name }: ResourceKey): Promise<string> {
+    if (type === 'Mesh') return `/meshes/${segment(name)}`;
+    if (type === 'Dataplane') return proxyPath(mesh, name);
+    const description = (await this.resourceTypes()).find((each) => each.name === type);
+    if (!description) throw new Error(`the API does not serve ${type}`);
+    return `/meshes/${segment(mesh)}/${description.path}/${segment(name)}`;
   }
 
   // proxies

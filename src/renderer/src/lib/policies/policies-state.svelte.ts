@@ -7,9 +7,8 @@ import { LiveQuery } from '../../components/proxy-detail/live-query.svelte.js';
 export function livePolicies(): LiveQuery<ReadonlyMap<PolicyType, KumaObject[]>> {
   return new LiveQuery(
     async () => {
-      const lists = await Promise.all(POLICY_TYPES.map((type) => client.policies(type)));
-      const sorted = (items: KumaObject[]) => items.toSorted((a, b) => (a.mesh ?? '').localeCompare(b.mesh ?? '') || a.name.localeCompare(b.name));
-      return new Map(POLICY_TYPES.map((type, index) => [type, sorted(lists[index]!.items)]));
+      const all = (await client.policies()).toSorted((a, b) => (a.mesh ?? '').localeCompare(b.mesh ?? '') || a.name.localeCompare(b.name));
+      return new Map(POLICY_TYPES.map((type) => [type, all.filter((policy) => policy.type === type)]));
     },
     (event) => event.topic === 'resource.changed' && isPolicyType(event.key.type),
   );

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { CLUSTER_TYPE_URL, XDS_TYPE_URLS } from '../../xds/protocol/type-urls.js';
+import type { GeneratedResources } from '../../xds/generate/resources.js';
+import { EnvoyResources } from './envoy-resources.js';
+import { keyOf, putEdited } from './shared-edits.js';
+
+const origin = { type: 'MeshTimeout', mesh: 'default', name: 'all', item: 'spec.to[0]' } as const;
+
+function generated(): GeneratedResources {
+  const cluster = Object.freeze({ name: 'web', connect_timeout: '5s' });
+  return { ...Object.fromEntries(XDS_TYPE_URLS.map((typeUrl) => [typeUrl, []])), [CLUSTER_TYPE_URL]: [{ name: 'web', resource: cluster }] } as never;
+}
+
+describe('putEdited', () => {
+  it('edits a shared resource once per key: proxies with equal rules get the same object, each with its attributions', () => {
+    const shared = generated();
+    const [first, second, other] = [new EnvoyResources(shared), new EnvoyResources(shared), new EnvoyResources(shared)];
+    let edits = 0;
+    const edit = (timeout: string) => (draft: Record<string, unknown>) => {
+      edits += 1;
+      draft.connect_timeout = timeout;
+      return [{ path: 'connect_timeout', origins: [origin] }];
+    };
+    putEdited(first, CLUSTER_TYPE_URL, 'web', ['test', keyOf({ timeout: '1s' })], edit('1s'));
+    putEdited(second, CLUSTER_TYPE_URL, 'web', ['test', keyOf({ timeout: '1s' })], edit('1s'));
+    putEdited(other, CLUSTER_TYPE_URL, 'web', ['test', keyOf({ timeout: '2s' })], edit('2s'));
+
+    expect(edits).toBe(2);
+    expect(second.get(CLUSTER_TYPE_URL, 'web')).toBe(first.get(CLUSTER_TYPE_URL, 'web'));
+    expect(Object.isFrozen(first.get(CLUSTER_TYPE_URL, 'web'))).toBe(true);
+    expect(other.get(CLUSTER_TYPE_URL, 'web')).toEqual({ name: 'web', connect_timeout: '2s' });
+    expect(shared[CLUSTER_TYPE_URL][0]!.resource).toEqual({ name: 'web', connect_timeout: '5s' });
+    expect(second.attributions()).toEqual([{ typeUrl: CLUSTER_TYPE_URL, resource: 'web', path: 'connect_timeout', origins: [origin] }]);
+  });
+
+  it('leaves the resource as it is when the edit changes nothing', () => {
+    const shared = generated();
+    const resources = new EnvoyResources(shared);
+    putEdited(resources, CLUSTER_TYPE_URL, 'web', ['test'], () => undefined);
+    expect(resources.get(CLUSTER_TYPE_URL, 'web')).toBe(shared[CLUSTER_TYPE_URL][0]!.resource);
+  });
+});

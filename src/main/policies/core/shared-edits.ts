@@ -1,0 +1,60 @@
+import type { PolicyOrigin } from '../../../shared/policy-types.js';
+import type { ProtoJson } from '../../xds/protocol/proto-json.js';
+import type { XdsTypeUrl } from '../../xds/protocol/type-urls.js';
+import type { EnvoyResources } from './envoy-resources.js';
+import { draftOf, type Draft } from './listener-parts.js';
+
+/** The fields an edit set, and the policy items behind each (EnvoyResources.put's `set`). */
+export type FieldsSet = { path: string; origins: readonly PolicyOrigin[] }[];
+
+interface Edited {
+  resource: ProtoJson;
+  set: FieldsSet;
+}
+
+/** By resource object, then by key: what an edit made of it (null: nothing to change). */
+const edits = new WeakMap<ProtoJson, Map<string, Edited | null>>();
+
+/**
+ * Puts resource `name` as `edit` changes a copy of it; an edit that returns undefined changed
+ * nothing and the resource stays as it is. `key` names the edit (its plugin and what it does) and
+ * everything it reads besides the resource (the rules' JSON, the protocol), so it runs once per
+ * resource object and key: every proxy
+ * sharing a generated resource and the same rules gets the same edited object, as generators
+ * share theirs (and the encoded-resource cache finds its bytes by identity). Entries go with the
+ * resource object.
+ */
+export function putEdited(
+  resources: EnvoyResources,
+  typeUrl: XdsTypeUrl,
+  name: string,
+  key: readonly string[],
+  edit: (draft: Draft) => FieldsSet | undefined,
+): void {
+  const resource = resources.get(typeUrl, name);
+  if (resource === undefined) return;
+  let byKey = edits.get(resource);
+  if (byKey === undefined) edits.set(resource, (byKey = new Map()));
+  const joined = key.join('\n');
+  let edited = byKey.get(joined);
+  if (edited === undefined) {
+    const draft = draftOf(resource);
+    const set = edit(draft);
+    edited = set === undefined ? null : { resource: Object.freeze(draft), set };
+    byKey.set(joined, edited);
+  }
+  if (edited !== null) resources.put(typeUrl, name, edited.resource, edited.set);
+}
+
+const keys = new WeakMap<object, string>();
+
+/**
+ * A key part naming a rule (or any value an edit reads) by content, so that proxies whose rules
+ * are equal share edits; computed once per object (rules are immutable), '' for undefined.
+ */
+export function keyOf(value: object | undefined): string {
+  if (value === undefined) return '';
+  let key = keys.get(value);
+  if (key === undefined) keys.set(value, (key = JSON.stringify(value)));
+  return key;
+}
