@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { HttpMatch } from '../policies/meshhttproute/api.js';
 import { dataplaneResource, meshResource, policyResource } from '../policies/core/testing/resources.js';
-import { hashMatches } from '../policies/meshhttproute/matches-hash.js';
+import { ruleMatchesHash } from '../policies/meshhttproute/prepare-routes.js';
 import { buildMeshContext } from '../xds/context/build-mesh-context.js';
 import { dataplanesForPolicy, inspectRules } from './policy-inspection.js';
 
@@ -18,7 +19,7 @@ const everywhere = policyResource('MeshTimeout', 'everywhere', {
   to: [{ targetRef: { kind: 'Mesh' }, default: { connectionTimeout: '1s' } }],
 });
 const mainPort = policyResource('MeshTimeout', 'main-port', { targetRef: { kind: 'Dataplane', labels: { app: 'demo' }, sectionName: 'main-port' }, rules: [{ default: { http: { requestTimeout: '2s' } } }] }, { team: 'a' });
-const matches = [{ path: { type: 'PathPrefix', value: '/v2' } }];
+const matches: HttpMatch[] = [{ path: { type: 'PathPrefix', value: '/v2' } }];
 const route = policyResource('MeshHTTPRoute', 'v2', {
   targetRef: { kind: 'MeshService', name: 'foo' },
   to: [{ targetRef: { kind: 'MeshService', name: 'backend' }, rules: [{ matches, default: { backendRefs: [{ kind: 'MeshService', name: 'backend-v2' }] } }] }],
@@ -30,7 +31,7 @@ describe('GET /meshes/{mesh}/dataplanes/{name}/_rules', () => {
     const body = inspectRules(context, dp);
 
     expect(body.resource).toEqual({ type: 'Dataplane', mesh: 'default', name: 'dp-1', labels: { app: 'demo' } });
-    expect(body.httpMatches).toEqual([{ hash: hashMatches(matches), match: matches }]);
+    expect(body.httpMatches).toEqual([{ hash: ruleMatchesHash(matches), match: matches }]);
     expect(body.rules.map(({ type }) => type)).toEqual(['MeshHTTPRoute', 'MeshTimeout']);
     const timeout = body.rules[1]!;
     expect(timeout).toEqual({

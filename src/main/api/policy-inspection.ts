@@ -1,16 +1,17 @@
 // Kuma's policy inspection answers (pkg/api-server/resource_endpoints.go rulesForResource,
 // matchingDataplanesForPolicy), built from meshdesk's rules engine.
-import type { PolicyOrigin } from '../../shared/policy-types.js';
+import type { InspectMeta, InspectRulesResponse, PolicyOrigin } from '../../shared/policy-types.js';
 import type { DataplaneResource, Resource } from '../../shared/resources.js';
 import { inboundKeyOf } from '../policies/core/matching.js';
 import type { PolicyResource } from '../policies/core/policy.js';
-import { computeAllProxyRules } from '../policies/core/proxy-rules.js';
+import { computeAllProxyRules, computeProxyRules } from '../policies/core/proxy-rules.js';
 import type { InboundKey, InboundRule, Rule } from '../policies/core/rules.js';
-import { hashMatches } from '../policies/meshhttproute/matches-hash.js';
+import type { HttpMatch } from '../policies/meshhttproute/api.js';
+import { ruleMatchesHash } from '../policies/meshhttproute/prepare-routes.js';
 import type { MeshContext } from '../xds/context/mesh-context.js';
 
 /** Kuma's api_common.Meta of a resource. */
-export function metaOf(resource: Resource | PolicyResource): { type: string; mesh: string; name: string; labels: Record<string, string> } {
+export function metaOf(resource: Resource | PolicyResource): InspectMeta {
   return { type: resource.type, mesh: resource.meta.mesh, name: resource.meta.name, labels: resource.meta.labels };
 }
 
@@ -21,7 +22,7 @@ export function metaOf(resource: Resource | PolicyResource): { type: string; mes
  * the MeshHTTPRoute matches behind each `__rule-matches-hash__`. meshdesk has no real-resource
  * (`toResourceRules`) nor single-item (`proxyRule`) rules: those stay empty.
  */
-export function inspectRules(context: MeshContext, dataplane: DataplaneResource) {
+export function inspectRules(context: MeshContext, dataplane: DataplaneResource): InspectRulesResponse {
   const exclusive = context.mesh.spec.meshServices?.mode === 'Exclusive';
   const labels = new Map(context.policies.map((policy) => [`${policy.type}/${policy.meta.name}`, policy.meta.labels]));
   const originMeta = ({ type, mesh, name }: PolicyOrigin) => ({ type, mesh, name, labels: labels.get(`${type}/${name}`) ?? {} });
@@ -37,12 +38,12 @@ export function inspectRules(context: MeshContext, dataplane: DataplaneResource)
     origin: rule.origins.map((origin) => ({ resourceMeta: originMeta(origin), ruleIndex: itemIndex(origin.item) })),
   });
   const httpMatches = new Map<string, unknown>();
-  const rules = [];
+  const rules: InspectRulesResponse['rules'] = [];
   for (const computed of computeAllProxyRules(context, dataplane)) {
     const { type, rules: proxyRules, inboundRules } = computed;
     if (type === 'MeshHTTPRoute') {
       for (const rule of proxyRules.to) {
-        for (const routeRule of ((rule.conf as { rules?: { matches?: unknown }[] }).rules ?? [])) httpMatches.set(hashMatches(routeRule.matches), routeRule.matches);
+        for (const routeRule of ((rule.conf as { rules?: { matches?: HttpMatch[] }[] }).rules ?? [])) httpMatches.set(ruleMatchesHash(routeRule.matches), routeRule.matches);
       }
     }
     // Old `to` rules do not reach outbounds made from real resources, all of them in Exclusive mode.
@@ -67,7 +68,7 @@ export function inspectRules(context: MeshContext, dataplane: DataplaneResource)
 export function dataplanesForPolicy(context: MeshContext, policy: PolicyResource, nameContains = '') {
   const items = [...context.dataplanesByName.values()]
     .filter((dataplane) => dataplane.meta.name.includes(nameContains))
-    .filter((dataplane) => computeAllProxyRules(context, dataplane).some(({ matched }) => matched.includes(policy)))
+    .filter((dataplane) => computeProxyRules(context, dataplane, policy.type).matched.includes(policy))
     .map(metaOf);
   return { total: items.length, items, next: null };
 }

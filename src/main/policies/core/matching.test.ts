@@ -53,6 +53,18 @@ describe('which inbounds a policy selects', () => {
     expect(selection({ targetRef: { kind: 'Mesh', proxyTypes: ['Sidecar'] } })).toBe(false);
   });
 
+  it('selects a sidecar without inbounds (a pure client) by what needs no tag', () => {
+    const client = dataplaneResource('client-1', []);
+    const selection = (spec: PolicySpec) => selectsProxy(selectedInbounds(policyResource('MeshTimeout', 'p', spec), client, []));
+    expect(selection({})).toBe(true);
+    expect(selection({ targetRef: { kind: 'MeshSubset', tags: {} } })).toBe(true);
+    expect(selection({ targetRef: { kind: 'Dataplane', labels: {} } })).toBe(true);
+    expect(selection({ targetRef: { kind: 'Dataplane', sectionName: 'http' } })).toBe(false);
+    expect(selection({ targetRef: { kind: 'MeshService', name: 'client' } })).toBe(false);
+    expect(selection({ targetRef: { kind: 'MeshSubset', tags: { version: 'v1' } } })).toBe(false);
+    expect(selection({ targetRef: { kind: 'Mesh', proxyTypes: ['Gateway'] } })).toBe(false);
+  });
+
   it('selects only its own namespace for a consumer policy, and only its own zone for a zone policy', () => {
     const inNamespace = dataplaneResource('web-ns', [{ port: 8080, tags: { 'kuma.io/service': 'web' } }], {
       labels: { 'k8s.kuma.io/namespace': 'shop', 'kuma.io/origin': 'zone', 'kuma.io/zone': 'east' },

@@ -18,21 +18,26 @@ export class TargetRefError extends Error {}
 export interface Selection {
   /** The inbounds, as `address:port`: the keys of the proxy's `from` and inbound rules. */
   inbounds: InboundKey[];
-  /** A delegated gateway has no inbounds; Kuma selects it by its `networking.gateway.tags`. */
-  delegatedGateway: boolean;
+  /**
+   * The proxy is selected though it has no inbound to be selected by: a delegated gateway, by its
+   * `networking.gateway.tags` (as Kuma), or a sidecar without inbounds (a pure client, which Kuma
+   * accepts but no policy then selects; meshdesk selects it by what needs no tag: Mesh, a MeshSubset
+   * without tags, a Dataplane ref without sectionName, so that its outbound policies reach it).
+   */
+  proxyItself: boolean;
 }
 
-const NOTHING: Selection = { inbounds: [], delegatedGateway: false };
+const NOTHING: Selection = { inbounds: [], proxyItself: false };
 
 /** True when the policy applies to the proxy at all. */
-export function selectsProxy({ inbounds, delegatedGateway }: Selection): boolean {
-  return inbounds.length > 0 || delegatedGateway;
+export function selectsProxy({ inbounds, proxyItself }: Selection): boolean {
+  return inbounds.length > 0 || proxyItself;
 }
 
 /**
  * What the policy's top-level targetRef selects of `dataplane` (Kuma's DppSelectedByPolicy). A
  * policy that selects none of a proxy's inbounds does not apply to it, as in Kuma, unless it
- * selects it as a delegated gateway. `routes` are the mesh's MeshHTTPRoutes, which a top-level
+ * selects the proxy itself (see Selection). `routes` are the mesh's MeshHTTPRoutes, which a top-level
  * `MeshHTTPRoute` ref selects through. Throws TargetRefError when it names a route that does not exist.
  */
 export function selectedInbounds(policy: PolicyResource, dataplane: DataplaneResource, routes: readonly PolicyResource[]): Selection {
@@ -49,7 +54,7 @@ export function selectedInbounds(policy: PolicyResource, dataplane: DataplaneRes
       return selectedByTags(dataplane, { ...ref.tags, [SERVICE_TAG]: ref.name ?? '' });
     case 'Dataplane':
       return selectsDataplane(ref, policy, dataplane)
-        ? { inbounds: inboundsInSection(dataplane, ref.sectionName), delegatedGateway: isDelegatedGateway(dataplane) }
+        ? { inbounds: inboundsInSection(dataplane, ref.sectionName), proxyItself: isDelegatedGateway(dataplane) || (isInboundlessSidecar(dataplane) && !ref.sectionName) }
         : NOTHING;
     case 'MeshHTTPRoute': {
       const route = referencedRoute(policy, ref.name, routes);
@@ -115,8 +120,14 @@ function selectedByTags(dataplane: DataplaneResource, selector: Tags): Selection
     inbounds: inbounds(dataplane)
       .filter((inbound) => matches(inbound.tags))
       .map((inbound) => inboundKeyOf(dataplane, inbound)),
-    delegatedGateway: isDelegatedGateway(dataplane) && matches(dataplane.spec.networking.gateway?.tags),
+    proxyItself:
+      (isDelegatedGateway(dataplane) && matches(dataplane.spec.networking.gateway?.tags)) ||
+      (isInboundlessSidecar(dataplane) && Object.keys(selector).length === 0),
   };
+}
+
+function isInboundlessSidecar(dataplane: DataplaneResource): boolean {
+  return dataplane.spec.networking.gateway === undefined && inbounds(dataplane).length === 0;
 }
 
 function isDelegatedGateway(dataplane: DataplaneResource): boolean {

@@ -16,6 +16,8 @@ export interface PolicyConfHooks {
    * merge.Confs returns a list: MeshHTTPRoute gives one per hostname), never an empty list.
    */
   mergeConfs?(confs: readonly unknown[]): unknown[];
+  /** The keys a conf's parts are known by, for Rule.originByMatches (MeshHTTPRoute: its rules' matches hashes). */
+  partKeys?(conf: unknown): string[];
 }
 
 export function confHooksFor(type: PolicyType): PolicyConfHooks {
@@ -30,4 +32,11 @@ export function toItemConf(type: PolicyType, item: ToItem): unknown {
 /** Merges the confs of a type in order (least specific first), as Kuma's merge.Confs. */
 export function mergeConfsOf(type: PolicyType, confs: readonly unknown[]): unknown[] {
   return confHooksFor(type).mergeConfs?.(confs) ?? [mergePatches(confs)];
+}
+
+/** Which item each part of the merged conf came from (the last item having it), for types that have parts. */
+export function originsByPart<Origin>(type: PolicyType, items: readonly { conf: unknown; origin: Origin }[]): ReadonlyMap<string, Origin> | undefined {
+  const partKeys = confHooksFor(type).partKeys;
+  if (!partKeys) return undefined;
+  return new Map(items.flatMap(({ conf, origin }) => partKeys(conf).map((key) => [key, origin] as const)));
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { HttpMatch } from '../meshhttproute/api.js';
 import { buildMeshContext } from '../../xds/context/build-mesh-context.js';
-import { hashMatches } from '../meshhttproute/matches-hash.js';
+import { ruleMatchesHash } from '../meshhttproute/prepare-routes.js';
 import type { PolicyResource } from './policy.js';
 import { computeProxyRules, RULE_MATCHES_HASH_TAG } from './proxy-rules.js';
 import { catchAllInboundRule, ruleFor } from './rules.js';
@@ -54,7 +55,7 @@ describe('to rules', () => {
   });
 
   it('narrows a policy aimed at a MeshHTTPRoute to that route rules by their matches hash', () => {
-    const matches = [{ path: { type: 'PathPrefix', value: '/api' } }];
+    const matches: HttpMatch[] = [{ path: { type: 'PathPrefix', value: '/api' } }];
     const context = contextWith(
       policyResource('MeshHTTPRoute', 'api-route', {
         to: [{ targetRef: { kind: 'MeshService', name: 'backend' }, rules: [{ matches, default: { backendRefs: [{ kind: 'MeshService', name: 'backend' }] } }] }],
@@ -71,13 +72,62 @@ describe('to rules', () => {
     expect(rules.to).toEqual([
       {
         subset: [
-          { key: RULE_MATCHES_HASH_TAG, value: hashMatches(matches) },
+          { key: RULE_MATCHES_HASH_TAG, value: ruleMatchesHash(matches) },
           { key: 'kuma.io/service', value: 'backend' },
         ],
         conf: { http: { requestTimeout: '3s' } },
         origins: [origin('api-timeout', 'spec.to[0]')],
       },
     ]);
+  });
+
+  it('reads a to item aimed at a MeshHTTPRoute as that route rules, next to the other items', () => {
+    const matches: HttpMatch[] = [{ method: 'GET' }];
+    const context = contextWith(
+      policyResource('MeshHTTPRoute', 'reads', {
+        to: [{ targetRef: { kind: 'MeshService', name: 'backend' }, rules: [{ matches, default: { backendRefs: [{ kind: 'MeshService', name: 'backend' }] } }] }],
+      }),
+      policyResource('MeshTimeout', 'timeouts', {
+        to: [
+          { targetRef: { kind: 'Mesh' }, default: { http: { requestTimeout: '15s' } } },
+          { targetRef: { kind: 'MeshHTTPRoute', name: 'reads' }, default: { http: { requestTimeout: '1s' } } },
+        ],
+      }),
+    );
+
+    const { rules } = computeProxyRules(context, web, 'MeshTimeout');
+
+    const hash = { key: RULE_MATCHES_HASH_TAG, value: ruleMatchesHash(matches) };
+    expect(ruleFor(rules.to, { 'kuma.io/service': 'backend', [RULE_MATCHES_HASH_TAG]: hash.value })).toEqual({
+      subset: [hash, { key: 'kuma.io/service', value: 'backend' }],
+      conf: { http: { requestTimeout: '1s' } },
+      origins: [origin('timeouts', 'spec.to[0]'), origin('timeouts', 'spec.to[1]')],
+    });
+    expect(ruleFor(rules.to, { 'kuma.io/service': 'backend' })?.conf).toEqual({ http: { requestTimeout: '15s' } });
+  });
+
+  it('says which MeshHTTPRoute gave each route rule, by its matches hash', () => {
+    const v1: HttpMatch[] = [{ path: { type: 'PathPrefix', value: '/v1' } }];
+    const v2: HttpMatch[] = [{ path: { type: 'PathPrefix', value: '/v2' } }];
+    const route = (name: string, matches: unknown[], service: string, top?: string) =>
+      policyResource('MeshHTTPRoute', name, {
+        ...(top && { targetRef: { kind: 'MeshService', name: top } }),
+        to: [{ targetRef: { kind: 'MeshService', name: 'backend' }, rules: [{ matches, default: { backendRefs: [{ kind: 'MeshService', name: service }] } }] }],
+      });
+    const context = contextWith(route('general', v1, 'backend'), route('general-v2', v2, 'backend'), route('web-v1', v1, 'backend-v1', 'web'));
+
+    const [rule] = computeProxyRules(context, web, 'MeshHTTPRoute').rules.to;
+
+    expect((rule!.conf as { rules: unknown[] }).rules).toEqual([
+      { matches: v1, default: { backendRefs: [{ kind: 'MeshService', name: 'backend-v1' }] } },
+      { matches: v2, default: { backendRefs: [{ kind: 'MeshService', name: 'backend' }] } },
+    ]);
+    expect(rule!.originByMatches).toEqual(
+      new Map([
+        [ruleMatchesHash(v2), origin('general-v2', 'spec.to[0]', 'MeshHTTPRoute')],
+        [ruleMatchesHash(v1), origin('web-v1', 'spec.to[0]', 'MeshHTTPRoute')],
+      ]),
+    );
   });
 
   it('warns, and builds no to rules, for a policy aimed at a route that does not exist', () => {

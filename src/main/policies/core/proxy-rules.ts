@@ -4,7 +4,8 @@ import type { DataplaneResource } from '../../../shared/resources.js';
 import type { MeshContext } from '../../xds/context/mesh-context.js';
 import { memoizedForContext } from '../../xds/generate/context-memo.js';
 import { POLICY_DESCRIPTORS } from '../descriptors.js';
-import { hashMatches } from '../meshhttproute/matches-hash.js';
+import type { HttpMatch } from '../meshhttproute/api.js';
+import { ruleMatchesHash } from '../meshhttproute/prepare-routes.js';
 import { buildInboundRules, withMergedCatchAll } from './inbound-rules.js';
 import { TargetRefError, referencedRoute, selectedInbounds, selectsProxy, sortByTargetRef, topLevelRef, type Selection } from './matching.js';
 import { toItemConf } from './merge.js';
@@ -62,7 +63,7 @@ function compute(context: MeshContext, dataplane: DataplaneResource, type: Polic
     }
     if (!selectsProxy(selection)) continue;
     matched.push(policy);
-    for (const inbound of selection.inbounds) byInbound.set(inbound, [...(byInbound.get(inbound) ?? []), policy]);
+    for (const inbound of selection.inbounds) appendTo(byInbound, inbound, policy);
   }
   const sorted = sortByTargetRef(matched);
   const from = new Map<InboundKey, readonly Rule<unknown>[]>();
@@ -114,10 +115,16 @@ function interner(context: MeshContext, kind: 'to' | 'from'): RuleInterner {
 function policiesOfType(context: MeshContext, type: PolicyType): readonly PolicyResource[] {
   const byType = memoizedForContext(context, 'policies-by-type', () => {
     const groups = new Map<PolicyType, PolicyResource[]>();
-    for (const policy of context.policies) groups.set(policy.type, [...(groups.get(policy.type) ?? []), policy]);
+    for (const policy of context.policies) appendTo(groups, policy.type, policy);
     return groups;
   });
   return byType.get(type) ?? [];
+}
+
+function appendTo<K, V>(lists: Map<K, V[]>, key: K, value: V): void {
+  const list = lists.get(key);
+  if (list) list.push(value);
+  else lists.set(key, [value]);
 }
 
 /** Names a sorted set of policies (their type is in the memo key already). */
@@ -136,27 +143,40 @@ function fromItems(type: PolicyType, policies: readonly PolicyResource[]): Subse
 }
 
 /**
- * The `to` items as tag subsets (Kuma's legacyBuildToRules). A policy with a `to` item aimed at a
- * MeshHTTPRoute is left to the real-resource rules Kuma has for it; a policy whose top-level ref is
- * a MeshHTTPRoute applies its items to that route's rules only, each by the rule's matches hash.
+ * The `to` items as tag subsets (Kuma's legacyBuildToRules). A policy whose top-level ref is a
+ * MeshHTTPRoute applies each of its items to that route's rules only, by each rule's matches hash.
+ * A `to` item aimed at a MeshHTTPRoute is read the same way, for that route (Kuma gives such
+ * policies real-resource rules instead, which meshdesk, without MeshService resources, does not
+ * have: the hash subsets are how a plugin finds the route's Envoy routes, named by that hash).
+ * A route that does not exist fails the policy type's `to` rules, as in Kuma.
  */
 function toItems(type: PolicyType, policies: readonly PolicyResource[], routes: readonly PolicyResource[]): SubsetItem[] {
   return policies.flatMap((policy) => {
-    const items = policy.spec.to ?? [];
-    if (items.some((item) => item.targetRef.kind === 'MeshHTTPRoute')) return [];
-    const origin = (index: number) => ({ type, mesh: policy.meta.mesh, name: policy.meta.name, item: `spec.to[${index}]` });
+    const items = (policy.spec.to ?? []).map((item, index) => ({
+      item,
+      conf: toItemConf(type, item),
+      origin: { type, mesh: policy.meta.mesh, name: policy.meta.name, item: `spec.to[${index}]` },
+    }));
     const top = topLevelRef(policy);
-    if (top.kind !== 'MeshHTTPRoute') {
-      return items.map((item, index) => ({ targetRef: item.targetRef, conf: toItemConf(type, item), origin: origin(index) }));
+    if (top.kind === 'MeshHTTPRoute') {
+      // Kuma's order: the route's rules, then the policy's items for each.
+      return routeRuleRefs(policy, top.name, routes).flatMap((targetRef) => items.map(({ conf, origin }) => ({ targetRef, conf, origin })));
     }
-    const route = referencedRoute(policy, top.name, routes);
-    if (!route) throw new Error("can't resolve MeshHTTPRoute policy");
-    return (route.spec.to ?? []).flatMap((routeItem) =>
-      ((routeItem.rules ?? []) as { matches?: unknown }[]).flatMap((routeRule) =>
-        items.map((item, index) => ({ targetRef: routeRuleRef(routeItem, hashMatches(routeRule.matches)), conf: toItemConf(type, item), origin: origin(index) })),
-      ),
+    return items.flatMap(({ item, conf, origin }) =>
+      item.targetRef.kind === 'MeshHTTPRoute'
+        ? routeRuleRefs(policy, item.targetRef.name, routes).map((targetRef) => ({ targetRef, conf, origin }))
+        : [{ targetRef: item.targetRef, conf, origin }],
     );
   });
+}
+
+/** One subset per rule of the route the policy names: the route's destination, narrowed to the rule's matches hash. */
+function routeRuleRefs(policy: PolicyResource, name: string | undefined, routes: readonly PolicyResource[]): TargetRef[] {
+  const route = referencedRoute(policy, name, routes);
+  if (!route) throw new Error("can't resolve MeshHTTPRoute policy");
+  return (route.spec.to ?? []).flatMap((routeItem) =>
+    ((routeItem.rules ?? []) as { matches?: HttpMatch[] }[]).map((routeRule) => routeRuleRef(routeItem, ruleMatchesHash(routeRule.matches))),
+  );
 }
 
 /** The subset of one route rule: the route's destination, narrowed to that rule's matches hash. */

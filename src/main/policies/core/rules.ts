@@ -18,6 +18,11 @@ export interface Rule<Conf> {
   conf: Conf;
   /** The items merged into `conf`, in merge order (the last one wins a field they both set). */
   origins: readonly PolicyOrigin[];
+  /**
+   * MeshHTTPRoute: the item each route rule of `conf` came from, by the hash of its matches (Kuma's
+   * OriginByMatches; the last item with those matches). Absent for the other types.
+   */
+  originByMatches?: ReadonlyMap<string, PolicyOrigin>;
 }
 
 /** Kuma's `inbound.Rule`: an inbound rule and its match; a rule without match applies to all traffic. */

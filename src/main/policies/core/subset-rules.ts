@@ -1,6 +1,6 @@
 // Kuma's legacy tag-subset rules (pkg/plugins/policies/core/rules/rules.go BuildRules), for `to` and `from`.
 import type { PolicyOrigin, PolicyType } from '../../../shared/policy-types.js';
-import { mergeConfsOf } from './merge.js';
+import { mergeConfsOf, originsByPart } from './merge.js';
 import type { Rule, Subset, SubsetTag } from './rules.js';
 import { containsSubset, isTagKind, positiveTags, subsetCombinations, subsetKey, subsetOf, subsetsIntersect } from './subsets.js';
 import type { TargetRef } from './target-ref.js';
@@ -64,12 +64,13 @@ function rulesFor(type: PolicyType, subset: Subset, items: readonly SubsetItem[]
   if (relevant.length === 0) return [];
   const origins = uniqueOrigins(relevant.map((item) => item.origin));
   const key = `${type}|${subsetKey(subset)}|${relevant.map(({ origin }) => `${origin.name}\u0000${origin.item}`).join('|')}`;
-  return intern(key, () =>
-    mergeConfsOf(
+  return intern(key, () => {
+    const originByMatches = originsByPart(type, relevant);
+    return mergeConfsOf(
       type,
       relevant.map((item) => item.conf),
-    ).map((conf) => ({ subset, conf, origins })),
-  );
+    ).map((conf) => ({ subset, conf, origins, ...(originByMatches && { originByMatches }) }));
+  });
 }
 
 /**

@@ -33,7 +33,7 @@ export function prepareRoutes(
 ): PreparedRoute[] {
   const routes: (Omit<PreparedRoute, 'match'> & { match: HttpMatch })[] = [];
   rules.forEach((rule, index) => {
-    const name = routeMatchesName(goMatches(rule.matches));
+    const name = ruleMatchesHash(rule.matches);
     for (const match of rule.matches ?? []) {
       routes.push({ name, match, filters: rule.default.filters ?? [], backendRefs: rule.default.backendRefs ?? [], origins, rule: index });
     }
@@ -42,7 +42,7 @@ export function prepareRoutes(
   routes.sort((a, b) => compareMatch(a.match, b.match));
   if (!routes.some((route) => isCatchAll(route.match))) {
     const match = { path: CATCH_ALL_PATH };
-    routes.push({ name: routeMatchesName(goMatches([match])), match, filters: [], backendRefs: [], origins: [] });
+    routes.push({ name: ruleMatchesHash([match]), match, filters: [], backendRefs: [], origins: [] });
   }
   return routes.map((route) => ({
     ...route,
@@ -59,6 +59,14 @@ function isCatchAll(match: HttpMatch): boolean {
     match.queryParams === undefined &&
     match.headers === undefined
   );
+}
+
+/**
+ * The hash a rule is known by (Kuma's HashMatches): its Envoy routes' name, and the
+ * `__rule-matches-hash__` tag of the rules of policies aimed at its route.
+ */
+export function ruleMatchesHash(matches: readonly HttpMatch[] | undefined): string {
+  return routeMatchesName(goMatches(matches));
 }
 
 /**

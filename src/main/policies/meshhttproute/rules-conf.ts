@@ -1,10 +1,12 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { PolicyConfHooks } from '../core/merge.js';
 import { mergePatches } from '../core/merge-patch.js';
+import type { HttpMatch } from './api.js';
+import { ruleMatchesHash } from './prepare-routes.js';
 import type { ToItem } from '../core/policy.js';
 
 interface RouteRule {
-  matches?: unknown;
+  matches?: HttpMatch[];
   default?: unknown;
 }
 
@@ -27,6 +29,7 @@ export const meshHTTPRouteConfHooks: PolicyConfHooks = {
     return { rules: [...((item.rules ?? []) as RouteRule[])].reverse(), ...(hostnames?.length ? { hostnames } : {}) };
   },
   mergeConfs: (confs) => byHostname(confs as RoutesConf[]).map(mergeRoutes),
+  partKeys: (conf) => ((conf as RoutesConf).rules ?? []).map((rule) => ruleMatchesHash(rule.matches)),
 };
 
 /** Kuma's `mergeValues`: a conf counts once for each of its hostnames, alone in that group; no hostnames is its own group. */
@@ -51,7 +54,7 @@ function mergeRoutes(confs: readonly RoutesConf[]): RoutesConf {
 
 /** Kuma's `mergeValuesByKey` on `matches`: equal matches are one rule, placed where they last appear. */
 function mergeRulesByMatches(rules: readonly RouteRule[]): RouteRule[] {
-  const groups: { matches: unknown; defaults: unknown[] }[] = [];
+  const groups: { matches: HttpMatch[] | undefined; defaults: unknown[] }[] = [];
   for (const rule of rules) {
     const earlier = groups.findIndex((group) => isDeepStrictEqual(group.matches, rule.matches));
     const defaults = earlier >= 0 ? [...groups.splice(earlier, 1)[0]!.defaults, rule.default] : [rule.default];
