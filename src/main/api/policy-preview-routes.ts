@@ -56,7 +56,12 @@ export function policyPreviewRoutes(deps: PolicyPreviewDependencies): Route[] {
             : { apply: asPolicy(input, current) };
         const proxyId = `${mesh}.${dataplane.meta.name}`;
         const connected = deps.connectedProxies.connectedProxy(proxyId);
-        const proxy = { id: proxyId, dataplane, kind: connected?.kind ?? 'envoy', ...(connected?.features && { features: connected.features }) };
+        const proxy = {
+          id: proxyId,
+          dataplane,
+          kind: connected?.kind ?? 'envoy',
+          ...(connected?.features && { features: connected.features }),
+        };
         return { json: previewPolicyChange(context, proxy, change) };
       },
     },

@@ -2,23 +2,15 @@
 // generated from its MeshContext as it is, and from the same context with that policy changed.
 import type { PolicyPreviewBody, SnapshotResourcesJson } from '../../shared/api-types.js';
 import type { PolicyType } from '../../shared/policy-types.js';
-import type { DataplaneResource } from '../../shared/resources.js';
 import type { PolicyResource } from '../policies/core/policy.js';
 import { buildMeshContext } from '../xds/context/build-mesh-context.js';
 import type { MeshContext } from '../xds/context/mesh-context.js';
 import { generateProxy } from '../xds/generate/profile.js';
-import type { ProxyKind } from '../xds/generate/proxy.js';
+import type { Proxy } from '../xds/generate/proxy.js';
 import { asSent } from '../xds/status/config-dump.js';
 
 /** One policy written as given (created or replaced), or the policy of that type and name removed. */
 export type PolicyChange = { apply: PolicyResource } | { remove: { type: PolicyType; name: string } };
-
-export interface PreviewedProxy {
-  id: string;
-  dataplane: DataplaneResource;
-  kind: ProxyKind;
-  features?: ReadonlySet<string>;
-}
 
 /**
  * The context with one policy changed. Pure: the cached context stays as it is, and nothing is
@@ -36,7 +28,7 @@ export function withPolicyChange(context: MeshContext, change: PolicyChange): Me
  * (the config dump's form, so the diff reads like the Config and History tabs); the resources it
  * leaves alone are left out of both sides.
  */
-export function previewPolicyChange(context: MeshContext, proxy: PreviewedProxy, change: PolicyChange): PolicyPreviewBody {
+export function previewPolicyChange(context: MeshContext, proxy: Proxy, change: PolicyChange): PolicyPreviewBody {
   const before = asSent(generateProxy(context, proxy).resources);
   const after = asSent(generateProxy(withPolicyChange(context, change), proxy).resources);
   const changedOnly = (from: SnapshotResourcesJson, other: SnapshotResourcesJson): SnapshotResourcesJson =>
