@@ -16,7 +16,7 @@ export type PolicyChange = { apply: PolicyResource } | { remove: { type: PolicyT
  * The context with one policy changed. Pure: the cached context stays as it is, and nothing is
  * written; the new context's hash says it differs, so nothing memoized per context is reused wrongly.
  */
-export function withPolicyChange(context: MeshContext, change: PolicyChange): MeshContext {
+function withPolicyChange(context: MeshContext, change: PolicyChange): MeshContext {
   const { type, name } = 'apply' in change ? { type: change.apply.type, name: change.apply.meta.name } : change.remove;
   const others = context.policies.filter((policy) => !(policy.type === type && policy.meta.name === name));
   const policies = 'apply' in change ? [...others, change.apply] : others;
