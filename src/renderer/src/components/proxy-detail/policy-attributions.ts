@@ -1,7 +1,6 @@
 // Which policy set which field of the Config tree, from the proxy's `_policy-effects`.
 import type { PolicyOrigin, ProxyPolicyEffects } from '../../../../shared/policy-types.js';
 import { xdsTypeOf } from '../../lib/format/xds.js';
-import { formatPath, type JsonPath } from './xds-config.js';
 
 /** One resource's attributed fields: by path (`virtual_hosts[0].routes[0].route.timeout`), and every branch above one. */
 export interface ResourceAttributions {
@@ -26,10 +25,6 @@ export function attributionsByResource(effects: ProxyPolicyEffects | undefined):
 function nextBoundary(path: string, from: number): number {
   const next = path.slice(from + 1).search(/[.[]/);
   return next < 0 ? -1 : from + 1 + next;
-}
-
-export function pathKey(path: JsonPath): string {
-  return formatPath(path);
 }
 
 /** "MeshTimeout timeout-backend, spec.to[0]" */
