@@ -264,7 +264,7 @@ describe('ResourceManager', () => {
   });
 
   it('keeps the initial policies a write carries itself (an import of a Mesh with its exported policies)', async () => {
-    const own = { type: 'MeshRetry' as const, mesh: 'demo', name: 'mesh-retry-all-demo', labels: {}, spec: { to: [{ targetRef: { kind: 'Mesh' }, default: {} }] } };
+    const own = { type: 'MeshRetry' as const, mesh: 'demo', name: 'mesh-retry-all-demo', labels: {}, spec: { to: [{ targetRef: { kind: 'Mesh' }, default: { tcp: { maxConnectAttempt: 1 } } }] } };
     await manager.writeAll([mesh('demo'), own]);
 
     expect((await manager.get('MeshRetry', { mesh: 'demo', name: 'mesh-retry-all-demo' })).spec).toEqual(own.spec);

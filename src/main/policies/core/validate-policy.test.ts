@@ -23,7 +23,7 @@ describe('a policy as the API reads it', () => {
   });
 
   it('needs a mesh', () => {
-    expect(violationsOf({ ...timeout({ to: [{ targetRef: { kind: 'Mesh' }, default: {} }] }), mesh: undefined })).toEqual([{ field: 'mesh', message: 'cannot be empty' }]);
+    expect(violationsOf({ ...timeout({ to: [{ targetRef: { kind: 'Mesh' }, default: { connectionTimeout: '1s' } }] }), mesh: undefined })).toEqual([{ field: 'mesh', message: 'cannot be empty' }]);
   });
 
   it('drops the fields Kuma\'s types do not have, as Go decoding does, and keeps the conf as given', () => {
