@@ -65,6 +65,36 @@ const VIEWS: ViewShot[] = [
     },
   },
   {
+    // A change to the initial MeshTimeout, previewed on a proxy before it is applied.
+    name: 'policies',
+    hash: '#/policies/MeshTimeout/default/mesh-timeout-all-default',
+    ready: async (page) => {
+      await page.locator('[data-testid=affected-proxies] a').first().waitFor();
+      // The second one: the `to` item's, the timeout callers see.
+      await page.locator('.cm-line', { hasText: 'requestTimeout' }).nth(1).click();
+      await page.keyboard.press('End');
+      await page.keyboard.press('Backspace');
+      await page.keyboard.press('Backspace');
+      await page.keyboard.press('Backspace');
+      await page.keyboard.type('2s');
+      await page.getByLabel('Proxy to preview on').selectOption('frontend-1');
+      await page.getByRole('button', { name: 'Preview change' }).click();
+      await page.getByTestId('preview-summary').waitFor();
+    },
+  },
+  { name: 'proxy-policies', hash: '#/proxies/default.frontend-1/policies', ready: (page) => page.locator('[data-rules-type]').first().waitFor() },
+  {
+    // Fields set by policies, marked; the tooltip of one names the policy item behind it.
+    name: 'proxy-config-policies',
+    hash: '#/proxies/default.frontend-1/config',
+    ready: async (page) => {
+      const mark = page.locator('[data-policy-mark]').first();
+      await mark.scrollIntoViewIfNeeded();
+      await mark.hover();
+      await page.getByRole('tooltip').first().waitFor();
+    },
+  },
+  {
     // A policy (the default mesh's initial MeshTimeout) in the list and the editor.
     name: 'resources-policy',
     hash: '#/resources/meshtimeout/default/mesh-timeout-all-default',

@@ -95,6 +95,7 @@ export async function startCore(options: CoreOptions): Promise<Core> {
           snapshots: xds.snapshots,
           meshContexts: xds.meshContexts,
           policyEffects: xds.policyEffects,
+          connectedProxies: xds.syncTracker,
           snapshotHistory: xds.history,
           historyWrites: xds.history,
           adsServer: xds.server,

@@ -3,6 +3,7 @@
 // compiler check that every main type still fits the one declared here.
 
 import type { PostCreateStrategy, ProxyEvent, StreamEnding, TickResult } from './proxy-events.js';
+import type { PolicyType } from './policy-types.js';
 import type { DataplaneSpec, ResourceType, Violation } from './resources.js';
 
 /** Kuma's list envelope. */
@@ -261,10 +262,74 @@ export interface SnapshotSummary {
   createdAt: number;
   versions: Record<string, string>;
   changedTypes: string[];
+  /** The policies changed in the proxy's mesh since its previous snapshot (empty for a first snapshot of a connection). */
+  policyChanges: PolicyVersionChange[];
+}
+
+/** A policy created (no `from`), updated (`from` → `to`) or deleted (no `to`): store versions. */
+export interface PolicyVersionChange {
+  type: PolicyType;
+  name: string;
+  from?: number;
+  to?: number;
 }
 
 export interface SnapshotRecord extends SnapshotSummary {
   resources: SnapshotResourcesJson;
+}
+
+/**
+ * `POST …/dataplanes/{name}/_preview-policy`: the proxy's resources one policy change would add,
+ * remove or change (`before` has the changed and removed ones as they are, `after` the changed and
+ * added ones as they would be), in the form the wire carries them. Nothing is written.
+ */
+export interface PolicyPreviewBody {
+  proxyId: string;
+  kind: 'envoy' | 'grpc';
+  before: SnapshotResourcesJson;
+  after: SnapshotResourcesJson;
+}
+
+/** A resource's identity in Kuma's inspection answers (api_common.Meta). */
+export interface ResourceMetaBody {
+  type: string;
+  mesh: string;
+  name: string;
+  labels: Record<string, string>;
+}
+
+/** One `to` or `from` rule of `_rules`: the subset it applies to, the merged conf, the policies merged in order. */
+export interface SubsetRuleBody {
+  conf: unknown;
+  matchers: { key: string; value: string; not: boolean }[];
+  origin: ResourceMetaBody[];
+}
+
+/** One inbound rule of `_rules`: the match (none: all traffic), the merged conf, each policy item behind it. */
+export interface InboundRuleBody {
+  conf: unknown[];
+  match?: unknown;
+  origin: { resourceMeta: ResourceMetaBody; ruleIndex: number }[];
+}
+
+export interface RulesInbound {
+  name?: string;
+  port: number;
+  tags: Record<string, string>;
+}
+
+/** `GET …/dataplanes/{name}/_rules` (Kuma's InspectRulesResponse). */
+export interface ProxyRulesBody {
+  httpMatches: { hash: string; match: unknown }[];
+  resource: ResourceMetaBody;
+  rules: {
+    type: string;
+    toRules: SubsetRuleBody[];
+    toResourceRules: unknown[];
+    fromRules: { inbound: RulesInbound; rules: SubsetRuleBody[] }[];
+    inboundRules: { inbound: RulesInbound; rules: InboundRuleBody[] }[];
+    warnings: string[];
+  }[];
 }
 
 /** `GET …/dataplanes/{name}/xds`: Envoy's admin config dump. */

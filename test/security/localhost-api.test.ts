@@ -25,6 +25,7 @@ function apiRoutes(core: Core): Route[] {
     snapshots: core.xds.snapshots,
     meshContexts: core.xds.meshContexts,
     policyEffects: core.xds.policyEffects,
+    connectedProxies: core.xds.syncTracker,
     snapshotHistory: core.xds.history,
     historyWrites: core.xds.history,
     adsServer: core.xds.server,

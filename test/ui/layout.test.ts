@@ -52,6 +52,16 @@ const VIEWS: ViewCheck[] = [
     key: ['.editor-pane .toolbar button', '[data-resource]'],
   },
   {
+    hash: '#/policies/MeshTimeout/default/mesh-timeout-all-default',
+    ready: (page) => page.locator('[data-testid=affected-proxies] a').first().waitFor(),
+    key: ['[data-policy-type]', '.editor-pane .toolbar button', '[data-testid=policy-preview] button', '[data-policy] td'],
+  },
+  {
+    hash: '#/proxies/default.frontend-1/policies',
+    ready: (page) => page.locator('[data-rules-type]').first().waitFor(),
+    key: ['[role=tab]', '[data-matched-policy]', '[data-rules-type] h2'],
+  },
+  {
     hash: '#/connect',
     ready: (page) => page.locator('[data-file^="bootstrap-"] .cm-content').waitFor(),
     key: ['[data-file] button', 'form input'],

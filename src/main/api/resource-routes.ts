@@ -291,7 +291,7 @@ export function unservedCollectionRoute(manager: ResourceManager): Route {
  * `[`) that neither reads gets Go's encoding/json words, as Kuma reads every body as JSON; YAML's
  * syntax errors keep their line and column as fields, so that an editor can point at them.
  */
-function readBody(type: ResourceType, text: string): unknown {
+export function readBody(type: ResourceType | 'policy', text: string): unknown {
   let body: unknown;
   try {
     body = parseResourceText(text);

@@ -10,6 +10,7 @@ import type { EventStream } from './event-stream.js';
 import { inspectionRoutes, type InspectionDependencies } from './inspection-routes.js';
 import { kumaDpRoutes, type KumaDpDependencies } from './kuma-dp-routes.js';
 import { policyInspectionRoutes, type PolicyInspectionDependencies } from './policy-inspection-routes.js';
+import { policyPreviewRoutes, type PolicyPreviewDependencies } from './policy-preview-routes.js';
 import { resourceRoutes, unservedCollectionRoute } from './resource-routes.js';
 import { Router } from './router.js';
 import { settingsRoutes } from './settings-routes.js';
@@ -22,6 +23,7 @@ import { GUI_PATH, redirect, staticFileRoutes, wantsHtml } from './static-files.
 export interface ApiDependencies
   extends InspectionDependencies,
     PolicyInspectionDependencies,
+    PolicyPreviewDependencies,
     BootstrapDependencies,
     TokenDependencies,
     StorageDependencies,
@@ -55,6 +57,7 @@ export function createApiRouter(deps: ApiDependencies): Router {
     ...kumaDpRoutes(deps),
     ...inspectionRoutes(deps),
     ...policyInspectionRoutes(deps),
+    ...policyPreviewRoutes(deps),
     ...tokenRoutes(deps),
     ...statsRoutes(deps),
     ...storageRoutes(deps),

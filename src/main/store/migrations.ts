@@ -67,6 +67,9 @@ const MIGRATIONS: readonly string[] = [
      SELECT count(*) FROM snapshot_history AS earlier
      WHERE earlier.proxy_id = snapshot_history.proxy_id AND earlier.id <= snapshot_history.id
    );`,
+  // 6: the policies changed in the mesh since the proxy's previous snapshot, so that the History
+  // tab names the change behind each version (a JSON list of PolicyVersionChange).
+  `ALTER TABLE snapshot_history ADD COLUMN policy_changes TEXT NOT NULL DEFAULT '[]';`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

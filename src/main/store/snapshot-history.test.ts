@@ -17,6 +17,7 @@ function snapshot(proxyId: string, version: string, createdAt = 1_700_000_000_00
     createdAt,
     versions: { [CDS]: version, [LDS]: 'l1' },
     changedTypes: [CDS],
+    policyChanges: [],
     resources: {
       [CDS]: [{ name: 'backend', resource: { name: 'backend', type: 'EDS', connect_timeout: '5s' } }],
       [LDS]: [],
@@ -67,6 +68,7 @@ describe('SnapshotHistory', () => {
       createdAt: 1_700_000_000_000.5,
       versions: { [CDS]: 'c2', [LDS]: 'l1' },
       changedTypes: [CDS],
+      policyChanges: [],
     });
     expect(listed[0]).not.toHaveProperty('resources');
   });

@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './database.js';
-import type { SnapshotRecord, SnapshotResourcesJson, SnapshotSummary } from '../../shared/api-types.js';
+import type { PolicyVersionChange, SnapshotRecord, SnapshotResourcesJson, SnapshotSummary } from '../../shared/api-types.js';
 import type { HistoryWriteStatus, StorageFailure } from '../../shared/storage-types.js';
 import { asStorageFault, storageFaultKind } from './errors.js';
 
@@ -42,6 +42,8 @@ export interface NewSnapshotRecord {
   versions: Readonly<Record<string, string>>;
   /** Type URLs whose version differs from the snapshot this one replaced. */
   changedTypes: readonly string[];
+  /** The policies changed in the proxy's mesh since its previous snapshot; none when not told. */
+  policyChanges?: readonly PolicyVersionChange[];
   resources: SnapshotResourcesJson;
 }
 
@@ -60,6 +62,7 @@ interface SummaryRow {
   created_at: number;
   versions: string;
   changed_types: string;
+  policy_changes: string;
 }
 
 interface PayloadKey {
@@ -67,7 +70,7 @@ interface PayloadKey {
   version: string;
 }
 
-const SUMMARY_COLUMNS = 'id, number, proxy_id, created_at, versions, changed_types';
+const SUMMARY_COLUMNS = 'id, number, proxy_id, created_at, versions, changed_types, policy_changes';
 
 /**
  * Every snapshot published to each proxy, newest kept, so a user can see what a proxy got and
@@ -114,11 +117,11 @@ export class SnapshotHistory {
     this.#onLost = options.onLost ?? (() => {});
     this.#insert = db.prepare(
       // The proxy's next number: one more than its newest snapshot's (kept even when older ones are pruned).
-      `INSERT INTO snapshot_history (proxy_id, number, created_at, versions, changed_types)
+      `INSERT INTO snapshot_history (proxy_id, number, created_at, versions, changed_types, policy_changes)
        VALUES (
          @proxy_id,
          coalesce((SELECT number FROM snapshot_history WHERE proxy_id = @proxy_id ORDER BY id DESC LIMIT 1), 0) + 1,
-         @created_at, @versions, @changed_types
+         @created_at, @versions, @changed_types, @policy_changes
        ) RETURNING id, number`,
     );
     const payloadKey = 'type_url = @type_url AND version = @version';
@@ -155,6 +158,7 @@ export class SnapshotHistory {
       createdAt: snapshot.createdAt,
       versions: { ...snapshot.versions },
       changedTypes: [...snapshot.changedTypes],
+      policyChanges: [...(snapshot.policyChanges ?? [])],
     };
   }
 
@@ -299,6 +303,7 @@ export class SnapshotHistory {
       created_at: snapshot.createdAt,
       versions: JSON.stringify(snapshot.versions),
       changed_types: JSON.stringify(snapshot.changedTypes),
+      policy_changes: JSON.stringify(snapshot.policyChanges ?? []),
     })!;
     for (const [type_url, version] of Object.entries(snapshot.versions)) {
       const key = { type_url, version };
@@ -342,5 +347,6 @@ function toSummary(row: SummaryRow): SnapshotSummary {
     createdAt: row.created_at,
     versions: JSON.parse(row.versions) as Record<string, string>,
     changedTypes: JSON.parse(row.changed_types) as string[],
+    policyChanges: JSON.parse(row.policy_changes) as PolicyVersionChange[],
   };
 }

@@ -4,6 +4,8 @@ import type * as Shared from '../../../src/shared/api-types.js';
 import type { CachedManagerEntry } from '../../../src/main/cache/cached-manager.js';
 import type { SettingDescription } from '../../../src/main/config/settings.js';
 import type { ConfigDump } from '../../../src/main/xds/status/config-dump.js';
+import type { inspectRules } from '../../../src/main/api/policy-inspection.js';
+import type { previewPolicyChange } from '../../../src/main/api/policy-preview.js';
 
 type Fits<Main extends SharedType, SharedType> = [Main, SharedType];
 
@@ -11,4 +13,6 @@ export type ApiTypesMatchMain = [
   Fits<ConfigDump, Shared.ConfigDump>,
   Fits<SettingDescription, Shared.SettingDescription>,
   Fits<CachedManagerEntry, Shared.CacheEntry>,
+  Fits<ReturnType<typeof inspectRules>, Shared.ProxyRulesBody>,
+  Fits<ReturnType<typeof previewPolicyChange>, Shared.PolicyPreviewBody>,
 ];

@@ -31,6 +31,7 @@ export interface DataplaneSyncTrackerOptions {
 interface Tracked {
   streamId: number;
   mesh: string;
+  proxy: ConnectedProxy;
   watchdog: Watchdog;
 }
 
@@ -82,7 +83,7 @@ export class DataplaneSyncTracker implements ProxyCallbacks {
     if (previous) this.#stop(previous.watchdog); // its ticks can no longer publish: see DataplaneWatchdog.sync
     const watchdog = this.#watchdog(proxy);
     // Tracked before its first tick, so that a disconnect during that tick stops it.
-    this.#tracked.set(proxy.proxyId, { streamId: proxy.streamId, mesh: proxy.dataplaneKey.mesh, watchdog });
+    this.#tracked.set(proxy.proxyId, { streamId: proxy.streamId, mesh: proxy.dataplaneKey.mesh, proxy, watchdog });
     await watchdog.start();
   }
 
@@ -97,6 +98,11 @@ export class DataplaneSyncTracker implements ProxyCallbacks {
   /** Ids of the proxies being kept in sync, sorted. */
   activeProxies(): string[] {
     return [...this.#tracked.keys()].sort();
+  }
+
+  /** The proxy connected as `proxyId` (its kind and features), if it is being kept in sync. */
+  connectedProxy(proxyId: string): ConnectedProxy | undefined {
+    return this.#tracked.get(proxyId)?.proxy;
   }
 
   /** Stops every watchdog, waits for running ticks, and clears the snapshots it kept. */

@@ -7,6 +7,7 @@ import type { Proxy } from '../generate/proxy.js';
 import type { PolicyEffects } from '../status/policy-effects.js';
 import { now, type ProxyEventBody, type ProxyTimeline, type TickResult } from '../status/proxy-timeline.js';
 import { EVENT_LOOP_SLICE } from '../server/time-slice.js';
+import { policyChangesBetween, policyVersions, type PolicyVersions } from './policy-changes.js';
 import type { SnapshotReconciler } from './reconcile.js';
 
 /** Where a tick gets its MeshContext (MeshContextCache). */
@@ -61,6 +62,8 @@ export class DataplaneWatchdog {
   readonly #generate: (context: MeshContext, proxy: Proxy) => GeneratedProxy;
   /** Hash of the context the snapshot in place was generated from; unset until a generation succeeds. */
   #lastHash: string | undefined;
+  /** The policies of the context the last published snapshot came from: the next one names what changed since. */
+  #publishedPolicies: PolicyVersions | undefined;
 
   constructor(options: DataplaneWatchdogOptions) {
     this.#proxy = options.proxy;
@@ -122,7 +125,11 @@ export class DataplaneWatchdog {
     tick.generatingSince = now();
     try {
       const { resources, attributions, unapplied } = this.#generate(context, { id: proxyId, dataplane, kind, features, ...(workDir !== undefined && { workDir }) });
-      const { versions, changedTypes } = this.#reconciler.reconcile(proxyId, resources);
+      const policies = policyVersions(context.policies);
+      // A connection's first snapshot has no previous one here to compare with: it names no change.
+      const policyChanges = this.#publishedPolicies ? policyChangesBetween(this.#publishedPolicies, policies) : [];
+      const { versions, changedTypes } = this.#reconciler.reconcile(proxyId, resources, policyChanges);
+      if (changedTypes.length > 0) this.#publishedPolicies = policies;
       this.#policyEffects?.set({ proxyId, versions, attributions, unapplied });
       this.#lastHash = context.hash;
       return finished(changedTypes.length > 0 ? { result: 'changed', versions } : { result: 'generated' });

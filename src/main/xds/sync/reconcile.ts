@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { PolicyVersionChange } from '../../../shared/api-types.js';
 import type { SnapshotHistory } from '../../store/snapshot-history.js';
 import type { GeneratedResources, NamedResource } from '../generate/resources.js';
 import { XDS_TYPE_URLS, shortTypeName, type XdsTypeUrl } from '../protocol/type-urls.js';
@@ -45,9 +46,9 @@ export class SnapshotReconciler {
    * Throws, naming the proxy and the resource, when a resource does not encode; the snapshot in
    * place then stays. A published snapshot is queued for the history in the same turn (written
    * with the others of that turn, see SnapshotHistory.recordSoon), so the history holds exactly
-   * what was published.
+   * what was published, with `policyChanges` (the policy changes behind it) when it is published.
    */
-  reconcile(proxyId: string, generated: GeneratedResources): ReconcileResult {
+  reconcile(proxyId: string, generated: GeneratedResources, policyChanges: readonly PolicyVersionChange[] = []): ReconcileResult {
     const snapshot = encodeSnapshot(proxyId, generated, this.#encoded);
     const current = this.#snapshots.getSnapshot(proxyId);
     const versions = Object.fromEntries(XDS_TYPE_URLS.map((typeUrl) => [typeUrl, snapshot.get(typeUrl)!.version])) as Record<
@@ -59,7 +60,7 @@ export class SnapshotReconciler {
       // A type with no resources now and none before did not change for the user, even in a first
       // snapshot: the history says "RDS changed" only when there are routes on one side.
       const changedForHistory = changedTypes.filter((typeUrl) => generated[typeUrl].length > 0 || (current?.get(typeUrl)?.resources.size ?? 0) > 0);
-      this.#history.recordSoon({ proxyId, createdAt: now(), versions, changedTypes: changedForHistory, resources: generated });
+      this.#history.recordSoon({ proxyId, createdAt: now(), versions, changedTypes: changedForHistory, policyChanges, resources: generated });
       this.#snapshots.setSnapshot(proxyId, snapshot);
     }
     return { versions, changedTypes };

@@ -7,9 +7,12 @@ import type {
   FirstConfigBody,
   ImportReport,
   ListBody,
+  PolicyPreviewBody,
+  ProxyRulesBody,
   ProxyStatus,
   ProxyStatusDetail,
   ProxyTimelineBody,
+  ResourceMetaBody,
   ResourceTypeDescription,
   ResourceTypeDescriptionList,
   SettingDescription,
@@ -23,6 +26,7 @@ import type { CacheStats, XdsStats } from '../../../../shared/stats-types.js';
 import type { KumaDpInstructions } from '../../../../shared/kuma-dp-types.js';
 import type { StorageStatus } from '../../../../shared/storage-types.js';
 import type { CoreEvent } from '../../../../shared/events.js';
+import type { ProxyPolicyEffects } from '../../../../shared/policy-types.js';
 import type { ResourceKey, Violation } from '../../../../shared/resources.js';
 import type { ConnectionStatus, Transport } from './transport.js';
 
@@ -196,6 +200,11 @@ export class MeshdeskClient {
     return items;
   }
 
+  /** The Dataplanes a policy selects (Kuma's `_resources/dataplanes`). */
+  async policyDataplanes(key: ResourceKey): Promise<ListBody<ResourceMetaBody>> {
+    return this.json('GET', `${await this.#resourcePath(key)}/_resources/dataplanes`);
+  }
+
   async resource(key: ResourceKey): Promise<KumaObject> {
     return this.json('GET', await this.#resourcePath(key));
   }
@@ -240,6 +249,24 @@ export class MeshdeskClient {
 
   configDump(mesh: string, name: string): Promise<ConfigDump> {
     return this.json('GET', `${proxyPath(mesh, name)}/xds`);
+  }
+
+  /** The rules each policy type computes for the proxy, as Kuma's `_rules` answers them. */
+  rules(mesh: string, name: string): Promise<ProxyRulesBody> {
+    return this.json('GET', `${proxyPath(mesh, name)}/_rules`);
+  }
+
+  /** Which config field each policy item set on the proxy as last generated. */
+  policyEffects(mesh: string, name: string): Promise<ProxyPolicyEffects> {
+    return this.json('GET', `${proxyPath(mesh, name)}/_policy-effects`);
+  }
+
+  /**
+   * What applying the policy text (or, with `remove`, deleting the policy it names) would change
+   * in the proxy's configuration; nothing is written. A 400 names the fields at fault as `PUT` does.
+   */
+  previewPolicy(mesh: string, name: string, text: string, { remove = false } = {}): Promise<PolicyPreviewBody> {
+    return this.json('POST', `${proxyPath(mesh, name)}/_preview-policy${remove ? '?delete=true' : ''}`, text);
   }
 
   timeline(mesh: string, name: string): Promise<ProxyTimelineBody> {

@@ -1,5 +1,6 @@
 // Resources as the editor shows them: Kuma's YAML, meta first, then the spec's fields.
 import { LineCounter, parseDocument, stringify } from 'yaml';
+import { isPolicyType, type PolicyType } from '../../../../shared/policy-types.js';
 import { RESOURCE_TYPES, isMeshScoped, type ResourceKey, type ResourceType, type Violation } from '../../../../shared/resources.js';
 import type { KumaObject } from '../api/index.js';
 
@@ -46,12 +47,14 @@ export function keyFromText(text: string): KeyFromText {
 export interface Existing {
   meshes: readonly KumaObject[];
   dataplanes: readonly KumaObject[];
+  /** The policies stored, for a policy template's free name. */
+  policies?: readonly KumaObject[];
 }
 
 const TEMPLATE_ADDRESS = '127.0.0.1';
 
-/** The types "New" has a template for; a policy is written from scratch (or copied from one stored). */
-export type TemplateType = 'Mesh' | 'Dataplane';
+/** The types "New" has a template for: every type the API stores. */
+export type TemplateType = 'Mesh' | 'Dataplane' | PolicyType;
 
 /**
  * Starting points for "New": valid as they are, so Apply works at once, with a name the mesh does
@@ -59,6 +62,7 @@ export type TemplateType = 'Mesh' | 'Dataplane';
  * listens on at the same address. Applying a template only ever creates.
  */
 export function template(type: TemplateType, mesh: string, existing: Existing): string {
+  if (isPolicyType(type)) return policyTemplate(type, mesh, existing);
   if (type === 'Mesh') return `type: Mesh\nname: ${freeName('my-mesh', new Set(existing.meshes.map((each) => each.name)))}\n`;
   const inMesh = existing.dataplanes.filter((each) => each.mesh === mesh);
   const name = freeName('backend', new Set(inMesh.map((each) => each.name)));
@@ -80,6 +84,117 @@ networking:
         kuma.io/service: web
 `;
 }
+
+/**
+ * A policy that selects every proxy of the mesh and sets one field towards every destination (or
+ * on every inbound, for the inbound-only types), in the type's own conf: edit from there.
+ */
+function policyTemplate(type: PolicyType, mesh: string, existing: Existing): string {
+  const taken = new Set((existing.policies ?? []).filter((each) => each.type === type && each.mesh === mesh).map((each) => each.name));
+  const name = freeName(type.toLowerCase().replace(/^mesh/, ''), taken);
+  return `type: ${type}
+mesh: ${mesh}
+name: ${name}
+spec:
+  targetRef:
+    kind: Mesh
+${POLICY_TEMPLATE_BODIES[type]}`;
+}
+
+/** The `to` or `rules` part of each type's template: one field, valid as it is. */
+const POLICY_TEMPLATE_BODIES: Record<PolicyType, string> = {
+  MeshHTTPRoute: `  to:
+    - targetRef:
+        kind: MeshService
+        name: backend
+      rules:
+        - matches:
+            - path:
+                type: PathPrefix
+                value: /
+          default:
+            backendRefs:
+              - kind: MeshService
+                name: backend
+`,
+  MeshTCPRoute: `  to:
+    - targetRef:
+        kind: MeshService
+        name: backend
+      rules:
+        - default:
+            backendRefs:
+              - kind: MeshService
+                name: backend
+`,
+  MeshLoadBalancingStrategy: `  to:
+    - targetRef:
+        kind: Mesh
+      default:
+        loadBalancer:
+          type: RoundRobin
+`,
+  MeshAccessLog: `  to:
+    - targetRef:
+        kind: Mesh
+      default:
+        backends:
+          - type: File
+            file:
+              path: /tmp/access.log
+`,
+  MeshFaultInjection: `  rules:
+    - default:
+        http:
+          - abort:
+              httpStatus: 503
+              percentage: 10
+`,
+  MeshRateLimit: `  rules:
+    - default:
+        local:
+          http:
+            requestRate:
+              num: 100
+              interval: 1s
+`,
+  MeshTimeout: `  to:
+    - targetRef:
+        kind: Mesh
+      default:
+        http:
+          requestTimeout: 10s
+`,
+  MeshTrafficPermission: `  from:
+    - targetRef:
+        kind: Mesh
+      default:
+        action: Allow
+`,
+  MeshHealthCheck: `  to:
+    - targetRef:
+        kind: Mesh
+      default:
+        interval: 10s
+        timeout: 2s
+        unhealthyThreshold: 3
+        healthyThreshold: 1
+`,
+  MeshCircuitBreaker: `  to:
+    - targetRef:
+        kind: Mesh
+      default:
+        connectionLimits:
+          maxRequests: 1024
+`,
+  MeshRetry: `  to:
+    - targetRef:
+        kind: Mesh
+      default:
+        http:
+          numRetries: 3
+`,
+};
 
 /** `backend-1`, or the first `backend-N` not taken. */
 function freeName(stem: string, taken: ReadonlySet<string>): string {

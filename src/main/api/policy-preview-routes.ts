@@ -1,0 +1,87 @@
+import { isPolicyType } from '../../shared/policy-types.js';
+import type { ReadOnlyResourceManager } from '../manager/interfaces.js';
+import type { PolicyResource } from '../policies/core/policy.js';
+import { computeLabels, ZONE_NAME } from '../resources/computed-labels.js';
+import { validateResource } from '../resources/validate.js';
+import type { ConnectedProxy } from '../xds/callbacks/proxy-callbacks.js';
+import type { MeshContext } from '../xds/context/mesh-context.js';
+import { ApiError, toApiError } from './api-error.js';
+import { previewPolicyChange, type PolicyChange } from './policy-preview.js';
+import { readBody } from './resource-routes.js';
+import type { Route } from './router.js';
+
+export interface PolicyPreviewDependencies {
+  manager: ReadOnlyResourceManager;
+  meshContexts: { get(mesh: string): Promise<MeshContext> };
+  /** The connected proxies (DataplaneSyncTracker): a preview generates for the proxy's own kind and features. */
+  connectedProxies: { connectedProxy(proxyId: string): Pick<ConnectedProxy, 'kind' | 'features' | 'workDir'> | undefined };
+}
+
+/**
+ * `POST /meshes/{mesh}/dataplanes/{name}/_preview-policy`: the body is a policy as `PUT` takes it
+ * (YAML or JSON, validated the same way, with the same 400 naming the fields); the answer is what
+ * applying it would change in the proxy's configuration. `?delete=true`: what deleting the policy
+ * the body names (by type and name) would change. Pure generation: nothing is written or sent.
+ * A proxy that is not connected is previewed as an Envoy proxy.
+ */
+export function policyPreviewRoutes(deps: PolicyPreviewDependencies): Route[] {
+  return [
+    {
+      method: 'POST',
+      path: '/meshes/:mesh/dataplanes/:name/_preview-policy',
+      handler: async ({ params, query, body }) => {
+        const mesh = params.mesh!;
+        const dataplane = await deps.manager.get('Dataplane', { mesh, name: params.name! }).catch((error: unknown) => {
+          throw toApiError(error, 'Could not retrieve Dataplane');
+        });
+        const raw = readBody('policy', await body());
+        const type = (raw as { type?: unknown } | null)?.type;
+        if (typeof type !== 'string' || !isPolicyType(type)) {
+          throw new ApiError(400, 'Bad Request', `a preview takes one policy, got ${type === undefined ? 'no type' : `type ${JSON.stringify(type)}`}`, [
+            { field: 'type', message: 'must be a policy type (GET /_resources lists them)' },
+          ]);
+        }
+        const input = (() => {
+          try {
+            return validateResource(raw, { type, mesh });
+          } catch (error) {
+            throw toApiError(error, 'Could not process a resource');
+          }
+        })();
+        const context = await deps.meshContexts.get(mesh);
+        const current = context.policies.find((policy) => policy.type === type && policy.meta.name === input.name);
+        const change: PolicyChange =
+          query.get('delete') === 'true'
+            ? { remove: { type, name: input.name } }
+            : { apply: asPolicy(input, current) };
+        const proxyId = `${mesh}.${dataplane.meta.name}`;
+        const connected = deps.connectedProxies.connectedProxy(proxyId);
+        const proxy = {
+          id: proxyId,
+          dataplane,
+          kind: connected?.kind ?? 'envoy',
+          ...(connected?.features && { features: connected.features }),
+          ...(connected?.workDir !== undefined && { workDir: connected.workDir }),
+        };
+        return { json: previewPolicyChange(context, proxy, change) };
+      },
+    },
+  ];
+}
+
+/** The policy as the store would hold it after the write: the labels the API computes, the next version. */
+function asPolicy(input: ReturnType<typeof validateResource>, current: PolicyResource | undefined): PolicyResource {
+  const time = new Date().toISOString();
+  return {
+    type: input.type as PolicyResource['type'],
+    meta: {
+      mesh: input.mesh,
+      name: input.name,
+      version: (current?.meta.version ?? 0) + 1,
+      labels: computeLabels(input, ZONE_NAME),
+      creationTime: current?.meta.creationTime ?? time,
+      modificationTime: time,
+    },
+    spec: input.spec as PolicyResource['spec'],
+  };
+}
