@@ -113,7 +113,10 @@ describe('Connect a proxy view', () => {
     const picked = await eventually(async () => {
       const parsed = parse(await savedText(page, 'bootstrap-shop-1.yaml'));
       const port = parsed.admin.address.socket_address.port_value as number;
-      expect(JSON.parse(parsed.node.metadata[DATAPLANE_METADATA_KEY]).networking.admin).toEqual({ port });
+      const dataplane = JSON.parse(parsed.node.metadata[DATAPLANE_METADATA_KEY]);
+      // The bootstrap of the name typed, not of the form's name before it.
+      expect(dataplane.name).toBe('shop-1');
+      expect(dataplane.networking.admin).toEqual({ port });
       return port;
     });
     expect(picked).not.toBe(9901);

@@ -237,9 +237,12 @@ describe('the IPC bridge to a real core', () => {
     expect(await (await fetch(`${core.api.url}/meshes/default/dataplanes`)).json()).toMatchObject({ total: 0 });
   });
 
+  /** A mesh without Kuma's initial policies, whose creation would be four more events. */
+  const DEMO_MESH = '{"type":"Mesh","name":"demo","skipCreatingInitialPolicies":["*"]}';
+
   it('pushes core events to the window once its page is ready, in order, and not from a foreign sender', async () => {
     const { ipcMain, webContents } = await bridgeToRealCore();
-    await ipcMain.invoke(webContents, { method: 'PUT', path: '/meshes/demo', body: '{"type":"Mesh","name":"demo"}' });
+    await ipcMain.invoke(webContents, { method: 'PUT', path: '/meshes/demo', body: DEMO_MESH });
     expect(webContents.sent).toEqual([]);
     ipcMain.emit(IpcChannel.ready, { sender: new FakeWebContents(), senderFrame: appFrame });
     expect(webContents.sent).toEqual([]);
@@ -255,7 +258,7 @@ describe('the IPC bridge to a real core', () => {
     const { ipcMain, webContents } = await bridgeToRealCore();
     ipcMain.emit(IpcChannel.ready, { sender: webContents, senderFrame: appFrame });
     webContents.emit('did-start-navigation', { isMainFrame: true, isSameDocument: false });
-    await ipcMain.invoke(webContents, { method: 'PUT', path: '/meshes/demo', body: '{"type":"Mesh","name":"demo"}' });
+    await ipcMain.invoke(webContents, { method: 'PUT', path: '/meshes/demo', body: DEMO_MESH });
     expect(webContents.sent).toEqual([]);
     ipcMain.emit(IpcChannel.ready, { sender: webContents, senderFrame: appFrame });
     expect(webContents.sent).toHaveLength(1);
