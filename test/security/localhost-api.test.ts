@@ -30,6 +30,7 @@ function apiRoutes(core: Core): Route[] {
     dataplaneTokens: core.xds.dataplaneTokens,
     adsAddress: { host: '127.0.0.1', port: core.xds.port },
     controlPlaneCert: core.controlPlaneCert,
+    dataDir: core.dataDir,
   }).routes();
 }
 

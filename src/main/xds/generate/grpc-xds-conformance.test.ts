@@ -14,6 +14,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { encodeResource } from '../protocol/encode.js';
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL, SECRET_TYPE_URL, XDS_TYPE_URLS, type XdsTypeUrl } from '../protocol/type-urls.js';
+import { grpcCertificateFiles } from '../../mtls/grpc-certificate-files.js';
 import { generateGrpcBootstrap } from './bootstrap.js';
 import { goldenCases } from './golden-files.js';
 import type { GeneratedResources } from './resources.js';
@@ -28,7 +29,13 @@ const RESOURCE_TYPES: { readonly [T in Exclude<XdsTypeUrl, typeof SECRET_TYPE_UR
 
 function decodeContext(): XdsDecodeContext {
   const bootstrap = validateBootstrapConfig(
-    generateGrpcBootstrap({ nodeId: 'default.client-1', adsHost: '127.0.0.1', adsPort: 5678, locality: {} }),
+    generateGrpcBootstrap({
+      nodeId: 'default.client-1',
+      adsHost: '127.0.0.1',
+      adsPort: 5678,
+      locality: {},
+      certificates: { mesh: 'default', files: grpcCertificateFiles('/data', 'default', 'client-1') },
+    }),
   );
   return { server: bootstrap.xdsServers[0]!, bootstrap };
 }

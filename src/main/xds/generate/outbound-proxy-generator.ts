@@ -13,10 +13,12 @@ import {
 } from './defaults/mesh-timeout-defaults.js';
 import { memoizedForContext } from './context-memo.js';
 import { serviceEndpoints } from './endpoints.js';
+import { meshMtls } from '../../mtls/mesh-mtls.js';
 import type { ResourceGenerator } from './generator.js';
 import { proxyListener } from './listeners.js';
 import { CATCH_ALL_ROUTE_MATCHES, outboundListenerName, outboundRouteName, routeMatchesName } from './names.js';
 import { ResourceSet } from './resources.js';
+import { upstreamTlsTransportSocket } from './tls-contexts.js';
 
 const DEFAULT_OUTBOUND_ADDRESS = '127.0.0.1';
 /** Kuma's tag naming the mesh of a cross-mesh outbound. */
@@ -56,7 +58,7 @@ function outboundResources(context: MeshContext, service: string, address: strin
   const protocol = serviceProtocol(endpoints);
   const listener = outboundListenerName(address, port);
   return {
-    cluster: memoizedForContext(context, `cluster\n${service}`, () => outboundCluster(service, protocol)),
+    cluster: memoizedForContext(context, `cluster\n${service}`, () => outboundCluster(context, service, protocol)),
     endpoints: serviceEndpoints(context, service, 'envoy'),
     listener: proxyListener({
       name: listener,
@@ -88,10 +90,12 @@ function outboundListenerTags(tags: Tags): Tags {
  * are other sidecars' inbound listeners, so, as in Kuma (meshroute's GenerateClusters), it always
  * speaks HTTP/2 to them, whatever the service's protocol: their HttpConnectionManager detects it.
  */
-function outboundCluster(service: string, protocol: Protocol): ProtoJson {
+function outboundCluster(context: MeshContext, service: string, protocol: Protocol): ProtoJson {
   const { common_http_protocol_options: common, ...timeouts } = meshTimeoutClusterFields(MESH_TIMEOUT_DEFAULTS, protocol);
+  const mtls = meshMtls(context.mesh);
   return {
     ...edsCluster(service),
+    ...(mtls && { transport_socket: upstreamTlsTransportSocket(mtls.mesh, service, 'sds') }),
     ...timeouts,
     ...meshCircuitBreakerDefaultFields(),
     ...upstreamHttpProtocolOptions('http2', common),

@@ -1,4 +1,5 @@
 import type { Metrics } from '../../metrics/metrics.js';
+import type { ProxyIdentities, ProxyIdentity } from '../../mtls/proxy-identities.js';
 import type { ConnectedProxy } from '../callbacks/proxy-callbacks.js';
 import type { MeshContext } from '../context/mesh-context.js';
 import { generateProxyResources } from '../generate/profile.js';
@@ -21,6 +22,8 @@ export interface DataplaneWatchdogOptions {
   reconciler: SnapshotReconciler;
   timeline: ProxyTimeline;
   metrics: Metrics;
+  /** Issues the proxy's mTLS identity when its mesh has mTLS on; none, no identity (tests of other things). */
+  identities?: Pick<ProxyIdentities, 'identityFor'>;
   /** The proxy's configuration from a context; its kind's profile unless a test brings its own. */
   generate?: (context: MeshContext, proxy: Proxy) => GeneratedResources;
 }
@@ -55,8 +58,9 @@ export class DataplaneWatchdog {
   readonly #timeline: ProxyTimeline;
   readonly #metrics: Metrics;
   readonly #generate: (context: MeshContext, proxy: Proxy) => GeneratedResources;
-  /** Hash of the context the snapshot in place was generated from; unset until a generation succeeds. */
-  #lastHash: string | undefined;
+  readonly #identities: DataplaneWatchdogOptions['identities'];
+  /** Hash of the context and serial of the identity the snapshot in place was generated from; unset until a generation succeeds. */
+  #lastInputs: string | undefined;
 
   constructor(options: DataplaneWatchdogOptions) {
     this.#proxy = options.proxy;
@@ -65,6 +69,7 @@ export class DataplaneWatchdog {
     this.#timeline = options.timeline;
     this.#metrics = options.metrics;
     this.#generate = options.generate ?? generateProxyResources;
+    this.#identities = options.identities;
   }
 
   /**
@@ -106,9 +111,19 @@ export class DataplaneWatchdog {
     if (signal?.aborted) return undefined;
     const dataplane = context.dataplanesByName.get(dataplaneKey.name);
     if (!dataplane) return finished(DATAPLANE_NOT_FOUND);
-    // The hash covers every input of the configuration; the proxy's id, kind and features are fixed
-    // for this watchdog's life (a reconnecting proxy gets a new one), so an equal hash means equal config.
-    if (context.hash === this.#lastHash) return finished(SKIP);
+    // The identity is renewed here (before 4/5 of its lifetime, or when its inputs changed), so a
+    // rotation reaches the proxy at its next tick even when nothing else changed.
+    let identity: ProxyIdentity | undefined;
+    try {
+      identity = this.#identities?.identityFor(context.mesh, { id: proxyId, kind, dataplane });
+    } catch (error) {
+      return finished({ result: 'error', detail: `cannot issue the mTLS identity of proxy "${proxyId}": ${message(error)}` });
+    }
+    // The hash covers every input of the configuration but the identity; the proxy's id, kind and
+    // features are fixed for this watchdog's life (a reconnecting proxy gets a new one), so equal
+    // inputs mean equal config.
+    const inputs = identity === undefined ? context.hash : `${context.hash}\n${identity.serial}`;
+    if (inputs === this.#lastInputs) return finished(SKIP);
     // Many proxies generate at once after a change: take turns with the event loop.
     await EVENT_LOOP_SLICE.yieldWhenBusy();
     // That was the tick's last wait: from here on everything runs at once, so a proxy that
@@ -116,9 +131,9 @@ export class DataplaneWatchdog {
     if (signal?.aborted) return undefined;
     tick.generatingSince = now();
     try {
-      const resources = this.#generate(context, { id: proxyId, dataplane, kind, features });
+      const resources = this.#generate(context, { id: proxyId, dataplane, kind, features, ...(identity && { identity }) });
       const { versions, changedTypes } = this.#reconciler.reconcile(proxyId, resources);
-      this.#lastHash = context.hash;
+      this.#lastInputs = inputs;
       return finished(changedTypes.length > 0 ? { result: 'changed', versions } : { result: 'generated' });
     } catch (error) {
       return finished({ result: 'error', detail: message(error) });
