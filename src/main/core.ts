@@ -101,6 +101,8 @@ export async function startCore(options: CoreOptions): Promise<Core> {
           dataplaneTokens: xds.dataplaneTokens,
           adsAddress: { host: options.host, port: xds.port },
           dataDir: options.dataDir,
+          meshCas: xds.meshCas,
+          identities: xds.identities,
           controlPlaneCert,
         }),
         onClose: () => eventStream.closeAll(),

@@ -40,18 +40,18 @@ function bootstrapOf(core: Core, name: string, refreshInterval = '1s') {
 }
 
 /** A core with the echo service served by an xDS-enabled gRPC server, and two clients: one through xDS (mTLS when the mesh says so), one plaintext straight to the server's port. */
-async function meshWithEcho(mtls: object | undefined) {
+async function meshWithEcho(mtls: object | undefined, refreshInterval = '1s') {
   const core = await startTestCore();
   core.settings.update({ 'store.cache.expirationTime': '100ms', 'xds.dataplaneConfigurationRefreshInterval': '100ms' });
   await putMesh(core, mtls);
   const port = await freePort();
   await applyDataplane(core, backendDataplane('echo-1', port));
   await applyDataplane(core, clientDataplane('client-1'));
-  const server = await startXdsEchoServer('echo-1', port, bootstrapOf(core, 'echo-1'));
+  const server = await startXdsEchoServer('echo-1', port, bootstrapOf(core, 'echo-1', refreshInterval));
   onTestFinished(() => server.stop());
   const meshClient = echoClient(
     'xds:///echo',
-    { 'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config': JSON.stringify(bootstrapOf(core, 'client-1')) },
+    { 'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config': JSON.stringify(bootstrapOf(core, 'client-1', refreshInterval)) },
     new XdsChannelCredentials(grpc.credentials.createInsecure()),
   );
   const plaintextClient = echoClient(`127.0.0.1:${port}`);
@@ -94,4 +94,31 @@ describe('mesh mTLS with @grpc/grpc-js-xds clients and XdsServer', () => {
     expect(await eventually(() => plaintextClient.echo('plain'))).toBe('echo-1: plain from -');
     expect(await eventually(() => meshClient.echo('plain'))).toBe('echo-1: plain from -');
   });
+
+  it('loses no call while both sides’ certificates are rotated under a stream of calls', async () => {
+    // 4s certificates are renewed every 3.2s; gRPC re-reads its files every 200ms, well before one expires.
+    const { core, meshClient } = await meshWithEcho(builtinMtls('STRICT', '4s'), '0.2s');
+    await eventually(() => meshClient.echo('warm-up'));
+    const rotations = () => Math.min(...['default.echo-1', 'default.client-1'].map((id) => core.xds.identities.status(id)?.rotations ?? 0));
+
+    let calls = 0;
+    const failures: string[] = [];
+    while (rotations() < 2) {
+      const batch = await Promise.allSettled(Array.from({ length: 5 }, (_, index) => meshClient.echo(`call ${calls + index}`)));
+      calls += batch.length;
+      for (const result of batch) if (result.status === 'rejected') failures.push(String(result.reason));
+    }
+    console.log(`mTLS rotation: ${calls} calls across ${rotations()} rotations of both identities, ${failures.length} failed`);
+    expect(failures).toEqual([]);
+    // The server's first certificate has expired by now: a new caller's handshake succeeds only
+    // because the server took its renewed files.
+    await applyDataplane(core, clientDataplane('client-2'));
+    const fresh = echoClient(
+      'xds:///echo',
+      { 'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config': JSON.stringify(bootstrapOf(core, 'client-2', '0.2s')) },
+      new XdsChannelCredentials(grpc.credentials.createInsecure()),
+    );
+    onTestFinished(() => fresh.close());
+    expect(await eventually(() => fresh.echo('fresh'))).toMatch(/^echo-1: fresh from URI:spiffe:\/\/default\/client-2/);
+  }, 90_000); // two rotations take two 3.2s renewals, however loaded the machine
 });

@@ -9,6 +9,7 @@ import { dataplaneOverviewRoutes } from './dataplane-overview.js';
 import type { EventStream } from './event-stream.js';
 import { inspectionRoutes, type InspectionDependencies } from './inspection-routes.js';
 import { kumaDpRoutes, type KumaDpDependencies } from './kuma-dp-routes.js';
+import { mtlsRoutes, type MtlsDependencies } from './mtls-routes.js';
 import { resourceRoutes, unservedCollectionRoute } from './resource-routes.js';
 import { Router } from './router.js';
 import { settingsRoutes } from './settings-routes.js';
@@ -18,7 +19,8 @@ import { tokenRoutes, type TokenDependencies } from './token-routes.js';
 import { transferRoutes } from './transfer-routes.js';
 import { GUI_PATH, redirect, staticFileRoutes, wantsHtml } from './static-files.js';
 
-export interface ApiDependencies extends InspectionDependencies, BootstrapDependencies, TokenDependencies, StorageDependencies, KumaDpDependencies {
+export interface ApiDependencies
+  extends InspectionDependencies, BootstrapDependencies, TokenDependencies, StorageDependencies, KumaDpDependencies, MtlsDependencies {
   manager: ResourceManager;
   cachedManager: CachedManager;
   settings: Settings;
@@ -40,6 +42,7 @@ export function createApiRouter(deps: ApiDependencies): Router {
     ...staticFileRoutes(),
     // Before the resource routes: `dataplanes/_overview` would otherwise read as a Dataplane named `_overview`.
     ...dataplaneOverviewRoutes(deps),
+    ...mtlsRoutes(deps),
     ...resourceRoutes(deps.manager),
     ...transferRoutes(deps.manager),
     ...settingsRoutes(deps.settings),
