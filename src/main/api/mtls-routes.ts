@@ -3,7 +3,7 @@ import type { ReadOnlyResourceManager } from '../manager/interfaces.js';
 import type { MeshCaStore } from '../mtls/mesh-ca-store.js';
 import { meshMtls } from '../mtls/mesh-mtls.js';
 import type { ProxyIdentities } from '../mtls/proxy-identities.js';
-import { ApiError, toApiError } from './api-error.js';
+import { toApiError } from './api-error.js';
 import type { Route } from './router.js';
 
 export interface MtlsDependencies {
@@ -17,8 +17,9 @@ export interface MtlsDependencies {
  * - `GET /meshes/{mesh}/_mtls`: the mesh's backend, mode, certificate lifetime and its CA (fingerprint,
  *   subject, validity). Asking creates the CA when the mesh enabled a builtin backend and has none yet,
  *   as the first proxy of the mesh would;
- * - `GET /meshes/{mesh}/dataplanes/{name}/_identity`: the connected proxy's identity certificate (URIs,
- *   serial, validity, next rotation), 404 when it has none (offline, or its mesh has mTLS off).
+ * - `GET /meshes/{mesh}/dataplanes/{name}/_identity`: `{identity}`, the connected proxy's identity
+ *   certificate (URIs, serial, validity, next rotation), `null` when it has none (offline, or its mesh
+ *   has mTLS off): having none is a state the UI shows, not an error.
  */
 export function mtlsRoutes(deps: MtlsDependencies): Route[] {
   return [
@@ -44,13 +45,9 @@ export function mtlsRoutes(deps: MtlsDependencies): Route[] {
       method: 'GET',
       path: '/meshes/:mesh/dataplanes/:name/_identity',
       handler: ({ params }) => {
-        const proxyId = `${params.mesh!}.${params.name!}`;
-        const status = deps.identities.status(proxyId);
-        if (!status) {
-          throw new ApiError(404, 'Could not find an identity', `proxy "${proxyId}" has no mTLS identity: it is not connected, or its mesh has mTLS off`);
-        }
-        const view: ProxyIdentityView = { ...status, uris: [...status.uris] };
-        return { json: view };
+        const status = deps.identities.status(`${params.mesh!}.${params.name!}`);
+        const identity: ProxyIdentityView | null = status ? { ...status, uris: [...status.uris] } : null;
+        return { json: { identity } };
       },
     },
   ];

@@ -10,7 +10,6 @@ import {
   ROUTE_TYPE_URL,
   SECRET_TYPE_URL,
   TYPE_URL_PREFIX,
-  XDS_TYPE_URLS,
   type XdsTypeUrl,
 } from '../protocol/type-urls.js';
 import type { Snapshot, SnapshotResource, TypeSnapshot } from '../server/snapshot.js';
@@ -62,12 +61,18 @@ const DUMP_SHAPES: { readonly [T in XdsTypeUrl]: (type: TypeSnapshot) => ProtoJs
   }),
 };
 
-/** The dump of a snapshot, its parts in Envoy's order (which is also the push order). */
+/** Envoy's `/config_dump` order: clusters, endpoints, listeners, routes, then secrets. */
+const DUMP_ORDER: readonly XdsTypeUrl[] = [CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL, SECRET_TYPE_URL];
+
+/**
+ * The dump of a snapshot, its parts in Envoy's order. Secrets only when there are some: a proxy of
+ * a mesh without mTLS, or a gRPC proxy (which reads certificates from files), has no SDS.
+ */
 export function configDump(snapshot: Snapshot): ConfigDump {
   const configs: ProtoJson[] = [];
-  for (const typeUrl of XDS_TYPE_URLS) {
+  for (const typeUrl of DUMP_ORDER) {
     const type = snapshot.get(typeUrl);
-    if (type) configs.push(DUMP_SHAPES[typeUrl](type));
+    if (type && !(typeUrl === SECRET_TYPE_URL && type.resources.size === 0)) configs.push(DUMP_SHAPES[typeUrl](type));
   }
   return { configs };
 }

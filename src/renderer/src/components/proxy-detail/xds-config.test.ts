@@ -25,7 +25,6 @@ describe('xdsSections', () => {
       ['rds', ['rds/echo@r1']],
       ['cds', ['cds/echo@c1']],
       ['eds', ['eds/echo@e1']],
-      ['sds', []],
     ]);
   });
 });

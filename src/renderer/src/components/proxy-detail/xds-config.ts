@@ -35,10 +35,12 @@ const DUMP_PARTS: Record<XdsType, { message: string; label: string; entries: str
 /** The order sections show in: the way a request goes through the configuration, then the secrets its TLS uses. */
 export const FLOW_ORDER: readonly XdsType[] = ['lds', 'rds', 'cds', 'eds', 'sds'];
 
+/** The sections of the dump's parts; a part the dump leaves out (Secrets without mTLS) has none. */
 export function xdsSections(dump: ConfigDump): XdsSection[] {
-  return FLOW_ORDER.map((type) => {
+  return FLOW_ORDER.flatMap((type) => {
     const part = DUMP_PARTS[type];
     const config = dump.configs.find((each) => String(each['@type']).endsWith(`.${part.message}`));
+    if (config === undefined && type === 'sds') return [];
     const entries = (config?.[part.entries] as Record<string, unknown>[] | undefined) ?? [];
     const resources = entries.flatMap((entry) => {
       const resource = part.read(entry) as Record<string, unknown> | undefined;
@@ -47,7 +49,7 @@ export function xdsSections(dump: ConfigDump): XdsSection[] {
       const version = String(entry.version_info ?? (entry.active_state as Record<string, unknown> | undefined)?.version_info ?? '');
       return [{ id: `${type}/${name}`, type, name, version, resource, haystack: JSON.stringify(resource).toLowerCase() }];
     });
-    return { type, label: part.label, resources };
+    return [{ type, label: part.label, resources }];
   });
 }
 

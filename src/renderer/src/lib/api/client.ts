@@ -201,14 +201,9 @@ export class MeshdeskClient {
     return this.json('GET', `/meshes/${segment(mesh)}/_mtls`);
   }
 
-  /** The proxy's identity certificate; undefined when it has none (offline, or mTLS off). */
-  async proxyIdentity(mesh: string, name: string): Promise<ProxyIdentityView | undefined> {
-    try {
-      return await this.json<ProxyIdentityView>('GET', `${proxyPath(mesh, name)}/_identity`);
-    } catch (error) {
-      if (error instanceof ApiRequestError && error.status === 404) return undefined;
-      throw error;
-    }
+  /** The proxy's identity certificate; null when it has none (offline, or mTLS off). */
+  async proxyIdentity(mesh: string, name: string): Promise<ProxyIdentityView | null> {
+    return (await this.json<{ identity: ProxyIdentityView | null }>('GET', `${proxyPath(mesh, name)}/_identity`)).identity;
   }
 
   configDump(mesh: string, name: string): Promise<ConfigDump> {
