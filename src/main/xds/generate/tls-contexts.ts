@@ -23,14 +23,18 @@ export function meshCaSecretName(mesh: string): string {
 /** Where the certificates come from: Envoy's SDS over ADS, or gRPC's certificate provider instances. */
 export type CertificateSource = 'sds' | 'certificate-provider';
 
-function commonTlsContext(mesh: string, source: CertificateSource, sanMatcher: ProtoJson, alpn?: string): ProtoJson {
+/**
+ * `sanMatcher` undefined: only the mesh CA is checked. gRPC servers refuse SAN matchers (gRFC A29:
+ * "not supported on servers", C-core NACKs the listener); the mesh CA signs mesh identities only.
+ */
+function commonTlsContext(mesh: string, source: CertificateSource, sanMatcher: ProtoJson | undefined, alpn?: string): ProtoJson {
   if (source === 'certificate-provider') {
     // grpc-js-xds matches SANs with the older string matcher list (`match_subject_alt_names`) only.
     return {
       tls_certificate_provider_instance: { instance_name: identitySecretName(mesh) },
       validation_context: {
         ca_certificate_provider_instance: { instance_name: meshCaSecretName(mesh) },
-        match_subject_alt_names: [sanMatcher],
+        ...(sanMatcher && { match_subject_alt_names: [sanMatcher] }),
       },
     };
   }
@@ -38,7 +42,7 @@ function commonTlsContext(mesh: string, source: CertificateSource, sanMatcher: P
     ...(alpn && { alpn_protocols: [alpn] }),
     tls_certificate_sds_secret_configs: [{ name: identitySecretName(mesh), sds_config: adsConfigSource() }],
     combined_validation_context: {
-      default_validation_context: { match_typed_subject_alt_names: [{ san_type: 'URI', matcher: sanMatcher }] },
+      default_validation_context: sanMatcher ? { match_typed_subject_alt_names: [{ san_type: 'URI', matcher: sanMatcher }] } : {},
       validation_context_sds_secret_config: { name: meshCaSecretName(mesh), sds_config: adsConfigSource() },
     },
   };
@@ -62,14 +66,15 @@ export function upstreamTlsTransportSocket(mesh: string, service: string, source
 
 /**
  * An inbound's transport socket (Kuma's ServerSideMTLS): the client must present a certificate of
- * the mesh (a URI SAN starting `spiffe://<mesh>/`); which services may call is RBAC's business.
+ * the mesh CA (Envoy also checks a URI SAN starting `spiffe://<mesh>/`; gRPC servers take no SAN
+ * matcher); which services may call is RBAC's business.
  */
 export function downstreamTlsTransportSocket(mesh: string, source: CertificateSource): ProtoJson {
   return {
     name: TLS_TRANSPORT_SOCKET,
     typed_config: {
       '@type': DOWNSTREAM_TLS_CONTEXT_TYPE_URL,
-      common_tls_context: commonTlsContext(mesh, source, { prefix: `${spiffeId(mesh)}/` }),
+      common_tls_context: commonTlsContext(mesh, source, source === 'sds' ? { prefix: `${spiffeId(mesh)}/` } : undefined),
       require_client_certificate: true,
     },
   };
