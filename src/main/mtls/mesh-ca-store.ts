@@ -95,7 +95,14 @@ function readCa(certFile: string, keyFile: string): CertAndKey {
   }
 }
 
-/** A short, stable digest of a CA certificate, to tell identities issued by different CAs apart. */
+const digests = new WeakMap<CertAndKey, string>();
+
+/**
+ * A short, stable digest of a CA certificate, to tell identities issued by different CAs apart;
+ * remembered per loaded CA, since every proxy's tick asks.
+ */
 export function caDigest(ca: CertAndKey): string {
-  return createHash('sha256').update(ca.cert).digest('hex').slice(0, 16);
+  let digest = digests.get(ca);
+  if (digest === undefined) digests.set(ca, (digest = createHash('sha256').update(ca.cert).digest('hex').slice(0, 16)));
+  return digest;
 }

@@ -1,4 +1,5 @@
-import { createPrivateKey, generateKeyPairSync, X509Certificate } from 'node:crypto';
+import { createPrivateKey, generateKeyPair, generateKeyPairSync, X509Certificate } from 'node:crypto';
+import { promisify } from 'node:util';
 import type { CertAndKey } from '../tls/self-signed-cert.js';
 import {
   basicConstraints,
@@ -71,12 +72,16 @@ export interface IssuedCertificate extends CertAndKey {
   parsed: X509Certificate;
 }
 
+const generateRsaKeyPair = promisify(generateKeyPair);
+
 /**
  * An identity certificate issued by the mesh CA (Kuma's issuer.NewWorkloadCert): RSA-2048, random
- * 128-bit serial, no subject (so the SANs are critical), server and client authentication.
+ * 128-bit serial, no subject (so the SANs are critical), server and client authentication. The key
+ * is generated off the event loop (tens of milliseconds each): turning mTLS on for many proxies
+ * must not stall every ADS stream.
  */
-export function issueIdentityCert(ca: CertAndKey, uris: readonly string[], validityMs: number, now = new Date()): IssuedCertificate {
-  const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+export async function issueIdentityCert(ca: CertAndKey, uris: readonly string[], validityMs: number, now = new Date()): Promise<IssuedCertificate> {
+  const { publicKey, privateKey } = await generateRsaKeyPair('rsa', { modulusLength: 2048 });
   const caCert = new X509Certificate(ca.cert);
   const parsed = signCertificate({
     serial: randomSerial(),

@@ -33,10 +33,10 @@ function identities() {
 }
 
 describe('ProxyIdentities', () => {
-  it('issues Kuma’s URIs for every service and tag, signed by the mesh CA, and caches it', () => {
+  it('issues Kuma’s URIs for every service and tag, signed by the mesh CA, and caches it', async () => {
     const { subject, issued } = identities();
     const web = proxy([{ 'kuma.io/service': 'web', version: 'v1' }, { 'kuma.io/service': 'admin', version: 'v1' }]);
-    const identity = subject.identityFor(mesh(builtin()), web)!;
+    const identity = (await subject.identityFor(mesh(builtin()), web))!;
     expect(identity.uris).toEqual([
       'spiffe://default/admin',
       'spiffe://default/web',
@@ -45,53 +45,53 @@ describe('ProxyIdentities', () => {
       'kuma://version/v1',
     ]);
     expect(new X509Certificate(identity.certChain).checkIssued(new X509Certificate(identity.caCert))).toBe(true);
-    expect(subject.identityFor(mesh(builtin()), web)).toBe(identity);
+    expect(await subject.identityFor(mesh(builtin()), web)).toBe(identity);
     expect(issued).toHaveLength(1);
   });
 
-  it('renews after 4/5 of the lifetime, not before', () => {
+  it('renews after 4/5 of the lifetime, not before', async () => {
     const { subject, clock } = identities();
     const web = proxy([{ 'kuma.io/service': 'web' }]);
-    const first = subject.identityFor(mesh(builtin('100s')), web)!;
+    const first = (await subject.identityFor(mesh(builtin('100s')), web))!;
     expect(Date.parse(first.rotateAt) - clock.now.getTime()).toBe(80_000);
     clock.now = new Date(clock.now.getTime() + 79_999);
-    expect(subject.identityFor(mesh(builtin('100s')), web)).toBe(first);
+    expect(await subject.identityFor(mesh(builtin('100s')), web)).toBe(first);
     clock.now = new Date(clock.now.getTime() + 1);
-    const second = subject.identityFor(mesh(builtin('100s')), web)!;
+    const second = (await subject.identityFor(mesh(builtin('100s')), web))!;
     expect(second.serial).not.toBe(first.serial);
     expect(subject.status('default.web-1')).toMatchObject({ serial: second.serial, rotations: 1 });
   });
 
-  it('re-issues when the proxy’s tags, the lifetime or the CA change, but not for the mode', () => {
+  it('re-issues when the proxy’s tags, the lifetime or the CA change, but not for the mode', async () => {
     const { subject, replaceCa } = identities();
-    const first = subject.identityFor(mesh(builtin('1h')), proxy([{ 'kuma.io/service': 'web' }]))!;
-    expect(subject.identityFor(mesh(builtin('1h', 'PERMISSIVE')), proxy([{ 'kuma.io/service': 'web' }]))).toBe(first);
-    const tagged = subject.identityFor(mesh(builtin('1h')), proxy([{ 'kuma.io/service': 'web', version: 'v2' }]))!;
+    const first = (await subject.identityFor(mesh(builtin('1h')), proxy([{ 'kuma.io/service': 'web' }])))!;
+    expect(await subject.identityFor(mesh(builtin('1h', 'PERMISSIVE')), proxy([{ 'kuma.io/service': 'web' }]))).toBe(first);
+    const tagged = (await subject.identityFor(mesh(builtin('1h')), proxy([{ 'kuma.io/service': 'web', version: 'v2' }])))!;
     expect(tagged.uris).toContain('kuma://version/v2');
-    const longer = subject.identityFor(mesh(builtin('2h')), proxy([{ 'kuma.io/service': 'web', version: 'v2' }]))!;
+    const longer = (await subject.identityFor(mesh(builtin('2h')), proxy([{ 'kuma.io/service': 'web', version: 'v2' }])))!;
     expect(longer.serial).not.toBe(tagged.serial);
     replaceCa();
-    const newCa = subject.identityFor(mesh(builtin('2h')), proxy([{ 'kuma.io/service': 'web', version: 'v2' }]))!;
+    const newCa = (await subject.identityFor(mesh(builtin('2h')), proxy([{ 'kuma.io/service': 'web', version: 'v2' }])))!;
     expect(newCa.caCert).not.toBe(longer.caCert);
   });
 
-  it('gives none and forgets it when the mesh has mTLS off or a backend meshdesk has no CA for', () => {
+  it('gives none and forgets it when the mesh has mTLS off or a backend meshdesk has no CA for', async () => {
     const { subject } = identities();
     const web = proxy([{ 'kuma.io/service': 'web' }]);
-    subject.identityFor(mesh(builtin()), web);
-    expect(subject.identityFor(mesh(undefined), web)).toBeUndefined();
+    await subject.identityFor(mesh(builtin()), web);
+    expect(await subject.identityFor(mesh(undefined), web)).toBeUndefined();
     expect(subject.status('default.web-1')).toBeUndefined();
     const provided = { enabledBackend: 'ca-2', backends: [{ name: 'ca-2', type: 'provided' }] };
-    expect(subject.identityFor(mesh(provided), web)).toBeUndefined();
+    expect(await subject.identityFor(mesh(provided), web)).toBeUndefined();
   });
 
-  it('names a Dataplane without tagged inbounds by its kuma.io/workload label, else by its name', () => {
+  it('names a Dataplane without tagged inbounds by its kuma.io/workload label, else by its name', async () => {
     const { subject } = identities();
-    expect(subject.identityFor(mesh(builtin()), proxy([], { 'kuma.io/workload': 'billing' }))!.uris).toEqual([
+    expect((await subject.identityFor(mesh(builtin()), proxy([], { 'kuma.io/workload': 'billing' })))!.uris).toEqual([
       'spiffe://default/billing',
       'kuma://kuma.io/service/billing',
     ]);
     subject.forget('default.web-1');
-    expect(subject.identityFor(mesh(builtin()), proxy([]))!.uris[0]).toBe('spiffe://default/web-1');
+    expect((await subject.identityFor(mesh(builtin()), proxy([])))!.uris[0]).toBe('spiffe://default/web-1');
   });
 });

@@ -71,7 +71,7 @@ export class ProxyIdentities {
   }
 
   /** The proxy's identity in its mesh now, or undefined when the mesh has no mTLS. */
-  identityFor(mesh: MeshResource, proxy: IdentityHolder): ProxyIdentity | undefined {
+  async identityFor(mesh: MeshResource, proxy: IdentityHolder): Promise<ProxyIdentity | undefined> {
     const { id: proxyId, dataplane } = proxy;
     const mtls = meshMtls(mesh);
     if (!mtls) {
@@ -85,7 +85,7 @@ export class ProxyIdentities {
     const cached = this.#cached.get(proxyId);
     if (cached?.inputs === inputs && now.getTime() < cached.rotateAtMs) return cached.identity;
 
-    const issued = issueIdentityCert(ca, uris, mtls.certValidityMs, now);
+    const issued = await issueIdentityCert(ca, uris, mtls.certValidityMs, now);
     const notBefore = new Date(issued.parsed.validFrom);
     const notAfter = new Date(issued.parsed.validTo);
     // Kuma counts the lifetime from when it generated the certificate, not from its back-dated start.

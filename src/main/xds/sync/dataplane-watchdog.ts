@@ -115,10 +115,12 @@ export class DataplaneWatchdog {
     // rotation reaches the proxy at its next tick even when nothing else changed.
     let identity: ProxyIdentity | undefined;
     try {
-      identity = this.#identities?.identityFor(context.mesh, { id: proxyId, kind, dataplane });
+      identity = await this.#identities?.identityFor(context.mesh, { id: proxyId, kind, dataplane });
     } catch (error) {
+      if (signal?.aborted) return undefined;
       return finished({ result: 'error', detail: `cannot issue the mTLS identity of proxy "${proxyId}": ${message(error)}` });
     }
+    if (signal?.aborted) return undefined;
     // The hash covers every input of the configuration but the identity; the proxy's id, kind and
     // features are fixed for this watchdog's life (a reconnecting proxy gets a new one), so equal
     // inputs mean equal config.
