@@ -7,6 +7,7 @@ import { decodeResource } from '../../src/main/xds/protocol/decode.js';
 import type { ProtoJson } from '../../src/main/xds/protocol/proto-json.js';
 import { CLUSTER_TYPE_URL, SECRET_TYPE_URL } from '../../src/main/xds/protocol/type-urls.js';
 import { RawAdsClient } from '../../src/main/xds/server/testing/raw-ads-client.js';
+import { RawDeltaClient } from '../../src/main/xds/server/testing/raw-delta-client.js';
 import { startTestCore } from '../support/core.js';
 import { applyDataplane } from '../support/dataplanes.js';
 
@@ -68,5 +69,30 @@ describe('mesh mTLS for an Envoy proxy over SDS', () => {
 
     // The CA is only in the data directory, readable by its owner alone.
     expect(statSync(join(core.dataDir, MESH_CA_FOLDER, 'default', 'ca-1.key')).mode & 0o777).toBe(0o600);
+  });
+
+  it('serves the secrets over delta xDS too, and removes them when mTLS is turned off', async () => {
+    const core = await startTestCore();
+    core.settings.update({ 'store.cache.expirationTime': '100ms', 'xds.dataplaneConfigurationRefreshInterval': '100ms' });
+    const mtls = { enabledBackend: 'ca-1', backends: [{ name: 'ca-1', type: 'builtin' }] };
+    await fetch(`${core.api.url}/meshes/default`, { method: 'PUT', body: JSON.stringify({ type: 'Mesh', name: 'default', mtls }) });
+    await applyDataplane(core, {
+      type: 'Dataplane',
+      mesh: 'default',
+      name: 'web-1',
+      networking: { address: '127.0.0.1', inbound: [{ port: 18080, tags: { 'kuma.io/service': 'web' } }] },
+    } as { mesh: string; name: string });
+
+    const proxy = new RawDeltaClient(core.xds.port, { id: 'default.web-1' });
+    onTestFinished(() => proxy.close());
+    proxy.send(SECRET_TYPE_URL, { subscribe: SECRETS });
+    const first = await proxy.next();
+    expect(first.resources.map(({ name }) => name).sort()).toEqual(SECRETS);
+    proxy.ack(first);
+
+    await fetch(`${core.api.url}/meshes/default`, { method: 'PUT', body: JSON.stringify({ type: 'Mesh', name: 'default' }) });
+    const removed = await proxy.next();
+    expect(removed.type_url).toBe(SECRET_TYPE_URL);
+    expect([...removed.removed_resources].sort()).toEqual(SECRETS);
   });
 });
