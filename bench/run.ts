@@ -6,13 +6,14 @@ import type { BenchOptions, BenchRow } from './measure.js';
 import { cachedReads } from './suites/cached-reads.js';
 import { firstConfig } from './suites/first-config.js';
 import { fleet } from './suites/fleet.js';
-import { generation } from './suites/generation.js';
+import { generation, policyGeneration } from './suites/generation.js';
 import { hostileParsing } from './suites/hostile-parsing.js';
 import { proxiesView } from './suites/proxies-view.js';
 
 const SUITES: Record<string, (options: BenchOptions) => Promise<BenchRow[]>> = {
   'cached reads': cachedReads,
   generation,
+  'policy generation': policyGeneration,
   'first config': firstConfig,
   fleet,
   'proxies view': proxiesView,

@@ -64,6 +64,12 @@ const VIEWS: ViewShot[] = [
       await page.getByTestId('violations').waitFor();
     },
   },
+  {
+    // A policy (the default mesh's initial MeshTimeout) in the list and the editor.
+    name: 'resources-policy',
+    hash: '#/resources/meshtimeout/default/mesh-timeout-all-default',
+    ready: (page) => page.locator('.cm-line', { hasText: 'type: MeshTimeout' }).waitFor(),
+  },
   { name: 'connect', hash: '#/connect', ready: (page) => page.locator('[data-file^="bootstrap-"] .cm-content').waitFor() },
   { name: 'settings', hash: '#/settings', ready: (page) => page.locator('[data-setting]').first().waitFor() },
   // Mutual TLS on in the payments mesh (last, so the views above show the demo as it starts).

@@ -95,6 +95,8 @@ describe('POST /bootstrap on the ADS port, over TLS', () => {
     expect(bootstrap.node.cluster).toBe('backend');
     expect(JSON.parse(bootstrap.node.metadata[DATAPLANE_METADATA_KEY])).toMatchObject({ type: 'Dataplane', mesh: 'default', name: 'backend-1' });
     expect(bootstrap.node.metadata.features).toEqual(kumaDpRequest().features);
+    // Where kuma-dp serves the socket MeshAccessLog's Tcp backends log through, as Kuma's bootstrap says it.
+    expect(bootstrap.node.metadata.workdir).toBe('/tmp/kuma-dp');
     expect(bootstrap.dynamic_resources.ads_config.api_type).toBe('GRPC');
     const [adsCluster] = bootstrap.static_resources.clusters;
     expect(adsCluster.load_assignment.endpoints[0].lb_endpoints[0].endpoint.address.socket_address).toEqual({ address: '127.0.0.1', port_value: core.xds.port });

@@ -43,13 +43,13 @@ describe('meshdesk export / import against a running meshdesk', { timeout: PROCE
   it('exports to a file and imports it into another running meshdesk; --overwrite and --dry-run do what they say', async () => {
     const sourceDir = tempDir();
     const source = await runningMeshdesk(sourceDir);
-    expect((await fetch(`${source.apiUrl}/meshes/payments`, { method: 'PUT', body: 'type: Mesh\nname: payments\n' })).status).toBe(201);
+    expect((await fetch(`${source.apiUrl}/meshes/payments`, { method: 'PUT', body: 'type: Mesh\nname: payments\nskipCreatingInitialPolicies: ["*"]\n' })).status).toBe(201);
     expect((await fetch(`${source.apiUrl}/meshes/payments/dataplanes/backend-1`, { method: 'PUT', body: JSON.stringify(BACKEND) })).status).toBe(201);
 
     const out = join(tempDir(), 'export.yaml');
     const exported = await meshdesk(['export', '--data-dir', sourceDir, '--out', out]);
     expect(exported).toMatchObject({ code: 0, stdout: '' });
-    expect(exported.stderr).toContain(`exported 3 resources to ${out}`);
+    expect(exported.stderr).toContain(`exported 7 resources to ${out}`);
     const text = readFileSync(out, 'utf8');
     expect(text).toMatch(/^---\ntype: Mesh\nname: default\n[\s\S]*---\ntype: Mesh\nname: payments\n[\s\S]*---\ntype: Dataplane\nmesh: payments\nname: backend-1\n/);
     // Written whole through a temporary file, which is gone.
@@ -63,6 +63,11 @@ describe('meshdesk export / import against a running meshdesk', { timeout: PROCE
       'resource type="Mesh" mesh="" name="default" Unchanged\n' +
         'resource type="Mesh" mesh="" name="payments" Created\n' +
         'resource type="Dataplane" mesh="payments" name="backend-1" Created\n' +
+        // The default mesh's initial policies, there on both sides.
+        'resource type="MeshTimeout" mesh="default" name="mesh-gateways-timeout-all-default" Unchanged\n' +
+        'resource type="MeshTimeout" mesh="default" name="mesh-timeout-all-default" Unchanged\n' +
+        'resource type="MeshCircuitBreaker" mesh="default" name="mesh-circuit-breaker-all-default" Unchanged\n' +
+        'resource type="MeshRetry" mesh="default" name="mesh-retry-all-default" Unchanged\n' +
         'dry run: nothing was written\n',
     );
     expect((await fetch(`${target.apiUrl}/meshes/payments`)).status).toBe(404);

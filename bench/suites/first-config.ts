@@ -6,7 +6,7 @@ import { ResourceManager } from '../../src/main/manager/resource-manager.js';
 import { openDatabase } from '../../src/main/store/database.js';
 import { ResourceStore } from '../../src/main/store/resource-store.js';
 import { buildMeshContext } from '../../src/main/xds/context/build-mesh-context.js';
-import { generateProxyResources } from '../../src/main/xds/generate/profile.js';
+import { generateProxy } from '../../src/main/xds/generate/profile.js';
 import { encodeResource } from '../../src/main/xds/protocol/encode.js';
 import { XDS_TYPE_URLS } from '../../src/main/xds/protocol/type-urls.js';
 import { echoClient, startEchoServer } from '../../test/support/echo-server.js';
@@ -85,7 +85,7 @@ async function physicalFloor(): Promise<{ upsert: number; generation: number; en
     const encodes: number[] = [];
     for (const dataplane of context.dataplanesByName.values()) {
       const start = performance.now();
-      const resources = generateProxyResources(context, { id: `default.${dataplane.meta.name}`, dataplane, kind: 'envoy' });
+      const { resources } = generateProxy(context, { id: `default.${dataplane.meta.name}`, dataplane, kind: 'envoy' });
       const generated = performance.now();
       for (const typeUrl of XDS_TYPE_URLS) for (const { resource } of resources[typeUrl]) encodeResource(typeUrl, resource);
       generations.push(generated - start);

@@ -94,6 +94,8 @@ export async function startCore(options: CoreOptions): Promise<Core> {
           timeline: xds.timeline,
           statusTracker: xds.statusTracker,
           snapshots: xds.snapshots,
+          meshContexts: xds.meshContexts,
+          policyEffects: xds.policyEffects,
           snapshotHistory: xds.history,
           historyWrites: xds.history,
           adsServer: xds.server,

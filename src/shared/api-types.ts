@@ -12,6 +12,26 @@ export interface ListBody<T> {
   next: string | null;
 }
 
+/** One entry of Kuma's `GET /_resources` (api/openapi/types/common ResourceTypeDescription). */
+export interface ResourceTypeDescription {
+  name: ResourceType;
+  singularDisplayName: string;
+  pluralDisplayName: string;
+  /** Kuma's ws path: `/meshes/{mesh}/<path>/{name}` for mesh-scoped types. */
+  path: string;
+  scope: 'Global' | 'Mesh';
+  readOnly: boolean;
+  includeInFederation: boolean;
+  shortName: string;
+  /** Policies only: which targetRef sections the type has. */
+  policy?: { hasToTargetRef: boolean; hasFromTargetRef: boolean; hasRulesTargetRef: boolean; isTargetRef: boolean; isFromAsRules: boolean };
+}
+
+/** `GET /_resources`. */
+export interface ResourceTypeDescriptionList {
+  resources: ResourceTypeDescription[];
+}
+
 /** One field at fault in an error answer (Kuma's `invalid_parameters`). */
 export interface InvalidParameter {
   field: string;

@@ -32,6 +32,8 @@ type Fields = Record<string, unknown>;
 export function notAppliedFields(type: ResourceType, spec: object): string[] {
   const resource = spec as Fields;
   if (type === 'Mesh') return [...notAppliedMtls(asFields(resource.mtls)), ...MESH_FIELDS.filter((field) => isSet(resource[field]))];
+  // A policy field a proxy cannot apply is reported on that proxy, where it depends on the proxy.
+  if (type !== 'Dataplane') return [];
   const found = DATAPLANE_FIELDS.filter((field) => isSet(resource[field]));
   const networking = asFields(resource.networking);
   found.push(...NETWORKING_FIELDS.filter((field) => isSet(networking[field])).map((field) => `networking.${field}`));

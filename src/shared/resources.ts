@@ -1,7 +1,14 @@
 // Kuma universal resources, as stored and as served by the API. Types only: shared by main and renderer.
+import { POLICY_TYPES, type PolicyType } from './policy-types.js';
 
-export type ResourceType = 'Mesh' | 'Dataplane';
-export const RESOURCE_TYPES: readonly ResourceType[] = ['Mesh', 'Dataplane'];
+/** Meshes, Dataplanes and Kuma's targetRef policies, all stored alike. */
+export type ResourceType = 'Mesh' | 'Dataplane' | PolicyType;
+export const RESOURCE_TYPES: readonly ResourceType[] = ['Mesh', 'Dataplane', ...POLICY_TYPES];
+
+/** Every type but Mesh belongs to a mesh. */
+export function isMeshScoped(type: ResourceType): boolean {
+  return type !== 'Mesh';
+}
 
 export type Tags = Record<string, string>;
 
@@ -144,10 +151,16 @@ export interface DataplaneSpec {
   probes?: { port?: number; endpoints?: { inboundPort?: number; inboundPath?: string; path?: string }[] };
 }
 
-export interface SpecByType {
+/**
+ * A targetRef policy's spec as stored (`targetRef`, `to`, `from`, `rules`), checked by the policy
+ * validator; main reads it as `PolicySpec` (src/main/policies/core/policy.ts).
+ */
+export type PolicySpecJson = JsonStruct;
+
+export type SpecByType = {
   Mesh: MeshSpec;
   Dataplane: DataplaneSpec;
-}
+} & { [P in PolicyType]: PolicySpecJson };
 
 export interface ResourceMeta {
   /** '' for global resources (Mesh). */

@@ -1,43 +1,13 @@
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { generateGrpcBootstrap } from '../../src/main/xds/generate/bootstrap.js';
 import { startTestCore } from '../support/core.js';
 import { applyDataplane, backendDataplane, clientDataplane, deleteDataplane } from '../support/dataplanes.js';
 import { startEchoServer } from '../support/echo-server.js';
 import { eventually } from '../support/eventually.js';
+import { startPythonEchoClient } from '../support/python-echo-client.js';
 import { tempDir } from '../support/temp-dir.js';
-
-const CLIENT_SCRIPT = fileURLToPath(new URL('./python/echo_client.py', import.meta.url));
-
-type CallResult = { ok: true; reply: string } | { ok: false; code: string; details: string };
-
-/** Debian's python3-grpcio (gRPC C-core's xDS client) as a subprocess: one line in, one JSON result out. */
-function startPythonClient(target: string, bootstrapFile: string) {
-  const child = spawn('/usr/bin/python3', [CLIENT_SCRIPT, target], {
-    env: { ...process.env, GRPC_XDS_BOOTSTRAP: bootstrapFile },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
-  const readResult = async (): Promise<CallResult> => {
-    const line = await lines.next();
-    if (line.done) throw new Error(`the python client exited:\n${stderr}`);
-    return JSON.parse(line.value) as CallResult;
-  };
-  return {
-    ready: readResult,
-    call: async (text: string): Promise<CallResult> => {
-      child.stdin.write(`${text}\n`);
-      return readResult();
-    },
-    stop: () => child.kill(),
-  };
-}
 
 describe('proxyless gRPC through C-core (python3-grpcio)', () => {
   it('calls xds:///echo with generated config, fails over, fails when no backend is left and recovers', async () => {
@@ -57,7 +27,7 @@ describe('proxyless gRPC through C-core (python3-grpcio)', () => {
       locality: { region: 'local', zone: 'default' },
     });
     writeFileSync(bootstrapFile, JSON.stringify(bootstrap));
-    const client = startPythonClient('xds:///echo', bootstrapFile);
+    const client = startPythonEchoClient('xds:///echo', bootstrapFile);
     onTestFinished(() => void client.stop());
     expect(await client.ready()).toEqual({ ready: true });
 

@@ -122,12 +122,104 @@ describe('kumactl get / apply / delete: items', () => {
     });
   });
 
-  it('lists the types it stores in the type catalogue', async () => {
+  it('lists the types it stores in the type catalogue, by name, policies with their targetRef sections', async () => {
     const core = await startTestCore();
-    expect((await call(core, '/_resources')).body.resources).toEqual([
-      expect.objectContaining({ name: 'Mesh', path: 'meshes', scope: 'Global', shortName: 'm', readOnly: false }),
-      expect.objectContaining({ name: 'Dataplane', path: 'dataplanes', scope: 'Mesh', shortName: 'dp', readOnly: false }),
+    const { resources } = (await call(core, '/_resources')).body;
+    expect(resources.map((resource: { name: string }) => resource.name)).toEqual([
+      'Dataplane',
+      'Mesh',
+      'MeshAccessLog',
+      'MeshCircuitBreaker',
+      'MeshFaultInjection',
+      'MeshHTTPRoute',
+      'MeshHealthCheck',
+      'MeshLoadBalancingStrategy',
+      'MeshRateLimit',
+      'MeshRetry',
+      'MeshTCPRoute',
+      'MeshTimeout',
+      'MeshTrafficPermission',
     ]);
+    expect(resources).toContainEqual({
+      name: 'Mesh', singularDisplayName: 'Mesh', pluralDisplayName: 'Meshes', path: 'meshes', scope: 'Global', readOnly: false, includeInFederation: true, shortName: 'm',
+    });
+    expect(resources).toContainEqual(expect.objectContaining({ name: 'Dataplane', path: 'dataplanes', scope: 'Mesh', shortName: 'dp', readOnly: false }));
+    // Kuma's MeshTimeout type descriptor, as kuma-cp 2.14.3 describes it.
+    expect(resources).toContainEqual({
+      name: 'MeshTimeout',
+      singularDisplayName: 'Mesh Timeout',
+      pluralDisplayName: 'Mesh Timeouts',
+      path: 'meshtimeouts',
+      scope: 'Mesh',
+      readOnly: false,
+      includeInFederation: true,
+      shortName: 'mt',
+      policy: { hasToTargetRef: true, hasFromTargetRef: true, hasRulesTargetRef: true, isTargetRef: true, isFromAsRules: true },
+    });
+  });
+});
+
+describe('kumactl get meshtimeouts / apply -f / delete meshtimeout: a policy', () => {
+  // What kumactl's remote store PUTs: the rest resource of a v1alpha1 type, its spec under `spec`, Go's zero times.
+  const meshTimeout = (name: string, idleTimeout: string) => ({
+    type: 'MeshTimeout',
+    mesh: 'default',
+    name,
+    creationTime: '0001-01-01T00:00:00Z',
+    modificationTime: '0001-01-01T00:00:00Z',
+    spec: { targetRef: { kind: 'Mesh' }, to: [{ targetRef: { kind: 'Mesh' }, default: { idleTimeout } }] },
+  });
+
+  it('creates, reads, lists, updates and deletes at Kuma\'s paths, with Kuma\'s labels and kri', async () => {
+    const core = await startTestCore();
+    const item = '/meshes/default/meshtimeouts/timeouts';
+
+    expect(await call(core, item)).toMatchObject({ status: 404, body: { title: 'Could not retrieve a resource' } });
+    expect(await call(core, item, 'PUT', meshTimeout('timeouts', '20s'))).toEqual({ status: 201, body: {} });
+    const { body } = await call(core, item);
+    expect(body).toEqual({
+      type: 'MeshTimeout',
+      mesh: 'default',
+      name: 'timeouts',
+      creationTime: expect.any(String),
+      modificationTime: expect.any(String),
+      labels: { 'kuma.io/mesh': 'default', 'kuma.io/origin': 'zone', 'kuma.io/zone': 'default', 'kuma.io/env': 'universal' },
+      kri: 'kri_mt_default_default__timeouts_',
+      version: 1,
+      spec: meshTimeout('timeouts', '20s').spec,
+    });
+    expect((await call(core, `/_kri/${body.kri}`)).body).toEqual(body);
+
+    // `kumactl get meshtimeouts` (the mesh's list, with its initial policies) and the list of every mesh.
+    const names = async (path: string) => (await call(core, path)).body.items.map((each: { name: string }) => each.name);
+    expect(await names('/meshes/default/meshtimeouts')).toEqual(['mesh-gateways-timeout-all-default', 'mesh-timeout-all-default', 'timeouts']);
+    expect(await names('/meshtimeouts?name=timeouts')).toEqual(['timeouts']);
+    expect(await names('/meshes/default/meshretries')).toEqual(['mesh-retry-all-default']);
+
+    // `kumactl apply -f` of a changed policy: the same PUT, now an update.
+    expect(await call(core, item, 'PUT', meshTimeout('timeouts', '30s'))).toEqual({ status: 200, body: {} });
+    expect((await call(core, item)).body).toMatchObject({ version: 2, spec: meshTimeout('timeouts', '30s').spec });
+    // meshdesk's guards, as for Dataplanes: an update of a version no longer stored, a create-only PUT of one that exists.
+    expect((await call(core, item, 'PUT', { ...meshTimeout('timeouts', '40s'), version: 1 })).status).toBe(409);
+    expect((await call(core, `${item}?createOnly=true`, 'PUT', meshTimeout('timeouts', '40s'))).status).toBe(409);
+    expect((await call(core, item)).body).toMatchObject({ version: 2 });
+
+    expect(await call(core, item, 'DELETE')).toEqual({ status: 200, body: {} });
+    expect(await call(core, item, 'DELETE')).toMatchObject({ status: 404, body: { title: 'Could not delete a resource', detail: 'Not found' } });
+  });
+
+  it("refuses an invalid policy with Kuma's paths and messages, and one in a mesh that does not exist", async () => {
+    const core = await startTestCore();
+    const invalid = { ...meshTimeout('bad', '1s'), spec: { targetRef: { kind: 'Mesh' }, to: [{ targetRef: { kind: 'MeshServiceSubset', name: 'x' }, default: { idleTimeout: '1s' } }] } };
+    expect(await call(core, '/meshes/default/meshtimeouts/bad', 'PUT', invalid)).toMatchObject({
+      status: 400,
+      body: { title: 'Could not process a resource', invalid_parameters: [{ field: 'spec.to[0].targetRef.kind', reason: "value 'MeshServiceSubset' is not supported" }] },
+    });
+    expect(await call(core, '/meshes/not-a-mesh/meshtimeouts')).toMatchObject({ status: 404, body: { title: 'Failed to retrieve Mesh' } });
+    expect(await call(core, '/meshes/not-a-mesh/meshtimeouts/x', 'PUT', { ...meshTimeout('x', '1s'), mesh: 'not-a-mesh' })).toMatchObject({
+      status: 404,
+      body: { title: 'Failed to retrieve Mesh' },
+    });
   });
 });
 

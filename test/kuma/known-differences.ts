@@ -3,23 +3,32 @@
 // shows the difference, '*' for every case of the area, else the kind of input it is about. The
 // conformance tests (test/kuma/) fail on any difference not listed here, and on an entry that no
 // longer matches anything, so this list stays the truth. What a case itself puts out of scope (its
-// case.json, mTLS, transparent proxying…) is not listed: see test/kuma/support/xds-cases.ts.
+// case.json, mTLS, transparent proxying…) is not listed: see test/kuma/support/xds-cases.ts. In the
+// 'policies' area `case` may be `<policy>/*`, every golden case of one policy.
 
-export type ConformanceArea = 'validation' | 'api' | 'xds-names' | 'xds-structure' | 'xds-e2e';
+export type ConformanceArea = 'validation' | 'policy-validation' | 'api' | 'xds-names' | 'xds-structure' | 'xds-e2e' | 'policies';
 
 export interface KnownDifference {
   area: ConformanceArea;
   case: string;
   reason: string;
-  /** xDS areas: a regex on the resource name; every resource when absent. */
+  /** xDS and policies areas: a regex on the resource name; every resource when absent. */
   resource?: string;
-  /** xDS areas: a regex on the leaf path (see test/kuma/support/xds-leaves.ts); every leaf when absent. */
+  /** xDS and policies areas: a regex on the leaf path (see test/kuma/support/xds-leaves.ts); every leaf when absent. */
   path?: string;
   /** API area: the status meshdesk answers where it is not Kuma's (a request Kuma accepts and meshdesk refuses). */
   status?: number;
 }
 
 export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
+  {
+    area: 'policy-validation',
+    case: 'meshtcproute[3]: accepts MeshGateway with listener tags targeted route',
+    reason:
+      "The case writes a tag value as a YAML number (`port: 6000`), which Kuma's test reads into a Go string with " +
+      "sigs.k8s.io/yaml; meshdesk refuses a number where a string belongs, naming the field, as for Dataplane tags " +
+      '(see "a field of the wrong JSON type" below). Quoted (`port: "6000"`), it is accepted.',
+  },
   {
     area: 'validation',
     case: 'an unknown field anywhere in a Mesh or Dataplane',
@@ -156,6 +165,37 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     reason: "The case's mesh has a legacy Timeout policy on this outbound; meshdesk has no Timeout policy.",
   },
   {
+    area: 'policies',
+    case: 'meshfaultinjection/from-two-inbounds',
+    resource: '^inbound:127\\.0\\.0\\.1:17777$',
+    path: '\\.abort\\.',
+    reason:
+      "The policy aborts with HTTP status 111. Kuma's validator allows 100-599 and its plugin writes it, but Envoy's " +
+      'HTTPFault takes 200-599 only, so Envoy rejects the whole listener. meshdesk leaves that abort out and reports ' +
+      'it on the proxy as a field it cannot apply.',
+  },
+  {
+    area: 'policies',
+    case: 'meshratelimit/http-and-tcp-inbounds',
+    resource: '^inbound:127\\.0\\.0\\.1:17777$',
+    path: '\\.status\\.code$',
+    reason:
+      "The policy answers rate-limited requests with status 444. Kuma's validator takes any status above 0 and its " +
+      "plugin writes it, but Envoy's HttpStatus takes only the codes of its StatusCode enum (defined_only), so Envoy " +
+      "rejects the listener. meshdesk leaves the status out (Envoy answers 429) and reports it on the proxy.",
+  },
+  {
+    area: 'policies',
+    case: 'meshratelimit/spiffeid-and-catch-all',
+    resource: '^inbound:127\\.0\\.0\\.1:17777$',
+    path: '^(networkFilters|routes)(\\[|$)',
+    reason:
+      "For the rule matching callers by SPIFFE ID, Kuma adds a set_filter_state network filter " +
+      "(on_downstream_tls_handshake) and a copy of the route with a RouteMatch.filter_state match. Neither field is in " +
+      'the Envoy API meshdesk encodes with (the protos @grpc/grpc-js-xds 1.14 ships), and without mTLS no caller has ' +
+      'a SPIFFE ID: meshdesk writes the catch-all limit, as Kuma does, and reports the matched rule on the proxy.',
+  },
+  {
     area: 'xds-e2e',
     case: '*',
     path: '\\["kuma\\.io/zone"\\]$|^endpoints\\[0\\]\\.locality\\.zone$',
@@ -170,5 +210,95 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     reason:
       "Endpoints carry their Dataplane's labels (io.kuma.labels) as in Kuma, but the e2e Dataplanes' labels are the ones " +
       'Kuma computes on write (kuma.io/env, mesh, origin, proxy-type, zone); the cases\' meshdesk.yaml Dataplanes have none.',
+  },
+  {
+    area: 'policies',
+    case: 'meshhttproute/*',
+    path: '\\.route\\.(timeout|idleTimeout)$',
+    reason:
+      "Kuma's MeshHTTPRoute writes `timeout: 0s` on every route and MeshTimeout, which a running kuma-cp always runs " +
+      "after it, overwrites it with its defaults (15s, stream idle 1800s). meshdesk writes MeshTimeout's defaults when it " +
+      "generates a route (xds/generate/defaults), and MeshHTTPRoute's routes keep the action fields of the route they " +
+      'replace; the plugin test runs MeshHTTPRoute alone.',
+  },
+  {
+    area: 'policies',
+    case: 'meshhttproute/*',
+    path: 'typedConfig\\.(commonHttpProtocolOptions\\.idleTimeout|requestHeadersTimeout)$',
+    reason: "MeshTimeout's defaults on the HttpConnectionManager, which meshdesk writes at generation (see above).",
+  },
+  {
+    area: 'policies',
+    case: 'meshhttproute/*',
+    path: 'typedConfig\\.internalAddressConfig\\.cidrRanges',
+    reason:
+      "The plugin test's proxy has one internal address (127.0.0.1/32); meshdesk, as a running kuma-cp, declares " +
+      "kuma-cp's default ipam.knownInternalCIDRs (xds/generate/internal-addresses.ts).",
+  },
+  {
+    area: 'policies',
+    case: 'meshhttproute/*',
+    path: '^(connectTimeout|circuitBreakers\\.|typedExtensionProtocolOptions\\[[^\\]]*\\]\\.commonHttpProtocolOptions\\.)',
+    reason:
+      "MeshTimeout's (connect, idle, max durations) and MeshCircuitBreaker's (trackRemaining) defaults on every mesh " +
+      'cluster, which meshdesk writes at generation as a running kuma-cp does; the plugin test runs MeshHTTPRoute alone.',
+  },
+  {
+    area: 'policies',
+    case: 'meshtcproute/*',
+    path: '^(connectTimeout|circuitBreakers\\.)',
+    reason: "As in meshhttproute/*: MeshTimeout's and MeshCircuitBreaker's defaults on every mesh cluster, written at generation.",
+  },
+  {
+    area: 'policies',
+    case: 'meshtcproute/*',
+    path: 'tcp_proxy\\]\\.typedConfig\\.idleTimeout$',
+    reason: "MeshTimeout's default idle timeout on every tcp_proxy (1h), which meshdesk writes at generation; the plugin test runs MeshTCPRoute alone.",
+  },
+  {
+    area: 'policies',
+    case: 'meshtcproute/kafka',
+    path: 'filters\\[name=envoy\\.filters\\.network\\.kafka_broker\\]',
+    reason:
+      "meshdesk reads `kuma.io/protocol: kafka` as tcp (its protocols are tcp, http, http2, grpc) and does not load " +
+      "Envoy's contrib KafkaBroker proto, so a kafka outbound gets no kafka_broker filter (stats only; the tcp_proxy " +
+      'and its weighted split are the same).',
+  },
+  {
+    area: 'policies',
+    case: 'meshtcproute/meshhttproute-clash-http-destination',
+    resource: '^(outbound:127\\.0\\.0\\.1:1000[13]|http-backend)$',
+    path: '^$',
+    reason:
+      "Kuma's test runs the MeshTCPRoute plugin alone, so the HTTP outbounds, which it leaves to MeshHTTPRoute, are " +
+      "absent from its golden; meshdesk's test runs MeshHTTPRoute first, as every pipeline does, which routes backend " +
+      '(10001) to http-backend and keeps 10003 as it was: MeshTCPRoute leaves both unchanged.',
+  },
+  {
+    area: 'policies',
+    case: 'meshloadbalancingstrategy/basic',
+    resource: '^frontend$',
+    path: '^leastRequestLbConfig\\.activeRequestBias\\.runtimeKey$',
+    reason:
+      "Envoy requires a runtime key beside a RuntimeDouble's default (runtime_key min_len 1) and would refuse Kuma's " +
+      'cluster; meshdesk names one after the cluster (meshdesk.<cluster>.active_request_bias), which no runtime layer sets.',
+  },
+  {
+    area: 'policies',
+    case: 'meshloadbalancingstrategy/*',
+    resource: '^(backend|payment|frontend)$',
+    path: '\\.lbEndpoints\\[[^\\]]*\\]\\.loadBalancingWeight$',
+    reason:
+      "meshdesk's endpoints carry their weight (1 by default), as a running Kuma's do; Kuma's MeshLoadBalancingStrategy test " +
+      'builds its endpoints without one. The plugin keeps whatever weight an endpoint has.',
+  },
+  {
+    area: 'policies',
+    case: 'meshloadbalancingstrategy/*',
+    resource: '^backend$',
+    path: '\\.lbEndpoints\\[endpoint=127\\.0\\.0\\.1:80\\]',
+    reason:
+      "The case's proxy has an inbound of service backend, so in meshdesk's mesh context it is one of backend's " +
+      "endpoints (127.0.0.1:80, zone-1); Kuma's test hands its plugin a hand-built endpoint map without it.",
   },
 ];

@@ -23,6 +23,8 @@ function apiRoutes(core: Core): Route[] {
     timeline: core.xds.timeline,
     statusTracker: core.xds.statusTracker,
     snapshots: core.xds.snapshots,
+    meshContexts: core.xds.meshContexts,
+    policyEffects: core.xds.policyEffects,
     snapshotHistory: core.xds.history,
     historyWrites: core.xds.history,
     adsServer: core.xds.server,

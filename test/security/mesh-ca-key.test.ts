@@ -27,6 +27,8 @@ async function getRoutePatterns(): Promise<string[]> {
     eventStream: new EventStream(core.events),
     timeline: core.xds.timeline,
     statusTracker: core.xds.statusTracker,
+    meshContexts: core.xds.meshContexts,
+    policyEffects: core.xds.policyEffects,
     snapshots: core.xds.snapshots,
     snapshotHistory: core.xds.history,
     historyWrites: core.xds.history,

@@ -38,7 +38,8 @@ export async function startEchoServer(name = 'echo'): Promise<EchoServer> {
 }
 
 export interface EchoClient {
-  echo(text: string, deadlineMs?: number): Promise<string>;
+  /** `headers` are sent as the call's metadata (routes may match on them). */
+  echo(text: string, deadlineMs?: number, headers?: Record<string, string>): Promise<string>;
   close(): void;
 }
 
@@ -51,12 +52,18 @@ export function echoClient(target: string, options: grpc.ChannelOptions = {}, cr
     Echo(text: string, metadata: grpc.Metadata, options: grpc.CallOptions, callback: (error: grpc.ServiceError | null, reply?: string) => void): void;
   };
   return {
-    echo: (text, deadlineMs = 5000) =>
+    echo: (text, deadlineMs = 5000, headers = {}) =>
       new Promise((resolve, reject) =>
-        client.Echo(text, new grpc.Metadata(), { deadline: Date.now() + deadlineMs }, (error, reply) =>
+        client.Echo(text, metadataOf(headers), { deadline: Date.now() + deadlineMs }, (error, reply) =>
           error ? reject(error) : resolve(reply!),
         ),
       ),
     close: () => client.close(),
   };
+}
+
+function metadataOf(headers: Record<string, string>): grpc.Metadata {
+  const metadata = new grpc.Metadata();
+  for (const [key, value] of Object.entries(headers)) metadata.set(key, value);
+  return metadata;
 }

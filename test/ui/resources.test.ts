@@ -89,6 +89,44 @@ describe('Resources view', () => {
     expect(await page.locator('[data-resource="Mesh::payments"]').innerText()).toContain('1 dataplane');
   }, ROOM);
 
+  it("lists the mesh's policies and edits one in the YAML editor, Kuma's errors at their lines", async () => {
+    const core = await ui.core();
+    const { page, errors } = await ui.open(core, '#/resources');
+    // The default mesh's initial policies.
+    await page.getByTestId('resource-counts').getByText('1 mesh · 0 dataplanes · 4 policies').waitFor();
+    await page.locator('[data-resource="MeshRetry:default:mesh-retry-all-default"]').click();
+    await eventually(async () => expect(await editorText(page)).toContain('type: MeshRetry'));
+    expect(new URL(page.url()).hash).toBe('#/resources/meshretry/default/mesh-retry-all-default');
+    await page.getByTestId('editor-title').getByText('MeshRetry default/mesh-retry-all-default').waitFor();
+
+    const retry = (kind: string) => `type: MeshRetry
+mesh: default
+name: mesh-retry-all-default
+spec:
+  targetRef:
+    kind: Mesh
+  to:
+    - targetRef:
+        kind: ${kind}
+      default:
+        tcp:
+          maxConnectAttempt: 3
+version: 1
+`;
+    await setEditorText(page, retry('MeshSubset'));
+    await page.keyboard.press('ControlOrMeta+S');
+    await page.locator('.cm-line', { hasText: 'kind: MeshSubset' }).locator('.cm-lintRange-error').first().waitFor();
+    expect(await page.getByTestId('violations').locator('[data-line="9"]').innerText()).toMatch(/spec\.to\[0\]\.targetRef\.kind\s+value 'MeshSubset' is not supported/);
+    expect(errors).toEqual([expect.stringContaining('status of 400 (Bad Request)')]);
+    errors.splice(0);
+
+    await setEditorText(page, retry('Mesh'));
+    await page.keyboard.press('ControlOrMeta+S');
+    await eventually(async () => expect(await editorText(page)).toContain('version: 2'));
+    const stored = await getJson<{ spec: unknown }>(`${core.api.url}/meshes/default/meshretries/mesh-retry-all-default`);
+    expect(stored.spec).toEqual({ targetRef: { kind: 'Mesh' }, to: [{ targetRef: { kind: 'Mesh' }, default: { tcp: { maxConnectAttempt: 3 } } }] });
+  }, ROOM);
+
   it("shows the API's validation errors at their fields' lines and stores nothing", async () => {
     const core = await ui.core();
     const { page, errors } = await ui.open(core, '#/resources/new/dataplane');

@@ -1,6 +1,7 @@
 import { notAppliedFields } from '../../shared/not-applied.js';
-import type { NotAppliedBody } from '../../shared/api-types.js';
-import type { Resource, ResourceType } from '../../shared/resources.js';
+import type { NotAppliedBody, ResourceTypeDescription, ResourceTypeDescriptionList } from '../../shared/api-types.js';
+import { isMeshScoped, type Resource, type ResourceType } from '../../shared/resources.js';
+import { POLICY_DESCRIPTORS } from '../policies/descriptors.js';
 import type { ResourceManager } from '../manager/interfaces.js';
 import { computeLabels } from '../resources/computed-labels.js';
 import { SHORT_NAMES, parseKri } from '../resources/kri.js';
@@ -19,12 +20,13 @@ export const TAKE_OVER_PARAMETER = 'takeOver';
 /** `PUT …?createOnly=true`, for clients that cannot send `If-None-Match: *` (the app's IPC bridge carries no headers). */
 export const CREATE_ONLY_PARAMETER = 'createOnly';
 
-/** How one resource type appears in Kuma's API: Meshes at the top level, Dataplanes inside a mesh. */
+/** How one resource type appears in Kuma's API: Meshes at the top level, the other types inside a mesh. */
 interface Collection {
   type: ResourceType;
-  /** Kuma's ws path and display names, as `GET /_resources` lists them. */
+  /** Kuma's ws path (`meshes`, `dataplanes`, `meshtimeouts`): the item and list paths are made of it. */
   wsPath: string;
-  pluralDisplayName: string;
+  /** Kuma's type description, as `GET /_resources` lists it. */
+  description: ResourceTypeDescription;
   /** Path of one item; `:mesh` and `:name` are the parameters. */
   itemPath: string;
   listPath: string;
@@ -34,28 +36,74 @@ interface Collection {
   nameOf(params: Record<string, string>): string;
 }
 
+/** A mesh-scoped type at `/meshes/{mesh}/<wsPath>`. */
+function meshScoped(description: ResourceTypeDescription): Collection {
+  return {
+    type: description.name,
+    wsPath: description.path,
+    description,
+    itemPath: `/meshes/:mesh/${description.path}/:name`,
+    listPath: `/meshes/:mesh/${description.path}`,
+    endpoint: `/meshes/{mesh}/${description.path}`,
+    meshOf: (params) => params.mesh!,
+    nameOf: (params) => params.name!,
+  };
+}
+
 const COLLECTIONS: readonly Collection[] = [
   {
     type: 'Mesh',
     wsPath: 'meshes',
-    pluralDisplayName: 'Meshes',
+    description: {
+      name: 'Mesh',
+      singularDisplayName: 'Mesh',
+      pluralDisplayName: 'Meshes',
+      path: 'meshes',
+      scope: 'Global',
+      readOnly: false,
+      includeInFederation: true,
+      shortName: SHORT_NAMES.Mesh,
+    },
     itemPath: '/meshes/:mesh',
     listPath: '/meshes',
     endpoint: '/meshes',
     meshOf: () => '',
     nameOf: (params) => params.mesh!,
   },
-  {
-    type: 'Dataplane',
-    wsPath: 'dataplanes',
+  meshScoped({
+    name: 'Dataplane',
+    singularDisplayName: 'Dataplane',
     pluralDisplayName: 'Dataplanes',
-    itemPath: '/meshes/:mesh/dataplanes/:name',
-    listPath: '/meshes/:mesh/dataplanes',
-    endpoint: '/meshes/{mesh}/dataplanes',
-    meshOf: (params) => params.mesh!,
-    nameOf: (params) => params.name!,
-  },
+    path: 'dataplanes',
+    scope: 'Mesh',
+    readOnly: false,
+    includeInFederation: false,
+    shortName: SHORT_NAMES.Dataplane,
+  }),
+  // Policies go from a global control plane to zones (Kuma's GlobalToZonesFlag): in federation exports.
+  ...POLICY_DESCRIPTORS.map((descriptor) =>
+    meshScoped({
+      name: descriptor.type,
+      singularDisplayName: descriptor.singularDisplayName,
+      pluralDisplayName: descriptor.pluralDisplayName,
+      path: descriptor.path,
+      scope: 'Mesh',
+      readOnly: false,
+      includeInFederation: true,
+      shortName: descriptor.shortName,
+      policy: {
+        hasToTargetRef: descriptor.toKinds !== undefined,
+        hasFromTargetRef: descriptor.fromKinds !== undefined,
+        hasRulesTargetRef: descriptor.hasRules,
+        isTargetRef: true,
+        isFromAsRules: descriptor.fromAsRules,
+      },
+    }),
+  ),
 ];
+
+/** Kuma lists the types by name. */
+const RESOURCE_TYPE_DESCRIPTIONS = COLLECTIONS.map(({ description }) => description).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 
 /** Kuma's deprecation warning for a Mesh name that is not a DNS-1035 label (it still takes it). */
 function meshNameWarnings(type: ResourceType, name: string): string[] {
@@ -101,8 +149,9 @@ export function resourceRoutes(manager: ResourceManager): Route[] {
   /** A mesh-scoped request's mesh must exist first, as Kuma checks before anything else. */
   const requireMesh = (mesh: string) => titled('Failed to retrieve Mesh', () => manager.get('Mesh', { mesh: '', name: mesh }));
 
-  const list = async (collection: Collection | undefined, type: ResourceType, mesh: string | undefined, context: RequestContext) => {
-    const query = readListQuery(context.query, collection?.endpoint ?? '/dataplanes', type === 'Dataplane');
+  const list = async (collection: Collection, mesh: string | undefined, context: RequestContext) => {
+    const { type } = collection;
+    const query = readListQuery(context.query, collection.endpoint, type === 'Dataplane');
     const resources = await titled(LIST_ERROR_TITLE, () => manager.list(type, mesh === undefined ? {} : { mesh }));
     const page = pageOf(resources.filter(query.keep), query, requestUrlOf(context.request.headers.host, context.request.url));
     return { json: { ...page, items: page.items.map(toKumaObject) } };
@@ -114,15 +163,19 @@ export function resourceRoutes(manager: ResourceManager): Route[] {
       mesh: collection.meshOf(params),
       name: collection.nameOf(params),
     });
-    const scoped = collection.type !== 'Mesh';
+    const scoped = isMeshScoped(collection.type);
     return [
+      // Every mesh's items of a mesh-scoped type (`GET /dataplanes`, `GET /meshtimeouts`).
+      ...(scoped
+        ? [{ method: 'GET' as const, path: `/${collection.wsPath}`, handler: (context: RequestContext) => list({ ...collection, endpoint: `/${collection.wsPath}` }, undefined, context) }]
+        : []),
       {
         method: 'GET',
         path: collection.listPath,
         handler: async (context) => {
           const mesh = scoped ? collection.meshOf(context.params) : undefined;
           if (mesh !== undefined) await requireMesh(mesh);
-          return list(collection, collection.type, mesh, context);
+          return list(collection, mesh, context);
         },
       },
       {
@@ -185,28 +238,10 @@ export function resourceRoutes(manager: ResourceManager): Route[] {
     ];
   }).concat(
     {
-      method: 'GET',
-      path: '/dataplanes',
-      handler: (context) => list(undefined, 'Dataplane', undefined, context),
-    },
-    {
       // Kuma's type catalogue, for the types meshdesk stores.
       method: 'GET',
       path: '/_resources',
-      handler: () => ({
-        json: {
-          resources: COLLECTIONS.map((collection) => ({
-            name: collection.type,
-            singularDisplayName: collection.type,
-            pluralDisplayName: collection.pluralDisplayName,
-            path: collection.wsPath,
-            scope: collection.type === 'Mesh' ? 'Global' : 'Mesh',
-            readOnly: false,
-            includeInFederation: collection.type === 'Mesh',
-            shortName: SHORT_NAMES[collection.type],
-          })),
-        },
-      }),
+      handler: () => ({ json: { resources: RESOURCE_TYPE_DESCRIPTIONS } satisfies ResourceTypeDescriptionList }),
     },
     {
       method: 'GET',
@@ -215,7 +250,7 @@ export function resourceRoutes(manager: ResourceManager): Route[] {
         const parts = parseKri(params.kri!);
         if (typeof parts === 'string') throw new ApiError(400, 'Bad Request', parts);
         const resource: Resource = await titled('Could not retrieve a resource', () =>
-          manager.get(parts.type, { mesh: parts.type === 'Mesh' ? '' : parts.mesh, name: parts.name }),
+          manager.get(parts.type, { mesh: isMeshScoped(parts.type) ? parts.mesh : '', name: parts.name }),
         );
         return { json: toKumaObject(resource) };
       },
@@ -224,7 +259,7 @@ export function resourceRoutes(manager: ResourceManager): Route[] {
 }
 
 /**
- * Kuma's other mesh-scoped types (policies, MeshServices…), which meshdesk does not store: the mesh is
+ * Kuma's other mesh-scoped types (MeshServices, MeshGateways…), which meshdesk does not store: the mesh is
  * checked first, as Kuma does. Last in the router, so that it shadows no other `/meshes/{mesh}/…` path.
  */
 export function unservedCollectionRoute(manager: ResourceManager): Route {
@@ -233,7 +268,7 @@ export function unservedCollectionRoute(manager: ResourceManager): Route {
     path: '/meshes/:mesh/:collection',
     handler: async ({ params }) => {
       await titled('Failed to retrieve Mesh', () => manager.get('Mesh', { mesh: '', name: params.mesh! }));
-      throw new ApiError(404, 'Not found', `meshdesk does not serve ${params.collection}: it stores Meshes and Dataplanes only`);
+      throw new ApiError(404, 'Not found', `meshdesk does not serve ${params.collection}: it stores Meshes, Dataplanes and the policies GET /_resources lists`);
     },
   };
 }

@@ -10,6 +10,7 @@ import type { EventStream } from './event-stream.js';
 import { inspectionRoutes, type InspectionDependencies } from './inspection-routes.js';
 import { kumaDpRoutes, type KumaDpDependencies } from './kuma-dp-routes.js';
 import { mtlsRoutes, type MtlsDependencies } from './mtls-routes.js';
+import { policyInspectionRoutes, type PolicyInspectionDependencies } from './policy-inspection-routes.js';
 import { resourceRoutes, unservedCollectionRoute } from './resource-routes.js';
 import { Router } from './router.js';
 import { settingsRoutes } from './settings-routes.js';
@@ -20,7 +21,13 @@ import { transferRoutes } from './transfer-routes.js';
 import { GUI_PATH, redirect, staticFileRoutes, wantsHtml } from './static-files.js';
 
 export interface ApiDependencies
-  extends InspectionDependencies, BootstrapDependencies, TokenDependencies, StorageDependencies, KumaDpDependencies, MtlsDependencies {
+  extends InspectionDependencies,
+    PolicyInspectionDependencies,
+    BootstrapDependencies,
+    TokenDependencies,
+    StorageDependencies,
+    KumaDpDependencies,
+    MtlsDependencies {
   manager: ResourceManager;
   cachedManager: CachedManager;
   settings: Settings;
@@ -50,6 +57,7 @@ export function createApiRouter(deps: ApiDependencies): Router {
     ...bootstrapPreviewRoutes(deps),
     ...kumaDpRoutes(deps),
     ...inspectionRoutes(deps),
+    ...policyInspectionRoutes(deps),
     ...tokenRoutes(deps),
     ...statsRoutes(deps),
     ...storageRoutes(deps),

@@ -32,6 +32,11 @@ describe('transfer routes', () => {
       resources: [
         { type: 'Mesh', mesh: '', name: 'default', action: 'Unchanged' },
         { type: 'Dataplane', mesh: 'default', name: 'web-1', action: 'Created' },
+        // The default mesh's initial policies, there on both sides.
+        { type: 'MeshTimeout', mesh: 'default', name: 'mesh-gateways-timeout-all-default', action: 'Unchanged' },
+        { type: 'MeshTimeout', mesh: 'default', name: 'mesh-timeout-all-default', action: 'Unchanged' },
+        { type: 'MeshCircuitBreaker', mesh: 'default', name: 'mesh-circuit-breaker-all-default', action: 'Unchanged' },
+        { type: 'MeshRetry', mesh: 'default', name: 'mesh-retry-all-default', action: 'Unchanged' },
       ],
     });
     expect((await fetch(`${target.api.url}/meshes/default/dataplanes/web-1`)).status).toBe(404);

@@ -118,6 +118,46 @@ describe('MeshContextCache', () => {
     expect([...next.dataplanesByName.keys()]).toEqual(['backend-1', 'backend-2']);
   });
 
+  it("carries the mesh's policies, and builds a new context after the TTL when a policy was written", async () => {
+    const first = await contexts.get('default');
+    expect(first.policies.map(({ type, meta }) => `${type}/${meta.name}`)).toEqual([
+      'MeshCircuitBreaker/mesh-circuit-breaker-all-default',
+      'MeshRetry/mesh-retry-all-default',
+      'MeshTimeout/mesh-gateways-timeout-all-default',
+      'MeshTimeout/mesh-timeout-all-default',
+    ]);
+    await manager.create({
+      type: 'MeshTimeout',
+      mesh: 'default',
+      name: 'slow-backend',
+      labels: {},
+      spec: { to: [{ targetRef: { kind: 'MeshService', name: 'backend' }, default: { idleTimeout: '10s' } }] },
+    });
+
+    time += TTL;
+    const next = await contexts.get('default');
+
+    expect(next.hash).not.toBe(first.hash);
+    expect(next.policies.map(({ meta }) => meta.name)).toContain('slow-backend');
+    time += TTL;
+    expect(await contexts.get('default')).toBe(next);
+  });
+
+  it('leaves out a broken policy row (JSON that does not parse, a spec that fails validation) and keeps the others', async () => {
+    const breakRow = (type: string, name: string, spec: string) =>
+      db.prepare("UPDATE resources SET spec = ? WHERE type = ? AND mesh = 'default' AND name = ?").run(spec, type, name);
+    breakRow('MeshRetry', 'mesh-retry-all-default', '{"to": [');
+    breakRow('MeshCircuitBreaker', 'mesh-circuit-breaker-all-default', '{"to": [{"targetRef": {"kind": "MeshServiceSubset", "name": "x"}}]}');
+
+    const context = await contexts.get('default');
+
+    expect(context.policies.map(({ meta }) => meta.name)).toEqual(['mesh-gateways-timeout-all-default', 'mesh-timeout-all-default']);
+    expect(manager.brokenRows().map(({ key }) => `${key.type}/${key.name}`).sort()).toEqual([
+      'MeshCircuitBreaker/mesh-circuit-breaker-all-default',
+      'MeshRetry/mesh-retry-all-default',
+    ]);
+  });
+
   it("tells its listeners when a mesh's context changed, once the new one is in the cache, and not when it was reused", async () => {
     const changed: string[] = [];
     contexts.onChange((mesh) => changed.push(mesh));

@@ -1,4 +1,6 @@
-import type { DataplaneResource } from '../../shared/resources.js';
+import { POLICY_TYPES } from '../../shared/policy-types.js';
+import type { DataplaneResource, Resource } from '../../shared/resources.js';
+import type { PolicyResource } from '../policies/core/policy.js';
 import type { ReadOnlyResourceManager } from '../manager/interfaces.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { buildMeshContext, hashMeshContextInputs } from '../xds/context/build-mesh-context.js';
@@ -29,6 +31,8 @@ export class MeshContextCache {
   readonly #last = new Map<string, MeshContext>();
   /** The Dataplane list each mesh's last context was checked against, by identity. */
   readonly #lastDataplanes = new Map<string, readonly DataplaneResource[]>();
+  /** The policy lists (one per type, in POLICY_TYPES order) each mesh's last context was checked against, by identity. */
+  readonly #lastPolicyLists = new Map<string, readonly Resource[][]>();
   /** Meshes whose load is waiting for its turn and has not read anything yet. */
   readonly #notReadYet = new Set<string>();
   /** When the last build of each mesh ended and how long it took, on performance.now()'s clock. */
@@ -75,6 +79,7 @@ export class MeshContextCache {
     this.#contexts.close();
     this.#last.clear();
     this.#lastDataplanes.clear();
+    this.#lastPolicyLists.clear();
     this.#lastBuild.clear();
   }
 
@@ -99,17 +104,23 @@ export class MeshContextCache {
 
   async #read(mesh: string): Promise<MeshContext> {
     try {
-      const [meshResource, dataplanes] = await Promise.all([
+      const [meshResource, dataplanes, ...policyLists] = await Promise.all([
         this.#cachedManager.get('Mesh', { mesh: '', name: mesh }),
         this.#cachedManager.list('Dataplane', { mesh }),
+        ...POLICY_TYPES.map((type) => this.#cachedManager.list(type, { mesh })),
       ]);
       const last = this.#last.get(mesh);
       // The cached manager hands out the same objects while nothing changed: no need to hash then.
-      if (last?.mesh === meshResource && this.#lastDataplanes.get(mesh) === dataplanes) return last;
+      const lastPolicyLists = this.#lastPolicyLists.get(mesh);
+      const samePolicies = lastPolicyLists !== undefined && policyLists.every((list, index) => list === lastPolicyLists[index]);
+      if (last?.mesh === meshResource && this.#lastDataplanes.get(mesh) === dataplanes && samePolicies) return last;
       this.#lastDataplanes.set(mesh, dataplanes);
-      const hash = hashMeshContextInputs(meshResource, dataplanes);
+      this.#lastPolicyLists.set(mesh, policyLists);
+      // Each list is the store's, validated on write and on read (broken rows are left out): PolicySpecs.
+      const policies = policyLists.flat() as unknown as PolicyResource[];
+      const hash = hashMeshContextInputs(meshResource, dataplanes, policies);
       if (last?.hash === hash) return last;
-      const context = buildMeshContext(meshResource, dataplanes, { hash });
+      const context = buildMeshContext(meshResource, dataplanes, { policies, hash });
       this.#last.set(mesh, context);
       // After this load has settled, so that a listener's reads get the new context from the cache.
       if (last) setImmediate(() => this.#changeListeners.forEach((listener) => listener(mesh)));
@@ -117,6 +128,7 @@ export class MeshContextCache {
     } catch (error) {
       this.#last.delete(mesh);
       this.#lastDataplanes.delete(mesh);
+      this.#lastPolicyLists.delete(mesh);
       throw error;
     }
   }

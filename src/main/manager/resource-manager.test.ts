@@ -40,6 +40,20 @@ function keyOf(input: ResourceInput): ResourceKey {
   return { type: input.type, mesh: input.mesh, name: input.name };
 }
 
+/** Kuma's initial policies of a new mesh, in the order they are written. */
+function INITIAL_POLICY_KEYS(meshName: string): ResourceKey[] {
+  return [
+    { type: 'MeshTimeout', mesh: meshName, name: `mesh-gateways-timeout-all-${meshName}` },
+    { type: 'MeshTimeout', mesh: meshName, name: `mesh-timeout-all-${meshName}` },
+    { type: 'MeshCircuitBreaker', mesh: meshName, name: `mesh-circuit-breaker-all-${meshName}` },
+    { type: 'MeshRetry', mesh: meshName, name: `mesh-retry-all-${meshName}` },
+  ];
+}
+
+function keyOfResource({ type, meta }: Resource): ResourceKey {
+  return { type, mesh: meta.mesh, name: meta.name };
+}
+
 function everything(store: ResourceStore): Resource[] {
   return RESOURCE_TYPES.flatMap((type) => store.list(type));
 }
@@ -188,15 +202,78 @@ describe('ResourceManager', () => {
     await manager.delete(keyOf(mesh('demo')), { version: 1 });
 
     expect(await manager.list('Mesh')).toEqual([store.get(keyOf(mesh('default')))]);
-    expect(changes).toEqual([
+    // The mesh's policies (its initial ones here) go with it, in the same commit, each announced.
+    expect(everything(store).filter((resource) => resource.meta.mesh === 'demo')).toEqual([]);
+    const policyDeletes = INITIAL_POLICY_KEYS('demo').map((key) => ({ change: 'deleted', key, version: 1, versionSeenByOtherConnection: undefined }));
+    const byKey = (a: ObservedChange, b: ObservedChange) => JSON.stringify(a.key).localeCompare(JSON.stringify(b.key));
+    expect([changes[0], ...changes.slice(1, -1).sort(byKey), changes.at(-1)]).toEqual([
       {
         change: 'deleted',
         key: keyOf(dataplane('demo', 'backend-1')),
         version: 1,
         versionSeenByOtherConnection: undefined,
       },
+      ...policyDeletes.sort(byKey),
       { change: 'deleted', key: keyOf(mesh('demo')), version: 1, versionSeenByOtherConnection: undefined },
     ]);
+  });
+
+  it("gives a new Mesh Kuma's initial policies in the same commit, with Kuma's names, specs and labels", async () => {
+    await manager.create(mesh('demo'));
+
+    const policies = everything(store).filter((resource) => resource.meta.mesh === 'demo');
+    expect(policies.map(keyOfResource)).toEqual(INITIAL_POLICY_KEYS('demo'));
+    expect(changes.map(({ key, versionSeenByOtherConnection }) => ({ key, versionSeenByOtherConnection }))).toEqual(
+      [keyOf(mesh('demo')), ...INITIAL_POLICY_KEYS('demo')].map((key) => ({ key, versionSeenByOtherConnection: 1 })),
+    );
+    const timeout = await manager.get('MeshTimeout', { mesh: 'demo', name: 'mesh-timeout-all-demo' });
+    expect(timeout.meta.labels).toEqual({ 'kuma.io/mesh': 'demo', 'kuma.io/origin': 'zone', 'kuma.io/zone': 'default', 'kuma.io/env': 'universal' });
+    expect(timeout.spec).toEqual({
+      targetRef: { kind: 'Mesh', proxyTypes: ['Sidecar'] },
+      from: [
+        {
+          targetRef: { kind: 'Mesh' },
+          default: { connectionTimeout: '10s', idleTimeout: '2h0m0s', http: { requestTimeout: '0s', streamIdleTimeout: '1h0m0s', maxStreamDuration: '0s' } },
+        },
+      ],
+      to: [{ targetRef: { kind: 'Mesh' }, default: { connectionTimeout: '5s', idleTimeout: '1h0m0s', http: { requestTimeout: '15s', streamIdleTimeout: '30m0s' } } }],
+    });
+    expect((await manager.get('MeshRetry', { mesh: 'demo', name: 'mesh-retry-all-demo' })).spec).toEqual({
+      targetRef: { kind: 'Mesh' },
+      to: [
+        {
+          targetRef: { kind: 'Mesh' },
+          default: {
+            tcp: { maxConnectAttempt: 5 },
+            http: { numRetries: 5, perTryTimeout: '16s', backOff: { baseInterval: '25ms', maxInterval: '250ms' } },
+            grpc: { numRetries: 5, perTryTimeout: '16s', backOff: { baseInterval: '25ms', maxInterval: '250ms' } },
+          },
+        },
+      ],
+    });
+  });
+
+  it('leaves out the initial policies a Mesh skips: all with "*", else the types it lists', async () => {
+    await manager.create({ ...mesh('none'), spec: { skipCreatingInitialPolicies: ['*'] } });
+    await manager.create({ ...mesh('some'), spec: { skipCreatingInitialPolicies: ['MeshTimeout', 'MeshRetry'] } });
+
+    expect(everything(store).filter((resource) => resource.meta.mesh === 'none')).toEqual([]);
+    expect(everything(store).filter((resource) => resource.meta.mesh === 'some').map(keyOfResource)).toEqual([
+      { type: 'MeshCircuitBreaker', mesh: 'some', name: 'mesh-circuit-breaker-all-some' },
+    ]);
+  });
+
+  it('keeps the initial policies a write carries itself (an import of a Mesh with its exported policies)', async () => {
+    const own = { type: 'MeshRetry' as const, mesh: 'demo', name: 'mesh-retry-all-demo', labels: {}, spec: { to: [{ targetRef: { kind: 'Mesh' }, default: {} }] } };
+    await manager.writeAll([mesh('demo'), own]);
+
+    expect((await manager.get('MeshRetry', { mesh: 'demo', name: 'mesh-retry-all-demo' })).spec).toEqual(own.spec);
+    expect(everything(store).filter((resource) => resource.meta.mesh === 'demo')).toHaveLength(4);
+  });
+
+  it('refuses a policy whose mesh does not exist', async () => {
+    const policy = { type: 'MeshTimeout' as const, mesh: 'ghost', name: 'timeouts', labels: {}, spec: { to: [{ targetRef: { kind: 'Mesh' }, default: { idleTimeout: '1s' } }] } };
+    await expect(manager.create(policy)).rejects.toThrow('mesh "ghost" does not exist');
   });
 
   it('refuses a delete with a stale version', async () => {

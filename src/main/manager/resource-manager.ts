@@ -7,8 +7,9 @@ import { GroupCommit } from '../store/group-commit.js';
 import type { BrokenRow } from '../store/broken-rows.js';
 import type { ResourceStore } from '../store/resource-store.js';
 import { StoredResourceCheck } from './stored-resource-check.js';
+import { initialPolicies } from './initial-policies.js';
 import { plural } from '../../shared/plural.js';
-import { RESOURCE_TYPES, type Resource, type ResourceInput, type ResourceKey, type ResourceType } from '../../shared/resources.js';
+import { RESOURCE_TYPES, isMeshScoped, type Resource, type ResourceInput, type ResourceKey, type ResourceType } from '../../shared/resources.js';
 import type { ListOptions, ResourceManager as ResourceManagerContract, UpsertOptions, UpsertResult } from './interfaces.js';
 
 export interface ResourceManagerOptions {
@@ -80,12 +81,15 @@ export class ResourceManager implements ResourceManagerContract {
     const result = await this.#commits.run(() => {
       options.precondition?.(this.#storedOrBroken(input) as Resource<T> | undefined);
       // The version alone: a broken stored row can still be replaced.
-      return input.version === undefined && this.#store.version(input) === undefined
-        ? { resource: this.#createInTransaction(input), created: true }
-        : { resource: this.#updateInTransaction(input), created: false };
+      if (input.version === undefined && this.#store.version(input) === undefined) {
+        const [resource, ...initial] = this.#createInTransaction(input);
+        return { resource: resource!, created: true, initial };
+      }
+      return { resource: this.#updateInTransaction(input), created: false, initial: [] };
     });
     this.#publish(result.created ? 'created' : 'updated', result.resource);
-    return result as UpsertResult<T>;
+    for (const policy of result.initial) this.#publish('created', policy);
+    return { resource: result.resource, created: result.created } as UpsertResult<T>;
   }
 
   /** The stored resource for a precondition to judge; a broken row is judged as absent, so that a write can repair it. */
@@ -105,23 +109,31 @@ export class ResourceManager implements ResourceManagerContract {
    */
   async writeAll(inputs: ResourceInput[]): Promise<UpsertResult[]> {
     for (const input of inputs) validateResourceInput(input);
+    // A new Mesh's initial policies that the same write carries are written as it carries them.
+    const carried = new Set(inputs.map(keyText));
+    const initial: Resource[] = [];
     const written = await this.#commits.run(() =>
-      inputs.map((input): UpsertResult =>
-        input.version === undefined
-          ? { resource: this.#createInTransaction(input), created: true }
-          : { resource: this.#updateInTransaction(input), created: false },
-      ),
+      inputs.map((input): UpsertResult => {
+        if (input.version !== undefined) return { resource: this.#updateInTransaction(input), created: false };
+        const [resource, ...policies] = this.#createInTransaction(input, carried);
+        initial.push(...policies);
+        return { resource: resource!, created: true };
+      }),
     );
     for (const { resource, created } of written) this.#publish(created ? 'created' : 'updated', resource);
+    for (const policy of initial) this.#publish('created', policy);
     return written;
   }
 
+  /** A Mesh goes with its policies (as Kuma's mesh manager deletes them), and only once it has no Dataplanes. */
   async delete(key: ResourceKey, options: { version?: number } = {}): Promise<void> {
     const deleted = await this.#commits.run(() => {
-      if (key.type === 'Mesh') this.#requireMeshWithoutDataplanes(key);
-      return this.#store.delete(key, options.version);
+      if (key.type !== 'Mesh') return [this.#store.delete(key, options.version)];
+      this.#requireMeshWithoutDataplanes(key);
+      const mesh = this.#store.delete(key, options.version);
+      return [...this.#store.deleteInMesh(key.name), mesh];
     });
-    this.#announce('deleted', deleted.key, deleted.version);
+    for (const each of deleted) this.#announce('deleted', each.key, each.version);
   }
 
   /** Creates the mesh `default` unless it exists (SPEC §3: it exists from the start). */
@@ -136,17 +148,31 @@ export class ResourceManager implements ResourceManagerContract {
   }
 
   async #create<T extends ResourceType>(input: ResourceInput<T>): Promise<Resource<T>> {
-    const created = await this.#commits.run(() => this.#createInTransaction(input));
-    this.#publish('created', created);
+    const [created, ...initial] = await this.#commits.run(() => this.#createInTransaction(input));
+    for (const resource of [created!, ...initial]) this.#publish('created', resource);
     return created as Resource<T>;
   }
 
-  #createInTransaction(input: ResourceInput): Resource {
-    if (input.type === 'Dataplane') {
-      this.#requireMesh(input);
-      this.#requireFreeInboundPorts(input as ResourceInput<'Dataplane'>);
-    }
-    return this.#store.create(input);
+  /**
+   * The created resource first; a new Mesh is followed by its initial policies (Kuma's defaults),
+   * written in the same transaction so that a mesh never exists without them. Those in `carried`
+   * (the same write brings its own) and those that already exist are left alone, as Kuma does.
+   */
+  #createInTransaction(input: ResourceInput, carried: ReadonlySet<string> = new Set()): Resource[] {
+    if (isMeshScoped(input.type)) this.#requireMesh(input);
+    if (input.type === 'Dataplane') this.#requireFreeInboundPorts(input as ResourceInput<'Dataplane'>);
+    const created = this.#store.create(input);
+    if (input.type !== 'Mesh') return [created];
+    const initial = initialPolicies(input.name, (input as ResourceInput<'Mesh'>).spec).filter(
+      (policy) => !carried.has(keyText(policy)) && this.#store.version(policy) === undefined,
+    );
+    return [
+      created,
+      ...initial.map((policy) => {
+        validateResourceInput(policy); // a long mesh name can make too long a policy name, as in Kuma
+        return this.#store.create(policy);
+      }),
+    ];
   }
 
   #updateInTransaction(input: ResourceInput): Resource {
@@ -215,4 +241,8 @@ export class ResourceManager implements ResourceManagerContract {
     if (change === 'deleted') this.#check.forget(key);
     this.#events.publish({ topic: 'resource.changed', change, key, version });
   }
+}
+
+function keyText({ type, mesh, name }: ResourceKey): string {
+  return JSON.stringify([type, type === 'Mesh' ? '' : mesh, name]);
 }

@@ -6,19 +6,22 @@ import type { ResourceInput } from '../../shared/resources.js';
 export const ZONE_NAME = 'default';
 
 /**
- * The labels a write stores. Mesh-scoped types get `kuma.io/mesh` unless given; types a zone provides
- * (Dataplane; not Mesh) get `kuma.io/origin: zone`, `kuma.io/zone` and `kuma.io/env`; proxies get their
- * `kuma.io/proxy-type`. The Mesh, made on the global side in a federation, gets none.
+ * The labels a write stores. Mesh-scoped types (Dataplane, policies) get `kuma.io/mesh` unless given;
+ * types a zone provides (Dataplane and the policies; not Mesh) get `kuma.io/origin: zone`,
+ * `kuma.io/zone` and `kuma.io/env`; proxies get their `kuma.io/proxy-type`. The Mesh, made on the
+ * global side in a federation, gets none. A policy gets no `kuma.io/policy-role`: Kuma sets it only
+ * for policies in a Kubernetes namespace, and in universal every policy has the system role.
  */
 export function computeLabels(input: Pick<ResourceInput, 'type' | 'mesh' | 'labels' | 'spec'>): Record<string, string> {
   if (input.type === 'Mesh') return { ...input.labels };
-  const gateway = (input.spec as { networking?: { gateway?: unknown } }).networking?.gateway;
-  return {
+  const zoneLabels = {
     'kuma.io/mesh': input.mesh,
     ...input.labels,
     'kuma.io/origin': 'zone',
     'kuma.io/zone': ZONE_NAME,
     'kuma.io/env': 'universal',
-    'kuma.io/proxy-type': gateway === undefined ? 'sidecar' : 'gateway',
   };
+  if (input.type !== 'Dataplane') return zoneLabels;
+  const gateway = (input.spec as { networking?: { gateway?: unknown } }).networking?.gateway;
+  return { ...zoneLabels, 'kuma.io/proxy-type': gateway === undefined ? 'sidecar' : 'gateway' };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseGoDuration } from './go-duration.js';
+import { goDurationToProtoJson, parseGoDuration } from './go-duration.js';
 
 describe('parseGoDuration', () => {
   it("reads what Go's time.ParseDuration reads, in nanoseconds", () => {
@@ -15,5 +15,18 @@ describe('parseGoDuration', () => {
 
   it('refuses what Go refuses: no unit, an unknown unit, spaces, nothing', () => {
     for (const text of ['', '1', '1d', '1 s', 's', '-', '1s ', '1.s5']) expect(parseGoDuration(text)).toBeUndefined();
+  });
+});
+
+describe('goDurationToProtoJson', () => {
+  it('prints a Go duration as protobuf JSON prints a Duration: seconds with 0, 3, 6 or 9 fractional digits', () => {
+    expect(goDurationToProtoJson('10s')).toBe('10s');
+    expect(goDurationToProtoJson('1m30s')).toBe('90s');
+    expect(goDurationToProtoJson('1.5s')).toBe('1.500s');
+    expect(goDurationToProtoJson('1500us')).toBe('0.001500s');
+    expect(goDurationToProtoJson('1ns')).toBe('0.000000001s');
+    expect(goDurationToProtoJson('-2s')).toBe('-2s');
+    expect(goDurationToProtoJson('0')).toBe('0s');
+    expect(goDurationToProtoJson('ten seconds')).toBeUndefined();
   });
 });

@@ -25,3 +25,20 @@ export function parseGoDuration(text: string): number | undefined {
 export function isGoDuration(text: string): boolean {
   return parseGoDuration(text) !== undefined;
 }
+
+/**
+ * A Go duration as protobuf's JSON prints a google.protobuf.Duration ("1m30s" → "90s",
+ * "1.5s" → "1.500s"), for config fields a policy's duration sets; undefined when Go would refuse it.
+ */
+export function goDurationToProtoJson(text: string): string | undefined {
+  const nanos = parseGoDuration(text);
+  if (nanos === undefined) return undefined;
+  const sign = nanos < 0 ? '-' : '';
+  const whole = Math.abs(Math.round(nanos));
+  const seconds = Math.floor(whole / 1e9);
+  const fraction = whole % 1e9;
+  if (fraction === 0) return `${sign}${seconds}s`;
+  const digits = String(fraction).padStart(9, '0');
+  const shown = fraction % 1e6 === 0 ? digits.slice(0, 3) : fraction % 1e3 === 0 ? digits.slice(0, 6) : digits;
+  return `${sign}${seconds}.${shown}s`;
+}

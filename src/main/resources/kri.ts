@@ -1,13 +1,18 @@
 // Kuma Resource Identifiers (pkg/core/kri/kri.go): `kri_<short>_<mesh>_<zone>_<namespace>_<name>_<section>`.
 import type { Resource, ResourceType } from '../../shared/resources.js';
+import { POLICY_DESCRIPTORS } from '../policies/descriptors.js';
 
 const PREFIX = 'kri';
 const ZONE_LABEL = 'kuma.io/zone';
 const NAMESPACE_LABEL = 'k8s.kuma.io/namespace';
 const DISPLAY_NAME_LABEL = 'kuma.io/display-name';
 
-/** Kuma's short names of the types meshdesk stores. */
-export const SHORT_NAMES: Record<ResourceType, string> = { Mesh: 'm', Dataplane: 'dp' };
+/** Kuma's short names of the types meshdesk stores (a policy's is in its descriptor). */
+export const SHORT_NAMES = {
+  Mesh: 'm',
+  Dataplane: 'dp',
+  ...Object.fromEntries(POLICY_DESCRIPTORS.map((descriptor) => [descriptor.type, descriptor.shortName])),
+} as Record<ResourceType, string>;
 
 /** What a KRI names; zone and namespace come from the resource's labels, empty when it has none. */
 export interface KriParts {
@@ -21,14 +26,12 @@ export interface KriParts {
 
 /** The KRI of a stored resource: the display-name label stands for the name when there is one. */
 export function kriOf({ type, meta }: Pick<Resource, 'type' | 'meta'>): string {
-  return formatKri({
-    type,
-    mesh: meta.mesh,
-    zone: meta.labels[ZONE_LABEL] ?? '',
-    namespace: meta.labels[NAMESPACE_LABEL] ?? '',
-    name: meta.labels[DISPLAY_NAME_LABEL] ?? meta.name,
-    sectionName: '',
-  });
+  return kriOfShortName(SHORT_NAMES[type], meta);
+}
+
+/** The same for any type by its short name (a policy's is in its descriptor: `mfi`). */
+export function kriOfShortName(shortName: string, meta: Pick<Resource['meta'], 'mesh' | 'name' | 'labels'>): string {
+  return [PREFIX, shortName, meta.mesh, meta.labels[ZONE_LABEL] ?? '', meta.labels[NAMESPACE_LABEL] ?? '', meta.labels[DISPLAY_NAME_LABEL] ?? meta.name, ''].join('_');
 }
 
 export function formatKri(parts: KriParts): string {

@@ -1,11 +1,12 @@
 // Resources in the Kuma API shape: meta fields and spec fields side by side, as `kumactl get -o yaml` prints them.
 import type { Resource, ResourceInput } from '../../shared/resources.js';
+import { isPolicyType } from '../../shared/policy-types.js';
 import { kriOf } from './kri.js';
 
 export const DEFAULT_MESH_NAME = 'default';
 
 /**
- * `{type, mesh?, name, creationTime, modificationTime, labels?, kri, version, ...spec}`: `mesh` is left out for a
+ * `{type, mesh?, name, creationTime, modificationTime, labels?, kri, version, ...spec}` (a policy: `spec: {…}`): `mesh` is left out for a
  * Mesh and `labels` when there are none, as Kuma does; `version` is meshdesk's (optimistic concurrency).
  * The inverse of validateResource: reading this back gives the same spec, labels and version.
  * The spec's objects are shared with `resource`, not copied.
@@ -21,7 +22,8 @@ export function toKumaObject(resource: Resource): Record<string, unknown> {
     ...(Object.keys(meta.labels).length > 0 && { labels: meta.labels }),
     kri: kriOf(resource),
     version: meta.version,
-    ...spec,
+    // Kuma's policies (v1alpha1 resources) nest their spec; Mesh and Dataplane spread it beside the meta.
+    ...(isPolicyType(type) ? { spec } : spec),
   };
 }
 

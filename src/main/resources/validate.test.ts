@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ResourceInput } from '../../shared/resources.js';
+import { RESOURCE_TYPES, type ResourceInput } from '../../shared/resources.js';
 import { ValidationError } from './validation-error.js';
 import { validateResource, validateResourceInput } from './validate.js';
 import type { ExpectedResource } from './validate.js';
@@ -207,7 +207,7 @@ describe('validateResource: names and meta, as Kuma checks them', () => {
   it('requires a type, one it knows', () => {
     const { type: _, ...input } = dataplane();
     expectViolation(input, 'type', 'cannot be empty');
-    expectViolation({ ...dataplane(), type: 'TrafficRoute' }, 'type', 'must be one of Mesh, Dataplane');
+    expectViolation({ ...dataplane(), type: 'TrafficRoute' }, 'type', `must be one of ${RESOURCE_TYPES.join(', ')}`);
   });
 
   it('requires a name, a lowercase RFC 1123 subdomain of at most 253 characters', () => {

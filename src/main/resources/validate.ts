@@ -3,8 +3,11 @@
 // The spec is read as Kuma's protobuf JSON unmarshaller reads it (proto-json.ts, with the message
 // descriptions of kuma-schema.ts), then checked by Kuma's own rules (dataplane-validator.ts,
 // mesh-validator.ts); meta fields follow Kuma's meta_validator.go.
+import { isPolicyType } from '../../shared/policy-types.js';
 import { RESOURCE_TYPES } from '../../shared/resources.js';
-import type { DataplaneSpec, MeshSpec, ResourceInput, ResourceType } from '../../shared/resources.js';
+import type { DataplaneSpec, MeshSpec, PolicySpecJson, ResourceInput, ResourceType } from '../../shared/resources.js';
+import { POLICY_DESCRIPTORS } from '../policies/descriptors.js';
+import { checkPolicySpec } from '../policies/core/validate-policy.js';
 import { checkDataplaneSpec, type UncheckedDataplaneSpec } from './dataplane-validator.js';
 import { keyPath } from './field-path.js';
 import { checkListenersDoNotClash } from './listener-clash.js';
@@ -22,8 +25,8 @@ export interface ExpectedResource<T extends ResourceType = ResourceType> {
 }
 
 /**
- * Reads a resource in the Kuma API/YAML shape (`type`, `name`, `mesh`, `labels`, then spec fields) into a
- * ResourceInput. The read-only fields Kuma prints and kumactl sends back (`creationTime`, `modificationTime`,
+ * Reads a resource in the Kuma API/YAML shape (`type`, `name`, `mesh`, `labels`, then spec fields; a
+ * policy's spec under `spec`) into a ResourceInput. The read-only fields Kuma prints and kumactl sends back (`creationTime`, `modificationTime`,
  * `kri`) are tolerated and ignored; `version` asks for optimistic concurrency. Throws a ValidationError
  * naming every violation.
  */
@@ -37,7 +40,9 @@ export function validateResource(input: unknown, expected: ExpectedResource = {}
     throw new ValidationError(invalidResourceTitle({}, expected), [{ field: '', message: 'must be an object' }]);
   }
   const violations = new ViolationList();
-  const { type, mesh, name, labels, version, creationTime, modificationTime, kri, ...spec } = input;
+  const { type, mesh, name, labels, version, creationTime, modificationTime, kri, ...rest } = input;
+  // Kuma's policies (its v1alpha1 resources) carry their spec under `spec`; Mesh and Dataplane beside the meta.
+  const spec = isPolicyType(String(expected.type ?? type)) ? rest.spec : rest;
   const resource = readResource({ type, mesh, name, labels, version, spec }, expected, violations);
   readOptional(creationTime, 'creationTime', violations, readString);
   readOptional(modificationTime, 'modificationTime', violations, readString);
@@ -97,19 +102,35 @@ function readResource(
   return withoutUndefined({ type, mesh, name, labels, spec, version }) as ResourceInput;
 }
 
-/** A Mesh is global and has no `mesh`; a Dataplane must name its mesh. */
+/** A Mesh is global and has no `mesh`; every other type must name its mesh. */
 function readMeshField(type: ResourceType | undefined, value: unknown, violations: ViolationList): string | undefined {
   if (type === 'Mesh') {
     if (!isAbsent(value)) violations.add('mesh', 'must not be set: a Mesh does not belong to a mesh');
     return '';
   }
-  if (type === 'Dataplane') return readRequired(value, 'mesh', violations, readMeshReference);
+  if (type !== undefined) return readRequired(value, 'mesh', violations, readMeshReference);
   return readOptional(value, 'mesh', violations, readMeshReference);
 }
 
-/** The spec as Kuma's protobuf JSON unmarshaller reads it, then Kuma's rules, which run only on a spec read cleanly. */
-function readSpec(type: ResourceType | undefined, spec: unknown, violations: ViolationList): MeshSpec | DataplaneSpec | undefined {
+/**
+ * The spec as Kuma's protobuf JSON unmarshaller reads it, then Kuma's rules, which run only on a spec read cleanly.
+ * A policy's spec is read and checked by the policy validator (paths from `spec.`, as Kuma's policy validators say).
+ */
+function readSpec(
+  type: ResourceType | undefined,
+  spec: unknown,
+  violations: ViolationList,
+): MeshSpec | DataplaneSpec | PolicySpecJson | undefined {
   if (type === undefined) return undefined; // Which fields are allowed depends on the type, which is already reported.
+  if (isPolicyType(type)) {
+    // Kuma's schema requires it (its error has no field: `spec in body is required`).
+    if (isAbsent(spec)) {
+      violations.add('', 'spec in body is required');
+      return undefined;
+    }
+    const descriptor = POLICY_DESCRIPTORS.find((candidate) => candidate.type === type)!;
+    return checkPolicySpec(descriptor, spec, violations) as PolicySpecJson | undefined;
+  }
   const readProblems = new ViolationList();
   const read = readMessage(type === 'Mesh' ? MESH_SPEC : DATAPLANE_SPEC, spec, '', readProblems);
   if (read === undefined || !readProblems.isEmpty) {

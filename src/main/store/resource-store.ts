@@ -78,6 +78,7 @@ export class ResourceStore {
   readonly #update: Statement<[WriteParams], ResourceRow>;
   readonly #delete: Statement<[ExpectedVersionParams], Pick<ResourceRow, 'type' | 'mesh' | 'name' | 'version'>>;
   readonly #selectVersion: Statement<[KeyParams], number>;
+  readonly #deleteInMesh: Statement<[{ mesh: string }], Pick<ResourceRow, 'type' | 'mesh' | 'name' | 'version'>>;
   /** One reusable transaction wrapper; `immediate` takes the write lock up front (see `transaction`). */
   readonly #runInTransaction: { immediate(fn: () => unknown): unknown };
   /** The time of this store's latest write, in ms since the epoch (see `#timestamp`). */
@@ -115,6 +116,9 @@ export class ResourceStore {
       `DELETE FROM resources WHERE ${KEY} AND ${EXPECTED_VERSION} RETURNING type, mesh, name, version`,
     );
     this.#selectVersion = db.prepare<[KeyParams], number>(`SELECT version FROM resources WHERE ${KEY}`).pluck();
+    this.#deleteInMesh = db.prepare(
+      "DELETE FROM resources WHERE mesh = @mesh AND type <> 'Mesh' RETURNING type, mesh, name, version",
+    );
     this.#runInTransaction = db.transaction((fn: () => unknown) => fn());
   }
 
@@ -235,6 +239,13 @@ export class ResourceStore {
       return { key: { type: row.type, mesh: row.mesh, name: row.name }, version: row.version };
     });
     this.brokenRows.clear({ table: 'resources', key: deleted.key });
+    return deleted;
+  }
+
+  /** Removes every resource that belongs to `mesh` (not the Mesh itself); broken rows too. */
+  deleteInMesh(mesh: string): DeletedResource[] {
+    const deleted = this.#deleteInMesh.all({ mesh }).map((row) => ({ key: { type: row.type, mesh: row.mesh, name: row.name }, version: row.version }));
+    for (const { key } of deleted) this.brokenRows.clear({ table: 'resources', key });
     return deleted;
   }
 

@@ -50,6 +50,15 @@ async function seed(core: Core): Promise<void> {
       labels: { env: 'dev' },
       mtls: { enabledBackend: 'ca-1', backends: [{ name: 'ca-1', type: 'builtin' }] },
       routing: { zoneEgress: true },
+      skipCreatingInitialPolicies: ['MeshTimeout', 'MeshRetry'],
+    }),
+  );
+  await core.manager.create(
+    validateResource({
+      type: 'MeshTimeout',
+      mesh: 'payments',
+      name: 'payments-timeouts',
+      spec: { targetRef: { kind: 'Mesh' }, to: [{ targetRef: { kind: 'Mesh' }, default: { idleTimeout: '20s' } }] },
     }),
   );
   await core.manager.create(dataplane('payments', 'billing-1'));
@@ -68,14 +77,25 @@ function keysOf(text: string): string[] {
 const withoutTimes = (text: string) => text.replace(/^(creationTime|modificationTime): .*$/gm, '$1: <time>');
 
 describe('export', () => {
-  it('writes Meshes first, then each mesh\'s Dataplanes, in the shape kumactl apply reads, without meshdesk\'s version', async () => {
+  it('writes Meshes first, then each mesh\'s Dataplanes and policies, in the shape kumactl apply reads, without meshdesk\'s version', async () => {
     const core = await startTestCore();
     await seed(core);
 
     const { text, exported, skippedProxyRegistered } = await exportResources(core.manager);
 
-    expect(keysOf(text)).toEqual(['Mesh//default', 'Mesh//payments', 'Dataplane/default/web-1', 'Dataplane/payments/billing-1']);
-    expect({ exported, skippedProxyRegistered }).toEqual({ exported: 4, skippedProxyRegistered: 1 });
+    expect(keysOf(text)).toEqual([
+      'Mesh//default',
+      'Mesh//payments',
+      'Dataplane/default/web-1',
+      'Dataplane/payments/billing-1',
+      'MeshTimeout/default/mesh-gateways-timeout-all-default',
+      'MeshTimeout/default/mesh-timeout-all-default',
+      'MeshTimeout/payments/payments-timeouts',
+      'MeshCircuitBreaker/default/mesh-circuit-breaker-all-default',
+      'MeshCircuitBreaker/payments/mesh-circuit-breaker-all-payments',
+      'MeshRetry/default/mesh-retry-all-default',
+    ]);
+    expect({ exported, skippedProxyRegistered }).toEqual({ exported: 10, skippedProxyRegistered: 1 });
     // kumactl splits at lines starting with `---` and parses each part alone: every part is one resource.
     expect(text.startsWith('---\n')).toBe(true);
     const documents = parseAllDocuments(text).map((document) => document.toJS() as Record<string, unknown>);
@@ -121,6 +141,13 @@ describe('import', () => {
       'resource type="Dataplane" mesh="default" name="registered-1" Created',
       'resource type="Dataplane" mesh="default" name="web-1" Created',
       'resource type="Dataplane" mesh="payments" name="billing-1" Created',
+      // The default mesh's initial policies are there already; the new mesh's come from the import as exported.
+      'resource type="MeshTimeout" mesh="default" name="mesh-gateways-timeout-all-default" Unchanged',
+      'resource type="MeshTimeout" mesh="default" name="mesh-timeout-all-default" Unchanged',
+      'resource type="MeshTimeout" mesh="payments" name="payments-timeouts" Created',
+      'resource type="MeshCircuitBreaker" mesh="default" name="mesh-circuit-breaker-all-default" Unchanged',
+      'resource type="MeshCircuitBreaker" mesh="payments" name="mesh-circuit-breaker-all-payments" Created',
+      'resource type="MeshRetry" mesh="default" name="mesh-retry-all-default" Unchanged',
     ]);
     const reexported = (await exportResources(target.manager, { includeProxyRegistered: true })).text;
     expect(withoutTimes(reexported)).toBe(withoutTimes(exported));

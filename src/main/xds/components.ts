@@ -18,6 +18,7 @@ import { NackBackoff } from './callbacks/nack-backoff.js';
 import { StatusTracker } from './callbacks/status-tracker.js';
 import { AdsServer } from './server/ads-server.js';
 import { SnapshotCache } from './server/snapshot-cache.js';
+import { PolicyEffects } from './status/policy-effects.js';
 import { DEPARTED_PROXIES_KEPT, DepartedProxies } from './status/departed-proxies.js';
 import { ProxyTimeline } from './status/proxy-timeline.js';
 import { DataplaneSyncTracker } from './sync/dataplane-sync-tracker.js';
@@ -52,6 +53,8 @@ export interface Xds {
   lifecycle: DataplaneLifecycle;
   syncTracker: DataplaneSyncTracker;
   meshContexts: MeshContextCache;
+  /** What the policies did to each connected proxy's config (attributions, unapplied fields). */
+  policyEffects: PolicyEffects;
   chain: readonly ChainLink[];
   /** Per-Dataplane tokens, checked by the auth callback when `xds.dataplaneTokens` is enabled. */
   dataplaneTokens: DataplaneTokens;
@@ -88,7 +91,8 @@ export async function startXds(deps: XdsDependencies): Promise<Xds> {
       if (kind === 'grpc') writeGrpcCertificates(grpcCertificateFiles(deps.dataDir, meta.mesh, meta.name), identity);
     },
   });
-  const syncTracker = new DataplaneSyncTracker({ meshContexts, snapshots, history, settings, timeline, metrics, identities });
+  const policyEffects = new PolicyEffects();
+  const syncTracker = new DataplaneSyncTracker({ meshContexts, snapshots, history, settings, timeline, metrics, policyEffects, identities });
   // A departed proxy's story (status, timeline, history) is kept for the retention, then dropped
   // whole, so memory stays bounded by the proxies that exist plus a bounded number that left.
   const departures = new DepartedProxies({
@@ -142,6 +146,7 @@ export async function startXds(deps: XdsDependencies): Promise<Xds> {
     lifecycle,
     syncTracker,
     meshContexts,
+    policyEffects,
     chain,
     dataplaneTokens,
     meshCas,

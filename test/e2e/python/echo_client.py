@@ -3,8 +3,9 @@
 
 Usage: GRPC_XDS_BOOTSTRAP=bootstrap.json echo_client.py xds:///echo [--xds-credentials]
 Reads one line per call from stdin and prints one JSON line per result, so the test decides
-when to call (e.g. after changing a Dataplane) and reads what happened. With --xds-credentials
-the channel takes its TLS from xDS (mesh mTLS, gRFC A29), plaintext when xDS gives none.
+when to call (e.g. after changing a Dataplane) and reads what happened. A line is the text to
+send, or a JSON object {"text": ..., "metadata": {name: value}} to send call metadata too. With
+--xds-credentials the channel takes its TLS from xDS (mesh mTLS, gRFC A29), plaintext when xDS gives none.
 """
 import json
 import sys
@@ -29,8 +30,12 @@ def main() -> None:
     print(json.dumps({"ready": True}), flush=True)
     for line in sys.stdin:
         text = line.strip()
+        metadata = {}
+        if text.startswith("{"):
+            call = json.loads(text)
+            text, metadata = call["text"], call.get("metadata", {})
         try:
-            reply = echo(text, timeout=5, wait_for_ready=False)
+            reply = echo(text, timeout=5, wait_for_ready=False, metadata=tuple(metadata.items()))
             print(json.dumps({"ok": True, "reply": reply}), flush=True)
         except grpc.RpcError as error:
             print(json.dumps({"ok": False, "code": error.code().name, "details": error.details()}), flush=True)

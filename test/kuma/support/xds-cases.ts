@@ -7,7 +7,7 @@ import { parse } from 'yaml';
 import { parseResourceDocuments } from '../../../src/main/resources/parse.js';
 import { validateResource } from '../../../src/main/resources/validate.js';
 import { buildMeshContext } from '../../../src/main/xds/context/build-mesh-context.js';
-import { generateProxyResources } from '../../../src/main/xds/generate/profile.js';
+import { generateProxy } from '../../../src/main/xds/generate/profile.js';
 import { FEATURE_REUSE_PORT } from '../../../src/main/xds/generate/proxy.js';
 import { SECRET_TYPE_URL, XDS_TYPE_URLS, shortTypeName } from '../../../src/main/xds/protocol/type-urls.js';
 import type { DataplaneResource, MeshResource, MeshSpec, Resource, ResourceInput } from '../../../src/shared/resources.js';
@@ -311,13 +311,14 @@ function generateForCase(
   );
   const dataplane = dataplanes.find((candidate) => candidate.meta.name === proxyName);
   if (!dataplane) throw new Error(`${inputPath}: no Dataplane "${proxyName}" in mesh "${meshName}"`);
-  const generated = generateProxyResources(buildMeshContext(mesh, dataplanes), {
+  // The whole configuration, policy plugins included: Kuma's plugins write defaults even without policies.
+  const generated = generateProxy(buildMeshContext(mesh, dataplanes), {
     id: `${meshName}.${proxyName}`,
     dataplane,
     kind: 'envoy',
     features,
     ...(mtls && { identity: redactedIdentity(meshName) }),
-  });
+  }).resources;
   const byKey = new Map<string, KumaJson>();
   for (const typeUrl of XDS_TYPE_URLS) {
     for (const { name, resource } of generated[typeUrl]) byKey.set(resourceKey(typeUrl, name), toKumaJson(typeUrl, resource));

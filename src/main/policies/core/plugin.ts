@@ -1,4 +1,5 @@
 import type { PolicyType } from '../../../shared/policy-types.js';
+import type { DataplaneResource } from '../../../shared/resources.js';
 import type { MeshContext } from '../../xds/context/mesh-context.js';
 import type { Proxy } from '../../xds/generate/proxy.js';
 import type { ViolationList } from '../../resources/validation-error.js';
@@ -28,6 +29,31 @@ export interface PolicyDescriptor {
   hasRules: boolean;
   /** Kuma's isFromAsRules: `from` items are read as inbound rules without match. */
   fromAsRules: boolean;
+  /** How Kuma's validator of this type checks the sections beyond their kinds; absent: no such checks. */
+  sections?: SectionRules;
+}
+
+/**
+ * The section checks Kuma's validators make differently per policy type (validate-policy.ts reads
+ * them): which presence rule, which message for mixing `rules` with `to`/`from`, which `to` kinds
+ * under a MeshGateway or MeshHTTPRoute top-level targetRef, and the gateway-scope rules.
+ */
+export interface SectionRules {
+  /** "at least one of 'from', 'to' or 'rules' has to be defined", or MeshTrafficPermission's "'from' or 'rules'". */
+  requireOneOf?: 'from, to or rules' | 'from or rules';
+  /** "fields 'to' and 'from' must be empty when 'rules' is defined", or "field 'from' must be empty …". */
+  rulesExclude?: 'to and from' | 'from';
+  /** The `to` kinds when the top-level targetRef is of a given kind, instead of `toKinds`. */
+  toKindsByTopLevel?: Partial<Record<TargetRefKind, readonly TargetRefKind[]>>;
+  /** `from` "must not be defined" under these top-level kinds. */
+  noFromUnder?: readonly TargetRefKind[];
+  /**
+   * MeshFaultInjection, MeshRateLimit: `from` must not be defined when the top-level scope includes
+   * gateways, and `to` only then; `rules` too when `noRulesWithGateways` (MeshRateLimit).
+   */
+  gatewayScope?: { noRulesWithGateways: boolean };
+  /** `rules[].matches`: Kuma's ValidateMatch, plus (`typed`) the presence and spiffeID type checks. */
+  ruleMatches?: 'match' | 'typed';
 }
 
 /** A field of a policy that a proxy cannot apply, reported on the proxy instead of dropped. */
@@ -44,6 +70,12 @@ export interface PluginInput<Conf> {
   /** This plugin's type's rules for this proxy, as Kuma computes them. */
   rules: ProxyRules<Conf>;
   resources: EnvoyResources;
+  /**
+   * This plugin type's rules for another Dataplane of the mesh. Proxyless gRPC has no sidecar at
+   * the destination to apply inbound policies (MeshFaultInjection), so the calling client applies
+   * the destination's inbound rules that name it.
+   */
+  rulesOf(dataplane: DataplaneResource): ProxyRules<Conf>;
   /** Says that a field cannot be applied on this proxy (gRPC implements only part of Envoy's API). */
   unapplied(field: UnappliedField): void;
 }

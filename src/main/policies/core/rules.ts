@@ -18,6 +18,11 @@ export interface Rule<Conf> {
   conf: Conf;
   /** The items merged into `conf`, in merge order (the last one wins a field they both set). */
   origins: readonly PolicyOrigin[];
+  /**
+   * MeshHTTPRoute: the item each route rule of `conf` came from, by the hash of its matches (Kuma's
+   * OriginByMatches; the last item with those matches). Absent for the other types.
+   */
+  originByMatches?: ReadonlyMap<string, PolicyOrigin>;
 }
 
 /** Kuma's `inbound.Rule`: an inbound rule and its match; a rule without match applies to all traffic. */
@@ -51,8 +56,13 @@ export function emptyProxyRules<Conf>(): ProxyRules<Conf> {
   return { to: [], from: new Map(), inbound: new Map() };
 }
 
-/** True when every condition of `subset` holds for `tags` (Kuma's Subset.ContainsElement over one tag set). */
+/**
+ * True when every condition of `subset` holds for `tags` (Kuma's Subset.ContainsElement over one
+ * tag set), where a tag set without any tag is only in the empty subset.
+ */
 export function subsetMatchesTags(subset: Subset, tags: Tags): boolean {
+  if (subset.length === 0) return true;
+  if (Object.keys(tags).length === 0) return false;
   return subset.every(({ key, value, not }) => (tags[key] === value) !== (not === true));
 }
 

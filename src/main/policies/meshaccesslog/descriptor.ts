@@ -13,4 +13,10 @@ export const meshAccessLogDescriptor: PolicyDescriptor = {
   fromKinds: ['Mesh'],
   hasRules: true,
   fromAsRules: true,
+  sections: {
+    requireOneOf: 'from, to or rules',
+    rulesExclude: 'to and from',
+    toKindsByTopLevel: { MeshGateway: ['Mesh'] },
+    ruleMatches: 'match',
+  },
 };

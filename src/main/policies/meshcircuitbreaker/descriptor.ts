@@ -13,4 +13,5 @@ export const meshCircuitBreakerDescriptor: PolicyDescriptor = {
   fromKinds: ['Mesh'],
   hasRules: true,
   fromAsRules: true,
+  sections: { requireOneOf: 'from, to or rules', rulesExclude: 'to and from' },
 };

@@ -13,4 +13,5 @@ export const meshFaultInjectionDescriptor: PolicyDescriptor = {
   fromKinds: ['Mesh', 'MeshSubset', 'MeshService', 'MeshServiceSubset'],
   hasRules: true,
   fromAsRules: false,
+  sections: { rulesExclude: 'from', gatewayScope: { noRulesWithGateways: false }, ruleMatches: 'match' },
 };

@@ -12,4 +12,5 @@ export const meshHTTPRouteDescriptor: PolicyDescriptor = {
   toKinds: ['MeshService', 'MeshExternalService', 'MeshMultiZoneService'],
   hasRules: false,
   fromAsRules: false,
+  sections: { toKindsByTopLevel: { MeshGateway: ['Mesh'] } },
 };

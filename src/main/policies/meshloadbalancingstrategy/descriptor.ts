@@ -12,4 +12,5 @@ export const meshLoadBalancingStrategyDescriptor: PolicyDescriptor = {
   toKinds: ['Mesh', 'MeshService', 'MeshMultiZoneService', 'MeshHTTPRoute'],
   hasRules: false,
   fromAsRules: false,
+  sections: { toKindsByTopLevel: { MeshGateway: ['Mesh', 'MeshService', 'MeshMultiZoneService'] } },
 };

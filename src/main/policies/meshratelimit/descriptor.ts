@@ -13,4 +13,5 @@ export const meshRateLimitDescriptor: PolicyDescriptor = {
   fromKinds: ['Mesh'],
   hasRules: true,
   fromAsRules: true,
+  sections: { rulesExclude: 'to and from', gatewayScope: { noRulesWithGateways: true }, ruleMatches: 'typed' },
 };

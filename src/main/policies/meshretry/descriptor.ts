@@ -12,4 +12,7 @@ export const meshRetryDescriptor: PolicyDescriptor = {
   toKinds: ['Mesh', 'MeshService', 'MeshExternalService', 'MeshMultiZoneService', 'MeshHTTPRoute'],
   hasRules: false,
   fromAsRules: false,
+  sections: {
+    toKindsByTopLevel: { MeshHTTPRoute: ['Mesh', 'MeshExternalService'], MeshGateway: ['Mesh', 'MeshExternalService'] },
+  },
 };

@@ -13,4 +13,11 @@ export const meshTimeoutDescriptor: PolicyDescriptor = {
   fromKinds: ['Mesh'],
   hasRules: true,
   fromAsRules: true,
+  sections: {
+    requireOneOf: 'from, to or rules',
+    rulesExclude: 'to and from',
+    toKindsByTopLevel: { MeshHTTPRoute: ['Mesh', 'MeshExternalService'], MeshGateway: ['Mesh', 'MeshExternalService'] },
+    noFromUnder: ['MeshHTTPRoute', 'MeshGateway'],
+    ruleMatches: 'typed',
+  },
 };

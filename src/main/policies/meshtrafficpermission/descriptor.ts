@@ -12,4 +12,5 @@ export const meshTrafficPermissionDescriptor: PolicyDescriptor = {
   fromKinds: ['Mesh', 'MeshSubset', 'MeshService', 'MeshServiceSubset'],
   hasRules: true,
   fromAsRules: false,
+  sections: { requireOneOf: 'from or rules', rulesExclude: 'from' },
 };

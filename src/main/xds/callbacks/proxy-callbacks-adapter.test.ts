@@ -48,10 +48,10 @@ async function refusedStatus(port: number, node: Node) {
 }
 
 describe('ProxyCallbacksAdapter', () => {
-  test('connects a proxy once per stream, with the Dataplane key, the kind and the features read from its node', async () => {
+  test('connects a proxy once per stream, with the Dataplane key, the kind, the features and the work directory read from its node', async () => {
     const callbacks = new LoggingProxyCallbacks('lifecycle', log);
     const port = await controlPlane.serve([adaptProxyCallbacks(callbacks)]);
-    const node: Node = { id: 'default.backend.v1', user_agent_name: 'gRPC Node Pure JS', metadata: { features: ['feature-reuse-port'] } };
+    const node: Node = { id: 'default.backend.v1', user_agent_name: 'gRPC Node Pure JS', metadata: { features: ['feature-reuse-port'], workdir: '/tmp/kuma-dp' } };
 
     const client = controlPlane.proxy(port, node);
     await client.barrier();
@@ -67,6 +67,7 @@ describe('ProxyCallbacksAdapter', () => {
         dataplaneKey: { type: 'Dataplane', mesh: 'default', name: 'backend.v1' },
         kind: 'grpc',
         features: new Set(['feature-reuse-port']),
+        workDir: '/tmp/kuma-dp',
         node: expect.objectContaining(node),
         closed: expect.any(AbortSignal),
       },

@@ -14,6 +14,8 @@ export interface ConnectedProxy {
   kind: ProxyKind;
   /** What the node's metadata says the proxy supports (kuma-dp's `features`). */
   features: ReadonlySet<string>;
+  /** kuma-dp's work directory (node metadata `workdir`); undefined without kuma-dp. */
+  workDir?: string;
   /** The node of the stream's first request; its metadata as plain JSON. */
   node: Node;
   /** Aborts when the stream closes: a wait on its behalf ends then (see StreamRequestEvent.signal). */

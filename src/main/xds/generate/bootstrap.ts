@@ -9,7 +9,7 @@ import { http2UpstreamOptions, singleEndpointCluster } from './clusters.js';
 import { socketAddress } from './endpoints.js';
 import { TLS_TRANSPORT_SOCKET, UPSTREAM_TLS_CONTEXT_TYPE_URL } from './extension-types.js';
 import { GRPC_SERVER_LISTENER_TEMPLATE } from './grpc-server-listeners.js';
-import { FEATURES_METADATA_KEY } from './proxy.js';
+import { FEATURES_METADATA_KEY, WORKDIR_METADATA_KEY } from './proxy.js';
 import { identitySecretName, meshCaSecretName } from './tls-contexts.js';
 import type { GrpcCertificateFiles } from '../../mtls/grpc-certificate-files.js';
 
@@ -37,6 +37,8 @@ export interface EnvoyBootstrapOptions {
   adsTls?: AdsTls;
   /** What the proxy supports (kuma-dp's `features`), advertised in node metadata as Kuma does. */
   features?: readonly string[];
+  /** kuma-dp's work directory, in node metadata `workdir` as Kuma's bootstrap puts it (MeshAccessLog's Tcp backends log through its socket). */
+  workDir?: string;
 }
 
 export interface AdsTls {
@@ -67,6 +69,7 @@ export function generateEnvoyBootstrap(options: EnvoyBootstrapOptions): ProtoJso
         [DATAPLANE_METADATA_KEY]: dataplaneMetadata(dataplane),
         ...tokenMetadata(options.token),
         ...(options.features && { [FEATURES_METADATA_KEY]: [...options.features] }),
+        ...(options.workDir !== undefined && { [WORKDIR_METADATA_KEY]: options.workDir }),
       },
     },
     dynamic_resources: {

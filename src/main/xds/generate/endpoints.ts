@@ -47,7 +47,7 @@ export function serviceEndpoints(context: MeshContext, service: string, reader: 
  * names it), for subset load balancing and transport socket matching, and its Dataplane's labels
  * under `io.kuma.labels`, for locality-aware load balancing; none without either.
  */
-function endpointMetadata(tags: Tags, labels: Readonly<Record<string, string>>): ProtoJson {
+export function endpointMetadata(tags: Tags, labels: Readonly<Record<string, string>>): ProtoJson {
   const { [SERVICE_TAG]: _service, ...rest } = tags;
   const filterMetadata = {
     ...(Object.keys(rest).length > 0 && { 'envoy.lb': { ...rest }, 'envoy.transport_socket_match': { ...rest } }),

@@ -11,11 +11,15 @@ import {
   TCP_PROXY_TYPE_URL,
 } from './extension-types.js';
 
-/** A tcp_proxy filter to `cluster`; `fields` adds TcpProxy fields (timeouts). */
-export function tcpProxyFilter(statPrefix: string, cluster: string, fields: ProtoJson = {}): ProtoJson {
+/** Where a tcp_proxy sends connections: one cluster, or several by weight (a MeshTCPRoute split). */
+export type TcpProxyDestination = string | readonly { name: string; weight: number }[];
+
+/** A tcp_proxy filter to `destination`; `fields` adds TcpProxy fields (timeouts). */
+export function tcpProxyFilter(statPrefix: string, destination: TcpProxyDestination, fields: ProtoJson = {}): ProtoJson {
+  const clusterSpecifier = typeof destination === 'string' ? { cluster: destination } : { weighted_clusters: { clusters: destination } };
   return {
     name: TCP_PROXY_FILTER,
-    typed_config: { '@type': TCP_PROXY_TYPE_URL, stat_prefix: statPrefix, cluster, ...fields },
+    typed_config: { '@type': TCP_PROXY_TYPE_URL, stat_prefix: statPrefix, ...clusterSpecifier, ...fields },
   };
 }
 

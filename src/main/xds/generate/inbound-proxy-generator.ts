@@ -22,7 +22,8 @@ import { downstreamTlsTransportSocket } from './tls-contexts.js';
 
 /** Kuma's tag naming a resource by its unified (contextual or KRI) name. */
 const UNIFIED_NAME_TAG = 'kuma.io/unified-name';
-const KUMA_TAGS_HEADER = 'x-kuma-tags';
+/** The header a sidecar's outbound requests carry the proxy's tags in, for legacy `from` policies at the destination. */
+export const KUMA_TAGS_HEADER = 'x-kuma-tags';
 
 /**
  * Envoy's side of each inbound: listener `inbound:<address>:<port>` in front of the application,

@@ -38,8 +38,10 @@ export const CATCH_ALL_ROUTE_MATCHES = [{ path: { value: '/', type: 'PathPrefix'
 
 /**
  * The name of a MeshHTTPRoute rule's route (Kuma's HashMatches): base64 of the SHA-256 of its
- * matches as JSON. Policies that target one route of an outbound find it by this name.
+ * matches as Go's json.Marshal writes them (keys in Go's field order, which the caller gives;
+ * `<`, `>`, `&`, U+2028 and U+2029 escaped). Policies that target one route of an outbound find it by this name.
  */
-export function routeMatchesName(matches: readonly unknown[]): string {
-  return createHash('sha256').update(JSON.stringify(matches)).digest('base64');
+export function routeMatchesName(matches: readonly unknown[] | null): string {
+  const goJson = JSON.stringify(matches).replace(/[<>&\u2028\u2029]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return createHash('sha256').update(goJson).digest('base64');
 }

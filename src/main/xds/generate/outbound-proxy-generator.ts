@@ -1,4 +1,4 @@
-import { SERVICE_TAG, type Protocol, type Tags } from '../../../shared/resources.js';
+import { SERVICE_TAG, type MeshResource, type Protocol, type Tags } from '../../../shared/resources.js';
 import type { Endpoint, MeshContext } from '../context/mesh-context.js';
 import type { ProtoJson } from '../protocol/proto-json.js';
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL } from '../protocol/type-urls.js';
@@ -20,7 +20,7 @@ import { CATCH_ALL_ROUTE_MATCHES, outboundListenerName, outboundRouteName, route
 import { ResourceSet } from './resources.js';
 import { upstreamTlsTransportSocket } from './tls-contexts.js';
 
-const DEFAULT_OUTBOUND_ADDRESS = '127.0.0.1';
+export const DEFAULT_OUTBOUND_ADDRESS = '127.0.0.1';
 /** Kuma's tag naming the mesh of a cross-mesh outbound. */
 const MESH_TAG = 'kuma.io/mesh';
 
@@ -58,7 +58,7 @@ function outboundResources(context: MeshContext, service: string, address: strin
   const protocol = serviceProtocol(endpoints);
   const listener = outboundListenerName(address, port);
   return {
-    cluster: memoizedForContext(context, `cluster\n${service}`, () => outboundCluster(context, service, protocol)),
+    cluster: memoizedForContext(context, `cluster\n${service}`, () => ({ ...outboundCluster(service, protocol), ...meshClusterTls(context.mesh, service) })),
     endpoints: serviceEndpoints(context, service, 'envoy'),
     listener: proxyListener({
       name: listener,
@@ -86,16 +86,14 @@ function outboundListenerTags(tags: Tags): Tags {
 }
 
 /**
- * The EDS cluster of a service, with the policy defaults a running kuma-cp gives it. Its endpoints
+ * The EDS cluster of a service (or of a subset of it a route splits to), with the policy defaults a running kuma-cp gives it. Its endpoints
  * are other sidecars' inbound listeners, so, as in Kuma (meshroute's GenerateClusters), it always
  * speaks HTTP/2 to them, whatever the service's protocol: their HttpConnectionManager detects it.
  */
-function outboundCluster(context: MeshContext, service: string, protocol: Protocol): ProtoJson {
+export function outboundCluster(service: string, protocol: Protocol): ProtoJson {
   const { common_http_protocol_options: common, ...timeouts } = meshTimeoutClusterFields(MESH_TIMEOUT_DEFAULTS, protocol);
-  const mtls = meshMtls(context.mesh);
   return {
     ...edsCluster(service),
-    ...(mtls && { transport_socket: upstreamTlsTransportSocket(mtls.mesh, service, 'sds') }),
     ...timeouts,
     ...meshCircuitBreakerDefaultFields(),
     ...upstreamHttpProtocolOptions('http2', common),
@@ -103,10 +101,19 @@ function outboundCluster(context: MeshContext, service: string, protocol: Protoc
 }
 
 /**
+ * A mesh cluster's mTLS to its service when the mesh has mTLS on (Kuma's ClientSideMTLSConfigurer);
+ * nothing when off. Every cluster to a mesh service takes it (split clusters of routes too).
+ */
+export function meshClusterTls(mesh: MeshResource, service: string): ProtoJson {
+  const mtls = meshMtls(mesh);
+  return mtls ? { transport_socket: upstreamTlsTransportSocket(mtls.mesh, service, 'sds') } : {};
+}
+
+/**
  * A service speaks the protocol its endpoints declare. When they disagree, or there are none yet,
  * only tcp is safe for all of them (Kuma does the same).
  */
-function serviceProtocol(endpoints: readonly Endpoint[]): Protocol {
+export function serviceProtocol(endpoints: readonly Endpoint[]): Protocol {
   const protocols = new Set(endpoints.map((endpoint) => endpoint.protocol));
   return protocols.size === 1 ? [...protocols][0]! : 'tcp';
 }

@@ -1,3 +1,6 @@
+import { applyPolicyPlugins, type GeneratedProxy } from '../../policies/core/apply-plugins.js';
+import type { PolicyPlugin } from '../../policies/core/plugin.js';
+import { POLICY_PLUGINS } from '../../policies/registry.js';
 import type { MeshContext } from '../context/mesh-context.js';
 import { CompositeGenerator, type ResourceGenerator } from './generator.js';
 import { inboundProxyGenerator } from './inbound-proxy-generator.js';
@@ -18,7 +21,17 @@ const GENERATORS: { readonly [K in ProxyKind]: ResourceGenerator } = {
   grpc: new CompositeGenerator('grpc-profile', PROFILES.grpc),
 };
 
-/** The whole configuration of one proxy, by its kind's profile. */
+/** One proxy's connectivity by its kind's profile, before any policy: what the policy plugins start from. */
 export function generateProxyResources(context: MeshContext, proxy: Proxy): GeneratedResources {
   return GENERATORS[proxy.kind].generate(context, proxy);
+}
+
+/**
+ * The whole configuration of one proxy: its profile's resources, then every policy plugin in
+ * Kuma's order (Kuma's policy plugins run after the profile's generators), with the fields each
+ * policy set and those the proxy could not apply. `plugins` is the registry's list unless a test
+ * brings its own.
+ */
+export function generateProxy(context: MeshContext, proxy: Proxy, plugins: readonly PolicyPlugin[] = POLICY_PLUGINS): GeneratedProxy {
+  return applyPolicyPlugins(plugins, context, proxy, generateProxyResources(context, proxy));
 }

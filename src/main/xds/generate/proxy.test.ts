@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { proxyFeaturesFromNode, proxyKindFromNode } from './proxy.js';
+import { proxyFeaturesFromNode, proxyKindFromNode, proxyWorkDirFromNode } from './proxy.js';
 
 describe('proxyKindFromNode', () => {
   it('recognises gRPC clients by their user agent', () => {
@@ -35,5 +35,17 @@ describe('proxyFeaturesFromNode', () => {
     expect(proxyFeaturesFromNode({})).toEqual(new Set());
     expect(proxyFeaturesFromNode({ metadata: { features: 'feature-reuse-port' } })).toEqual(new Set());
     expect(proxyFeaturesFromNode({ metadata: { features: ['feature-reuse-port', 7] } })).toEqual(new Set(['feature-reuse-port']));
+  });
+});
+
+describe('proxyWorkDirFromNode', () => {
+  it("reads kuma-dp's work directory from the node metadata Kuma's bootstrap writes", () => {
+    expect(proxyWorkDirFromNode({ metadata: { workdir: '/tmp/kuma-dp' } })).toBe('/tmp/kuma-dp');
+  });
+
+  it('gives none to a proxy without kuma-dp', () => {
+    expect(proxyWorkDirFromNode({})).toBeUndefined();
+    expect(proxyWorkDirFromNode({ metadata: { workdir: '' } })).toBeUndefined();
+    expect(proxyWorkDirFromNode({ metadata: { workdir: 7 } })).toBeUndefined();
   });
 });

@@ -18,6 +18,20 @@ export interface Proxy {
   features?: ReadonlySet<string>;
   /** Its mTLS identity, issued before generation when its mesh has mTLS on (the one input a generator cannot compute). */
   identity?: ProxyIdentity;
+  /**
+   * kuma-dp's work directory (node metadata `workdir`), where it serves the socket a MeshAccessLog
+   * `Tcp` backend logs through; absent for a proxy without kuma-dp.
+   */
+  workDir?: string;
+}
+
+/** Node metadata key where Kuma's bootstrap puts kuma-dp's work directory (Kuma's FieldWorkdir). */
+export const WORKDIR_METADATA_KEY = 'workdir';
+
+/** kuma-dp's work directory from a node's metadata; anything but a non-empty string is none. */
+export function proxyWorkDirFromNode(node: { metadata?: Record<string, unknown> }): string | undefined {
+  const workDir = node.metadata?.[WORKDIR_METADATA_KEY];
+  return typeof workDir === 'string' && workDir !== '' ? workDir : undefined;
 }
 
 /** Node metadata key where kuma-dp lists the features it supports (Kuma's FieldFeatures). */

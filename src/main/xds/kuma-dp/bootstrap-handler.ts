@@ -74,6 +74,7 @@ async function answer(req: IncomingMessage, deps: KumaDpBootstrapDependencies, s
     xdsProtocol: request.features.includes(FEATURE_DELTA_GRPC) ? 'delta' : 'sotw',
     adsTls: { caCert: request.caCert || deps.cert.cert, serverName: host },
     features: request.features,
+    ...(request.workdir !== '' && { workDir: request.workdir }),
     ...(request.dataplaneToken !== '' && { token: request.dataplaneToken }),
   });
   const yaml = bootstrapToYaml(bootstrap);

@@ -23,6 +23,8 @@ export interface KumaDpBootstrapRequest {
   /** The CA kuma-dp verifies the control plane with (`--ca-cert-file`); '' when none. */
   caCert: string;
   features: string[];
+  /** kuma-dp's work directory (`--workdir`), where it serves its sockets (the access log one); '' when none. */
+  workdir: string;
 }
 
 /** The body is not JSON at all: Kuma answers 400 with no body. */
@@ -57,6 +59,7 @@ export function parseBootstrapRequest(body: string): KumaDpBootstrapRequest {
     proxyType: text('proxyType') || 'dataplane',
     dataplaneToken: text('dataplaneToken').trim(),
     caCert: text('caCert'),
+    workdir: text('workdir'),
     features: stringList(fields.features, violations),
   };
   const resourceText = text('dataplaneResource');

@@ -201,6 +201,8 @@ describe("encodeResource checks Envoy's validation rules", () => {
     ['message.required', LISTENER_TYPE_URL, { ...outboundListener, filter_chains: [{ filters: [{ name: 'hcm', typed_config: { '@type': HTTP_CONNECTION_MANAGER, stat_prefix: 'web', rds: { route_config_name: 'web' } } }] }] }, 'filter_chains[0].filters[0].typed_config.rds.config_source', 'is required (message.required)'],
     ['repeated.min_items', ROUTE_TYPE_URL, { name: 'web', virtual_hosts: [{ name: 'web', domains: [] }] }, 'virtual_hosts[0].domains', 'must have at least 1 item(s) (repeated.min_items)'],
     ['duration.gt', CLUSTER_TYPE_URL, { ...edsCluster, connect_timeout: '0s' }, 'connect_timeout', 'must be greater than 0s (duration.gt), got 0s'],
+    // The option is `enum = {not_in: 6}`: a single value where the rule usually holds a list.
+    ['enum.not_in given one value', CLUSTER_TYPE_URL, { ...edsCluster, health_checks: [{ timeout: '1s', interval: '1s', unhealthy_threshold: 1, healthy_threshold: 1, http_health_check: { path: '/', method: 'CONNECT' } }] }, 'health_checks[0].http_health_check.method', 'must not be 6 (enum.not_in)'],
   ])('%s', (_rule, typeUrl, resource, path, problem) => {
     const error = encodingError(() => encodeResource(typeUrl, JSON.parse(JSON.stringify(resource)) as ProtoJson));
     expect(error.violations).toContainEqual({ path, problem });

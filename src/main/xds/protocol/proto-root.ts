@@ -22,7 +22,18 @@ const ENVOY_PROTO_FILES = [
   'envoy/config/bootstrap/v3/bootstrap.proto', // validates generated bootstraps
   'envoy/extensions/transport_sockets/tls/v3/tls.proto', // kuma-dp's bootstraps dial the ADS port over TLS; mesh mTLS
   'envoy/extensions/transport_sockets/tls/v3/secret.proto', // SDS: each proxy's identity and its mesh's CA
-  'envoy/extensions/filters/listener/tls_inspector/v3/tls_inspector.proto', // PERMISSIVE inbounds tell TLS from plaintext
+  'envoy/extensions/health_check/event_sinks/file/v3/file.proto', // MeshHealthCheck's eventLogPath
+  // MeshFaultInjection, MeshRateLimit, MeshAccessLog
+  'envoy/extensions/filters/http/fault/v3/fault.proto',
+  'envoy/extensions/common/matching/v3/extension_matcher.proto',
+  'envoy/extensions/filters/common/matcher/action/v3/skip_action.proto',
+  'envoy/extensions/matching/common_inputs/ssl/v3/ssl_inputs.proto',
+  'envoy/extensions/matching/common_inputs/network/v3/network_inputs.proto',
+  'envoy/extensions/filters/http/local_ratelimit/v3/local_rate_limit.proto',
+  'envoy/extensions/filters/network/local_ratelimit/v3/local_rate_limit.proto',
+  'envoy/extensions/access_loggers/file/v3/file.proto',
+  'envoy/extensions/access_loggers/filters/cel/v3/cel.proto',
+  'envoy/extensions/filters/listener/tls_inspector/v3/tls_inspector.proto',
 ] as const;
 
 /**

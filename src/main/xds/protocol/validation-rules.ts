@@ -159,8 +159,8 @@ function numberProblems(kind: string, rules: KindRules, value: number): string[]
 function membershipProblems(kind: string, rules: KindRules | undefined, value: unknown): string[] {
   if (!rules) return [];
   const problems: string[] = [];
-  const allowed = rules.in as unknown[] | undefined;
-  const forbidden = rules.not_in as unknown[] | undefined;
+  const allowed = listRule(rules.in);
+  const forbidden = listRule(rules.not_in);
   if (allowed && !allowed.some((candidate) => candidate === value || Number(candidate) === value)) {
     problems.push(`must be one of ${JSON.stringify(allowed)} (${kind}.in), got ${JSON.stringify(value)}`);
   }
@@ -168,6 +168,11 @@ function membershipProblems(kind: string, rules: KindRules | undefined, value: u
     problems.push(`must not be ${JSON.stringify(value)} (${kind}.not_in)`);
   }
   return problems;
+}
+
+/** An `in`/`not_in` rule: a list, or a single value where the option gives one (`enum = {not_in: 6}`). */
+function listRule(rule: unknown): unknown[] | undefined {
+  return rule === undefined ? undefined : Array.isArray(rule) ? rule : [rule];
 }
 
 interface DurationValue {

@@ -5,6 +5,7 @@ import type { ProxyIdentities } from '../../mtls/proxy-identities.js';
 import type { SnapshotHistory } from '../../store/snapshot-history.js';
 import type { ConnectedProxy, ProxyCallbacks } from '../callbacks/proxy-callbacks.js';
 import type { SnapshotCache } from '../server/snapshot-cache.js';
+import type { PolicyEffects } from '../status/policy-effects.js';
 import type { ProxyTimeline } from '../status/proxy-timeline.js';
 import { DataplaneWatchdog, type DataplaneWatchdogOptions } from './dataplane-watchdog.js';
 import { KeyedThrottle } from './keyed-throttle.js';
@@ -20,6 +21,8 @@ export interface DataplaneSyncTrackerOptions {
   settings: Pick<Settings, 'get' | 'onChange'>;
   timeline: ProxyTimeline;
   metrics: Metrics;
+  /** Each proxy's policy effects, kept while its snapshot is. */
+  policyEffects?: PolicyEffects;
   /** Tests bring timers they fire by hand. */
   timers?: Timers;
   /** Tests bring a generator that fails. */
@@ -91,7 +94,7 @@ export class DataplaneSyncTracker implements ProxyCallbacks {
     if (tracked?.streamId !== proxy.streamId) return; // the proxy is served on a newer stream already
     this.#tracked.delete(proxy.proxyId);
     this.#stop(tracked.watchdog);
-    this.#reconciler.clear(proxy.proxyId);
+    this.#clear(proxy.proxyId);
     this.#options.identities?.forget(proxy.proxyId);
   }
 
@@ -107,11 +110,16 @@ export class DataplaneSyncTracker implements ProxyCallbacks {
     this.#meshResyncs.close();
     for (const [proxyId, { watchdog }] of this.#tracked) {
       this.#stop(watchdog);
-      this.#reconciler.clear(proxyId);
+      this.#clear(proxyId);
     }
     this.#tracked.clear();
     await Promise.all(this.#stopping);
     this.#reconciler.flush();
+  }
+
+  #clear(proxyId: string): void {
+    this.#reconciler.clear(proxyId);
+    this.#options.policyEffects?.forget(proxyId);
   }
 
   #resyncMesh(mesh: string): void {
@@ -121,13 +129,14 @@ export class DataplaneSyncTracker implements ProxyCallbacks {
   }
 
   #watchdog(proxy: ConnectedProxy): Watchdog {
-    const { meshContexts, timeline, metrics, settings, timers, generate, identities } = this.#options;
+    const { meshContexts, timeline, metrics, settings, timers, generate, policyEffects, identities } = this.#options;
     const dataplaneWatchdog = new DataplaneWatchdog({
       proxy,
       meshContexts,
       reconciler: this.#reconciler,
       timeline,
       metrics,
+      policyEffects,
       generate,
       identities,
     });

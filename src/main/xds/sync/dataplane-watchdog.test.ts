@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CompositeGenerator } from '../generate/generator.js';
-import { generateProxyResources } from '../generate/profile.js';
+import { generateProxy } from '../generate/profile.js';
 import type { GeneratedResources } from '../generate/resources.js';
+import { PolicyEffects } from '../status/policy-effects.js';
 import { now } from '../status/proxy-timeline.js';
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL } from '../protocol/type-urls.js';
 import { DataplaneWatchdog, type DataplaneWatchdogOptions } from './dataplane-watchdog.js';
@@ -80,13 +81,37 @@ describe('DataplaneWatchdog', () => {
     const generationStarts = new Map<string, number>();
     const generate: DataplaneWatchdogOptions['generate'] = (context, proxy) => {
       generationStarts.set(proxy.id, now());
-      return generateProxyResources(context, proxy);
+      return generateProxy(context, proxy);
     };
 
     await Promise.all([watchdog({ generate }).sync(), watchdog({ proxy: connectedProxy('api-1'), generate }).sync()]);
 
     const [[firstProxyId], [, secondStartedAt]] = [...generationStarts];
     expect(fixture.ticks(firstProxyId)[0]!.at).toBeLessThanOrEqual(secondStartedAt);
+  });
+
+  it('keeps what the policies did to the proxy with the versions they belong to, on every generation', async () => {
+    await fixture.manager.create(sidecar('web-1', 'web', '127.0.0.1', ['backend']));
+    const policyEffects = new PolicyEffects();
+    const origins = [{ type: 'MeshTimeout' as const, mesh: 'default', name: 'slow', item: 'spec.to[0]' }];
+    const dog = watchdog({
+      policyEffects,
+      generate: (context, proxy) => ({
+        ...generateProxy(context, proxy, []),
+        attributions: [{ typeUrl: CLUSTER_TYPE_URL, resource: 'backend', path: 'connect_timeout', origins }],
+        unapplied: [],
+      }),
+    });
+
+    await dog.sync();
+
+    const [tick] = fixture.ticks(WEB.proxyId);
+    expect(policyEffects.get(WEB.proxyId)).toEqual({
+      proxyId: WEB.proxyId,
+      versions: tick!.versions,
+      attributions: [{ typeUrl: CLUSTER_TYPE_URL, resource: 'backend', path: 'connect_timeout', origins }],
+      unapplied: [],
+    });
   });
 
   it('skips while the context hash is unchanged, even after the caches expired', async () => {
@@ -148,7 +173,7 @@ describe('DataplaneWatchdog', () => {
       },
     ]);
     const dog = watchdog({
-      generate: (context, proxy) => (broken ? failing.generate(context, proxy) : generateProxyResources(context, proxy)),
+      generate: (context, proxy) => (broken ? { resources: failing.generate(context, proxy), attributions: [], unapplied: [] } : generateProxy(context, proxy)),
     });
     await dog.sync();
     const published = fixture.snapshots.getSnapshot(WEB.proxyId);
@@ -178,8 +203,8 @@ describe('DataplaneWatchdog', () => {
     });
     const dog = watchdog({
       generate: (context, proxy) => {
-        const resources = generateProxyResources(context, proxy);
-        return broken ? withTypo(resources) : resources;
+        const generated = generateProxy(context, proxy);
+        return broken ? { ...generated, resources: withTypo(generated.resources) } : generated;
       },
     });
     await dog.sync();

@@ -2,9 +2,10 @@ import type { Metrics } from '../../metrics/metrics.js';
 import type { ProxyIdentities, ProxyIdentity } from '../../mtls/proxy-identities.js';
 import type { ConnectedProxy } from '../callbacks/proxy-callbacks.js';
 import type { MeshContext } from '../context/mesh-context.js';
-import { generateProxyResources } from '../generate/profile.js';
+import type { GeneratedProxy } from '../../policies/core/apply-plugins.js';
+import { generateProxy } from '../generate/profile.js';
 import type { Proxy } from '../generate/proxy.js';
-import type { GeneratedResources } from '../generate/resources.js';
+import type { PolicyEffects } from '../status/policy-effects.js';
 import { now, type ProxyEventBody, type ProxyTimeline, type TickResult } from '../status/proxy-timeline.js';
 import { EVENT_LOOP_SLICE } from '../server/time-slice.js';
 import type { SnapshotReconciler } from './reconcile.js';
@@ -14,7 +15,7 @@ export interface MeshContextSource {
   get(mesh: string): Promise<MeshContext>;
 }
 
-export type WatchedProxy = Pick<ConnectedProxy, 'proxyId' | 'dataplaneKey' | 'kind' | 'features'>;
+export type WatchedProxy = Pick<ConnectedProxy, 'proxyId' | 'dataplaneKey' | 'kind' | 'features' | 'workDir'>;
 
 export interface DataplaneWatchdogOptions {
   proxy: WatchedProxy;
@@ -22,10 +23,12 @@ export interface DataplaneWatchdogOptions {
   reconciler: SnapshotReconciler;
   timeline: ProxyTimeline;
   metrics: Metrics;
+  /** Where the policy effects of each generation go, for the Proxy detail to read. */
+  policyEffects?: PolicyEffects;
   /** Issues the proxy's mTLS identity when its mesh has mTLS on; none, no identity (tests of other things). */
   identities?: Pick<ProxyIdentities, 'identityFor'>;
-  /** The proxy's configuration from a context; its kind's profile unless a test brings its own. */
-  generate?: (context: MeshContext, proxy: Proxy) => GeneratedResources;
+  /** The proxy's configuration from a context; its kind's profile and the policy plugins unless a test brings its own. */
+  generate?: (context: MeshContext, proxy: Proxy) => GeneratedProxy;
 }
 
 /** What a tick found, as the timeline records it. */
@@ -57,7 +60,8 @@ export class DataplaneWatchdog {
   readonly #reconciler: SnapshotReconciler;
   readonly #timeline: ProxyTimeline;
   readonly #metrics: Metrics;
-  readonly #generate: (context: MeshContext, proxy: Proxy) => GeneratedResources;
+  readonly #policyEffects: PolicyEffects | undefined;
+  readonly #generate: (context: MeshContext, proxy: Proxy) => GeneratedProxy;
   readonly #identities: DataplaneWatchdogOptions['identities'];
   /** Hash of the context and serial of the identity the snapshot in place was generated from; unset until a generation succeeds. */
   #lastInputs: string | undefined;
@@ -68,7 +72,8 @@ export class DataplaneWatchdog {
     this.#reconciler = options.reconciler;
     this.#timeline = options.timeline;
     this.#metrics = options.metrics;
-    this.#generate = options.generate ?? generateProxyResources;
+    this.#policyEffects = options.policyEffects;
+    this.#generate = options.generate ?? ((context, proxy) => generateProxy(context, proxy));
     this.#identities = options.identities;
   }
 
@@ -100,7 +105,7 @@ export class DataplaneWatchdog {
       tick.finishedAt = now();
       return outcome;
     };
-    const { proxyId, dataplaneKey, kind, features } = this.#proxy;
+    const { proxyId, dataplaneKey, kind, features, workDir } = this.#proxy;
     let context: MeshContext;
     try {
       context = await this.#meshContexts.get(dataplaneKey.mesh);
@@ -121,8 +126,8 @@ export class DataplaneWatchdog {
       return finished({ result: 'error', detail: `cannot issue the mTLS identity of proxy "${proxyId}": ${message(error)}` });
     }
     if (signal?.aborted) return undefined;
-    // The hash covers every input of the configuration but the identity; the proxy's id, kind and
-    // features are fixed for this watchdog's life (a reconnecting proxy gets a new one), so equal
+    // The hash covers every input of the configuration but the identity; the proxy's id, kind,
+    // features and work directory are fixed for this watchdog's life (a reconnecting proxy gets a new one), so equal
     // inputs mean equal config.
     const inputs = identity === undefined ? context.hash : `${context.hash}\n${identity.serial}`;
     if (inputs === this.#lastInputs) return finished(SKIP);
@@ -133,8 +138,10 @@ export class DataplaneWatchdog {
     if (signal?.aborted) return undefined;
     tick.generatingSince = now();
     try {
-      const resources = this.#generate(context, { id: proxyId, dataplane, kind, features, ...(identity && { identity }) });
+      const proxy: Proxy = { id: proxyId, dataplane, kind, features, ...(workDir !== undefined && { workDir }), ...(identity && { identity }) };
+      const { resources, attributions, unapplied } = this.#generate(context, proxy);
       const { versions, changedTypes } = this.#reconciler.reconcile(proxyId, resources);
+      this.#policyEffects?.set({ proxyId, versions, attributions, unapplied });
       this.#lastInputs = inputs;
       return finished(changedTypes.length > 0 ? { result: 'changed', versions } : { result: 'generated' });
     } catch (error) {

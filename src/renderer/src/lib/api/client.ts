@@ -10,6 +10,8 @@ import type {
   ProxyStatus,
   ProxyStatusDetail,
   ProxyTimelineBody,
+  ResourceTypeDescription,
+  ResourceTypeDescriptionList,
   SettingDescription,
   SettingValuesBody,
   SnapshotRecord,
@@ -66,6 +68,8 @@ export class MeshdeskClient {
   readonly #transport: Transport;
   readonly #eventListeners = new Set<EventListener>();
   readonly #statusListeners = new Set<StatusListener>();
+  /** Kuma's type catalogue, read once: the types and their paths do not change while meshdesk runs. */
+  #resourceTypes: Promise<ResourceTypeDescription[]> | undefined;
   #unsubscribe: (() => void) | undefined;
   #status: ConnectionStatus = 'connecting';
 
@@ -163,8 +167,38 @@ export class MeshdeskClient {
     return this.json('GET', mesh === undefined ? '/dataplanes' : `/meshes/${segment(mesh)}/dataplanes`);
   }
 
-  resource(key: ResourceKey): Promise<KumaObject> {
-    return this.json('GET', resourcePath(key));
+  /** Every type the API stores, by name, with its path (Kuma's `GET /_resources`). */
+  resourceTypes(): Promise<ResourceTypeDescription[]> {
+    this.#resourceTypes ??= this.json<ResourceTypeDescriptionList>('GET', '/_resources').then(
+      ({ resources }) => resources,
+      (error: unknown) => {
+        this.#resourceTypes = undefined; // a failed read is tried again next time
+        throw error;
+      },
+    );
+    return this.#resourceTypes;
+  }
+
+  /** Every policy of every mesh, each type from its own list path. */
+  async policies(): Promise<KumaObject[]> {
+    const policyTypes = (await this.resourceTypes()).filter((type) => type.policy !== undefined);
+    const lists = await Promise.all(policyTypes.map((type) => this.#everyPage(`/${type.path}`)));
+    return lists.flat();
+  }
+
+  /** A list's items over all its pages, following Kuma's `next` (an absolute URL: its path and query are ours). */
+  async #everyPage(path: string): Promise<KumaObject[]> {
+    const items: KumaObject[] = [];
+    for (let next: string | null = path; next !== null; ) {
+      const page: ListBody<KumaObject> = await this.json('GET', next);
+      items.push(...page.items);
+      next = page.next === null ? null : `${new URL(page.next).pathname}${new URL(page.next).search}`;
+    }
+    return items;
+  }
+
+  async resource(key: ResourceKey): Promise<KumaObject> {
+    return this.json('GET', await this.#resourcePath(key));
   }
 
   /**
@@ -175,12 +209,21 @@ export class MeshdeskClient {
    */
   async applyResource(key: ResourceKey, body: string | object, options: { createOnly?: boolean; takeOver?: boolean } = {}): Promise<KumaObject> {
     const query = options.createOnly ? '?createOnly=true' : options.takeOver ? '?takeOver=true' : '';
-    await this.request('PUT', `${resourcePath(key)}${query}`, body);
+    await this.request('PUT', `${await this.#resourcePath(key)}${query}`, body);
     return this.resource(key);
   }
 
   async deleteResource(key: ResourceKey): Promise<void> {
-    await this.request('DELETE', resourcePath(key));
+    await this.request('DELETE', await this.#resourcePath(key));
+  }
+
+  /** Kuma's item path: `/meshes/{name}` for a Mesh, `/meshes/{mesh}/<type's path>/{name}` for the others. */
+  async #resourcePath({ type, mesh, name }: ResourceKey): Promise<string> {
+    if (type === 'Mesh') return `/meshes/${segment(name)}`;
+    if (type === 'Dataplane') return proxyPath(mesh, name);
+    const description = (await this.resourceTypes()).find((each) => each.name === type);
+    if (!description) throw new Error(`the API does not serve ${type}`);
+    return `/meshes/${segment(mesh)}/${description.path}/${segment(name)}`;
   }
 
   // proxies
@@ -297,10 +340,6 @@ export class MeshdeskClient {
   metrics(): Promise<string> {
     return this.request('GET', '/metrics');
   }
-}
-
-function resourcePath({ type, mesh, name }: ResourceKey): string {
-  return type === 'Mesh' ? `/meshes/${segment(name)}` : proxyPath(mesh, name);
 }
 
 /** Kuma's error envelope from whatever a non-2xx answer holds (a proxy in between may answer plain text). */

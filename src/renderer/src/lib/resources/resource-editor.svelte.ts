@@ -1,11 +1,11 @@
-import type { ResourceKey, ResourceType, Violation } from '../../../../shared/resources.js';
+import type { ResourceKey, Violation } from '../../../../shared/resources.js';
 import { ApiRequestError, client, type KumaObject } from '../api/index.js';
 import { lineDiff, type DiffLine } from './line-diff.js';
-import { describeKey, keyFromText, template, toEditableYaml, withVersion, type Existing } from './resource-text.js';
+import { describeKey, keyFromText, template, toEditableYaml, withVersion, type Existing, type TemplateType } from './resource-text.js';
 import { sameKey } from './resources-state.svelte.js';
 
 /** What the editor holds: a stored resource, or a new one from a template. */
-export type EditorTarget = { kind: 'stored'; key: ResourceKey } | { kind: 'new'; type: ResourceType };
+export type EditorTarget = { kind: 'stored'; key: ResourceKey } | { kind: 'new'; type: TemplateType };
 
 /** Someone wrote the resource since the user loaded it: what is stored now against the user's text. */
 export interface Conflict {
@@ -69,7 +69,7 @@ export class ResourceEditor {
     return (this.stored?.labels as Record<string, string> | undefined)?.[ORIGIN_LABEL] === 'proxy';
   }
 
-  startNew(type: ResourceType, mesh: string, existing: Existing): void {
+  startNew(type: TemplateType, mesh: string, existing: Existing): void {
     this.target = { kind: 'new', type };
     this.#clearMessages();
     this.changedElsewhere = undefined;

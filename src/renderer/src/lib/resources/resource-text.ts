@@ -1,6 +1,6 @@
 // Resources as the editor shows them: Kuma's YAML, meta first, then the spec's fields.
 import { LineCounter, parseDocument, stringify } from 'yaml';
-import type { ResourceKey, ResourceType, Violation } from '../../../../shared/resources.js';
+import { RESOURCE_TYPES, isMeshScoped, type ResourceKey, type ResourceType, type Violation } from '../../../../shared/resources.js';
 import type { KumaObject } from '../api/index.js';
 
 /** Read-only fields the store owns or computes: shown beside the editor, not in it. `version` stays: applying sends it back. */
@@ -34,10 +34,10 @@ export function keyFromText(text: string): KeyFromText {
   const value: unknown = document.toJS();
   const object = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
   const violations: Violation[] = [];
-  const type = object.type === 'Mesh' || object.type === 'Dataplane' ? (object.type as ResourceType) : undefined;
-  if (type === undefined) violations.push({ field: 'type', message: 'must be Mesh or Dataplane' });
+  const type = (RESOURCE_TYPES as readonly unknown[]).includes(object.type) ? (object.type as ResourceType) : undefined;
+  if (type === undefined) violations.push({ field: 'type', message: `must be one of ${RESOURCE_TYPES.join(', ')}` });
   if (typeof object.name !== 'string' || object.name === '') violations.push({ field: 'name', message: 'is required' });
-  if (type === 'Dataplane' && (typeof object.mesh !== 'string' || object.mesh === '')) violations.push({ field: 'mesh', message: 'is required' });
+  if (type !== undefined && isMeshScoped(type) && (typeof object.mesh !== 'string' || object.mesh === '')) violations.push({ field: 'mesh', message: 'is required' });
   if (violations.length > 0) return { violations };
   return { key: { type: type!, mesh: type === 'Mesh' ? '' : (object.mesh as string), name: object.name as string } };
 }
@@ -50,12 +50,15 @@ export interface Existing {
 
 const TEMPLATE_ADDRESS = '127.0.0.1';
 
+/** The types "New" has a template for; a policy is written from scratch (or copied from one stored). */
+export type TemplateType = 'Mesh' | 'Dataplane';
+
 /**
  * Starting points for "New": valid as they are, so Apply works at once, with a name the mesh does
  * not have (`backend-2` when `backend-1` exists) and an inbound port no Dataplane of the mesh
  * listens on at the same address. Applying a template only ever creates.
  */
-export function template(type: ResourceType, mesh: string, existing: Existing): string {
+export function template(type: TemplateType, mesh: string, existing: Existing): string {
   if (type === 'Mesh') return `type: Mesh\nname: ${freeName('my-mesh', new Set(existing.meshes.map((each) => each.name)))}\n`;
   const inMesh = existing.dataplanes.filter((each) => each.mesh === mesh);
   const name = freeName('backend', new Set(inMesh.map((each) => each.name)));
@@ -115,7 +118,7 @@ export function withVersion(text: string, version: number): string {
 }
 
 export function describeKey({ type, mesh, name }: ResourceKey): string {
-  return type === 'Mesh' ? `Mesh ${name}` : `Dataplane ${mesh}/${name}`;
+  return type === 'Mesh' ? `Mesh ${name}` : `${type} ${mesh}/${name}`;
 }
 
 function isEmptyObject(value: unknown): boolean {

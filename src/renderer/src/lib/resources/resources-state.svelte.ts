@@ -1,17 +1,18 @@
 import { createSubscriber } from 'svelte/reactivity';
-import type { ResourceKey } from '../../../../shared/resources.js';
+import { RESOURCE_TYPES, type ResourceKey, type ResourceType } from '../../../../shared/resources.js';
 import { client, type KumaObject } from '../api/index.js';
 
 /** Changes come in bursts (a proxy registering, a bulk apply): refetch at most this often. */
 const REFRESH_DELAY_MS = 150;
 
 /**
- * Every Mesh and Dataplane, kept live: any `resource.changed` event (or the event stream coming
- * back after an outage) refetches both lists shortly after. The API stays the source of truth.
+ * Every Mesh, Dataplane and policy, kept live: any `resource.changed` event (or the event stream
+ * coming back after an outage) refetches the lists shortly after. The API stays the source of truth.
  */
 export class ResourcesState {
   #meshes = $state.raw<KumaObject[]>([]);
   #dataplanes = $state.raw<KumaObject[]>([]);
+  #policies = $state.raw<KumaObject[]>([]);
   #loaded = $state(false);
   #error = $state<string>();
   #timer: ReturnType<typeof setTimeout> | undefined;
@@ -48,6 +49,12 @@ export class ResourcesState {
     return this.#dataplanes;
   }
 
+  /** Sorted by type (Kuma's plugin order), mesh, then name. */
+  get policies(): KumaObject[] {
+    this.#subscribe();
+    return this.#policies;
+  }
+
   get loaded(): boolean {
     this.#subscribe();
     return this.#loaded;
@@ -75,10 +82,13 @@ export class ResourcesState {
     // Only the newest answer may write: answers can arrive out of order.
     const generation = ++this.#generation;
     try {
-      const [meshes, dataplanes] = await Promise.all([client.meshes(), client.dataplanes()]);
+      const [meshes, dataplanes, policies] = await Promise.all([client.meshes(), client.dataplanes(), client.policies()]);
       if (generation !== this.#generation) return;
+      const byMeshAndName = (a: KumaObject, b: KumaObject) => (a.mesh ?? '').localeCompare(b.mesh ?? '') || a.name.localeCompare(b.name);
+      const typeRank = (object: KumaObject) => RESOURCE_TYPES.indexOf(object.type as ResourceType);
       this.#meshes = meshes.items.toSorted((a, b) => a.name.localeCompare(b.name));
-      this.#dataplanes = dataplanes.items.toSorted((a, b) => (a.mesh ?? '').localeCompare(b.mesh ?? '') || a.name.localeCompare(b.name));
+      this.#dataplanes = dataplanes.items.toSorted(byMeshAndName);
+      this.#policies = policies.toSorted((a, b) => typeRank(a) - typeRank(b) || byMeshAndName(a, b));
       this.#loaded = true;
       this.#error = undefined;
     } catch (error) {
@@ -88,8 +98,10 @@ export class ResourcesState {
   }
 }
 
+/** The API answers only types it stores. */
 export function keyOf(resource: KumaObject): ResourceKey {
-  return { type: resource.type === 'Mesh' ? 'Mesh' : 'Dataplane', mesh: resource.type === 'Mesh' ? '' : (resource.mesh ?? ''), name: resource.name };
+  const type = resource.type as ResourceType;
+  return { type, mesh: type === 'Mesh' ? '' : (resource.mesh ?? ''), name: resource.name };
 }
 
 export function sameKey(a: ResourceKey, b: ResourceKey): boolean {

@@ -1,0 +1,47 @@
+import type { DataplaneResource } from '../../../shared/resources.js';
+import type { MeshContext } from '../../xds/context/mesh-context.js';
+import { ResourceGeneratorError } from '../../xds/generate/generator.js';
+import type { Proxy } from '../../xds/generate/proxy.js';
+import type { GeneratedResources } from '../../xds/generate/resources.js';
+import { EnvoyResources, type Attribution } from './envoy-resources.js';
+import type { PolicyPlugin, UnappliedField } from './plugin.js';
+import { computeProxyRules } from './proxy-rules.js';
+
+/** A proxy's whole configuration: its resources, which policy set which field, and what it could not apply. */
+export interface GeneratedProxy {
+  resources: GeneratedResources;
+  attributions: readonly Attribution[];
+  unapplied: readonly UnappliedField[];
+}
+
+/**
+ * Runs the policy plugins over a proxy's generated resources, in the order given (Kuma's plugin
+ * order for POLICY_PLUGINS), each with its type's rules for this proxy. Every plugin runs even
+ * when no policy of its type selects the proxy: some write Kuma's defaults then (MeshTimeout).
+ * A plugin that throws fails the proxy's generation as a ResourceGeneratorError naming the plugin
+ * and the proxy; the snapshot in place then stays.
+ */
+export function applyPolicyPlugins(plugins: readonly PolicyPlugin[], context: MeshContext, proxy: Proxy, generated: GeneratedResources): GeneratedProxy {
+  if (plugins.length === 0) return { resources: generated, attributions: [], unapplied: [] };
+  const resources = new EnvoyResources(generated);
+  const unapplied: UnappliedField[] = [];
+  for (const plugin of plugins) {
+    const { type } = plugin.descriptor;
+    try {
+      const input = {
+        proxy,
+        context,
+        rules: computeProxyRules(context, proxy.dataplane, type).rules,
+        // A proxyless client applies its destinations' inbound rules itself (MeshFaultInjection).
+        rulesOf: (dataplane: DataplaneResource) => computeProxyRules(context, dataplane, type).rules,
+        resources,
+        unapplied: (field: UnappliedField) => void unapplied.push(field),
+      };
+      if (proxy.kind === 'grpc') plugin.applyGrpc(input);
+      else plugin.applyEnvoy(input);
+    } catch (error) {
+      throw new ResourceGeneratorError(`policy plugin ${type}`, proxy.id, error);
+    }
+  }
+  return { resources: resources.toResources(), attributions: resources.attributions(), unapplied };
+}

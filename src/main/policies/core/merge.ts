@@ -1,0 +1,42 @@
+import type { PolicyType } from '../../../shared/policy-types.js';
+import { POLICY_CONF_HOOKS } from '../conf-hooks.js';
+import { mergePatches } from './merge-patch.js';
+import type { ToItem } from './policy.js';
+
+/**
+ * How one policy type's confs enter the rules, where it differs from the common case (Kuma's
+ * per-policy `GetDefault` and `policyMerge` struct tags). A type without hooks contributes each
+ * item's `default` and merges them as JSON merge patches.
+ */
+export interface PolicyConfHooks {
+  /** The conf a `to` item contributes (MeshTCPRoute: its first rule; MeshHTTPRoute: its rules and hostnames). */
+  toItemConf?(item: ToItem): unknown;
+  /**
+   * Merges confs in order, later winning; returns one conf per group of the result (Kuma's
+   * merge.Confs returns a list: MeshHTTPRoute gives one per hostname), never an empty list.
+   */
+  mergeConfs?(confs: readonly unknown[]): unknown[];
+  /** The keys a conf's parts are known by, for Rule.originByMatches (MeshHTTPRoute: its rules' matches hashes). */
+  partKeys?(conf: unknown): string[];
+}
+
+export function confHooksFor(type: PolicyType): PolicyConfHooks {
+  return POLICY_CONF_HOOKS[type] ?? {};
+}
+
+/** The conf of a `to` item of a policy of this type. */
+export function toItemConf(type: PolicyType, item: ToItem): unknown {
+  return confHooksFor(type).toItemConf?.(item) ?? item.default;
+}
+
+/** Merges the confs of a type in order (least specific first), as Kuma's merge.Confs. */
+export function mergeConfsOf(type: PolicyType, confs: readonly unknown[]): unknown[] {
+  return confHooksFor(type).mergeConfs?.(confs) ?? [mergePatches(confs)];
+}
+
+/** Which item each part of the merged conf came from (the last item having it), for types that have parts. */
+export function originsByPart<Origin>(type: PolicyType, items: readonly { conf: unknown; origin: Origin }[]): ReadonlyMap<string, Origin> | undefined {
+  const partKeys = confHooksFor(type).partKeys;
+  if (!partKeys) return undefined;
+  return new Map(items.flatMap(({ conf, origin }) => partKeys(conf).map((key) => [key, origin] as const)));
+}

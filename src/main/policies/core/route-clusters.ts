@@ -1,0 +1,128 @@
+// The clusters a route policy sends traffic to (Kuma's pkg/plugins/policies/core/xds/meshroute):
+// one per distinct backendRef, a whole service or a tagged subset of it ("split cluster"), each
+// with its endpoints, shared by MeshHTTPRoute and MeshTCPRoute.
+import { createHash } from 'node:crypto';
+import type { PolicyOrigin } from '../../../shared/policy-types.js';
+import { SERVICE_TAG, type Protocol, type Tags } from '../../../shared/resources.js';
+import type { MeshContext } from '../../xds/context/mesh-context.js';
+import { edsCluster } from '../../xds/generate/clusters.js';
+import { clusterLoadAssignment, serviceEndpoints, type EndpointsReader } from '../../xds/generate/endpoints.js';
+import { outboundCluster, serviceProtocol } from '../../xds/generate/outbound-proxy-generator.js';
+import type { ProtoJson } from '../../xds/protocol/proto-json.js';
+import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL } from '../../xds/protocol/type-urls.js';
+import type { BackendRef } from './backend-ref.js';
+import type { EnvoyResources } from './envoy-resources.js';
+
+/** One share of a route's traffic: the cluster and its weight. */
+export interface Split {
+  cluster: string;
+  weight: number;
+}
+
+/** Kuma's `tags.DestinationClusterName`: the service alone, or `<service>-<16 hex>` over its sorted tags (the service tag included). */
+export function destinationClusterName(tags: Tags): string {
+  const service = tags[SERVICE_TAG]!;
+  const keys = Object.keys(tags).sort();
+  if (keys.length === 1) return service;
+  const hash = createHash('sha256');
+  for (const key of keys) hash.update(key).update(tags[key]!);
+  return `${service}-${hash.digest('hex').slice(0, 16)}`;
+}
+
+/** Which destination protocols a split accepts: an HTTP route only HTTP-based services (Kuma's MakeHTTPSplit), a TCP route any. */
+export type SplitKind = 'http' | 'tcp';
+
+const HTTP_BASED: readonly Protocol[] = ['http', 'http2', 'grpc'];
+
+interface ClusterInfo {
+  service: string;
+  tags: Tags;
+  protocol: Protocol;
+  origins: readonly PolicyOrigin[];
+}
+
+/**
+ * Collects the clusters one proxy's routes use (Kuma's ServicesAccumulator with its cluster
+ * cache), then puts the ones the base generator did not make, with their endpoints.
+ */
+export class RouteClusters {
+  readonly #clusters = new Map<string, ClusterInfo>();
+
+  constructor(
+    private readonly context: MeshContext,
+    private readonly reader: EndpointsReader,
+  ) {}
+
+  /**
+   * The split for a backendRef, or undefined when Kuma leaves it out: weight 0, a destination of
+   * the wrong protocol, or a real resource (MeshService by port or section, MeshExternalService,
+   * MeshMultiZoneService), which a meshdesk mesh does not have.
+   */
+  split(ref: BackendRef, kind: SplitKind, origins: readonly PolicyOrigin[]): Split | undefined {
+    const weight = ref.weight ?? 1;
+    if (weight === 0 || !isServiceTagRef(ref)) return undefined;
+    const service = ref.name!;
+    const protocol = serviceProtocol(this.context.endpointsByService.get(service) ?? []);
+    if (kind === 'http' && !HTTP_BASED.includes(protocol)) return undefined;
+    const tags = { ...(ref.kind === 'MeshServiceSubset' ? ref.tags : undefined), [SERVICE_TAG]: service };
+    const cluster = destinationClusterName(tags);
+    if (!this.#clusters.has(cluster)) this.#clusters.set(cluster, { service, tags, protocol, origins });
+    return { cluster, weight };
+  }
+
+  /** Adds every collected cluster that is not there yet, and its endpoints (only those with the subset's tags). */
+  putInto(resources: EnvoyResources): void {
+    for (const [name, { service, tags, protocol, origins }] of this.#clusters) {
+      if (resources.get(CLUSTER_TYPE_URL, name) !== undefined) continue;
+      const set = [{ path: '', origins }];
+      resources.put(CLUSTER_TYPE_URL, name, this.reader === 'grpc' ? edsCluster(name) : outboundCluster(name, protocol), set);
+      resources.put(ENDPOINT_TYPE_URL, name, this.#endpoints(name, service, tags), set);
+    }
+  }
+
+  #endpoints(name: string, service: string, tags: Tags): ProtoJson {
+    if (name === service) return serviceEndpoints(this.context, service, this.reader);
+    const all = this.context.endpointsByService.get(service) ?? [];
+    const subset = all.filter((endpoint) => Object.entries(tags).every(([key, value]) => endpoint.tags[key] === value));
+    return clusterLoadAssignment(name, subset, this.context.mesh.meta.name, this.reader);
+  }
+}
+
+/** A backendRef by `kuma.io/service` (Kuma's legacy backendRef), the only kind a meshdesk mesh can resolve. */
+function isServiceTagRef(ref: BackendRef): boolean {
+  if (!ref.name) return false;
+  if (ref.kind === 'MeshServiceSubset') return true;
+  return ref.kind === 'MeshService' && ref.port === undefined && ref.sectionName === undefined && ref.labels === undefined;
+}
+
+/**
+ * Removes the clusters (and their endpoints) among `candidates` that no listener or route sends to
+ * any more: a route that moved an outbound's traffic elsewhere leaves its own cluster unused, and
+ * Kuma's route plugins generate only the clusters their routes use.
+ */
+export function removeUnusedClusters(resources: EnvoyResources, candidates: Iterable<string>): void {
+  const used = new Set<string>();
+  for (const typeUrl of [LISTENER_TYPE_URL, ROUTE_TYPE_URL] as const) {
+    for (const { resource } of resources.list(typeUrl)) collectClusterNames(resource, used);
+  }
+  for (const name of candidates) {
+    if (used.has(name)) continue;
+    resources.remove(CLUSTER_TYPE_URL, name);
+    resources.remove(ENDPOINT_TYPE_URL, name);
+  }
+}
+
+/** Cluster names a listener or route configuration sends to: `cluster` fields and weighted clusters' names. */
+function collectClusterNames(value: unknown, into: Set<string>): void {
+  if (Array.isArray(value)) {
+    for (const item of value) collectClusterNames(item, into);
+    return;
+  }
+  if (value === null || typeof value !== 'object') return;
+  for (const [key, child] of Object.entries(value)) {
+    if (key === 'cluster' && typeof child === 'string') into.add(child);
+    else if (key === 'weighted_clusters') {
+      for (const cluster of (child as { clusters?: { name: string }[] }).clusters ?? []) into.add(cluster.name);
+    } else collectClusterNames(child, into);
+  }
+}

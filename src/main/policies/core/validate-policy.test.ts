@@ -1,0 +1,67 @@
+// The shape of a policy as meshdesk reads it (Kuma's schema check and Go decoding), beyond Kuma's
+// validator cases (test/kuma/policy-validation.test.ts): types, unknown fields, SPIFFE IDs.
+import { describe, expect, it } from 'vitest';
+import { validateResource } from '../../resources/validate.js';
+import { ValidationError } from '../../resources/validation-error.js';
+import { spiffeIdError } from './spiffe-id.js';
+
+const timeout = (spec: unknown) => ({ type: 'MeshTimeout', mesh: 'default', name: 'timeouts', spec });
+
+function violationsOf(input: unknown): { field: string; message: string }[] {
+  try {
+    validateResource(input);
+    return [];
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    return error.violations;
+  }
+}
+
+describe('a policy as the API reads it', () => {
+  it('takes its spec under `spec`, as Kuma writes and prints policies, and requires it', () => {
+    expect(violationsOf({ type: 'MeshTimeout', mesh: 'default', name: 'timeouts', to: [] })).toEqual([{ field: '', message: 'spec in body is required' }]);
+  });
+
+  it('needs a mesh', () => {
+    expect(violationsOf({ ...timeout({ to: [{ targetRef: { kind: 'Mesh' }, default: {} }] }), mesh: undefined })).toEqual([{ field: 'mesh', message: 'cannot be empty' }]);
+  });
+
+  it('drops the fields Kuma\'s types do not have, as Go decoding does, and keeps the conf as given', () => {
+    const input = validateResource(
+      timeout({
+        targetRef: { kind: 'Mesh', colour: 'red' },
+        rules: [{ matches: [{ sni: { type: 'Exact', value: 'a.b' }, extra: 1 }], default: { idleTimeout: '2s' } }],
+        unknownSection: [],
+      }),
+    );
+    expect(input.spec).toEqual({
+      targetRef: { kind: 'Mesh' },
+      rules: [{ matches: [{ sni: { type: 'Exact', value: 'a.b' } }], default: { idleTimeout: '2s' } }],
+    });
+    // A section the type does not have (MeshRetry has no `from`) is such a field.
+    const retry = validateResource({ type: 'MeshRetry', mesh: 'default', name: 'r', spec: { to: [], from: [{ targetRef: { kind: 'Mesh' } }] } });
+    expect(retry.spec).toEqual({ to: [] });
+  });
+
+  it('names a value of the wrong JSON type as Kuma\'s schema check does, and nothing else then', () => {
+    expect(violationsOf(timeout({ to: 'everything' }))).toEqual([{ field: 'spec.to', message: 'in body must be of type array: "string"' }]);
+    expect(violationsOf(timeout({ targetRef: { kind: 'Mesh', proxyTypes: ['Sidecar', 'Ingress'] }, to: [] }))).toEqual([
+      { field: 'spec.targetRef.proxyTypes[1]', message: 'in body should be one of [Sidecar Gateway]' },
+    ]);
+  });
+});
+
+describe('SPIFFE IDs, as go-spiffe reads them', () => {
+  it('accepts a trust domain with an optional path and names the first problem otherwise', () => {
+    expect(spiffeIdError('spiffe://default/ns/backend-ns/sa/backend')).toBeUndefined();
+    expect(spiffeIdError('spiffe://example.org')).toBeUndefined();
+    expect(spiffeIdError('')).toBe('cannot be empty');
+    expect(spiffeIdError('http://example.org/a')).toBe('scheme is missing or invalid');
+    expect(spiffeIdError('spiffe:///a')).toBe('trust domain is missing');
+    expect(spiffeIdError('spiffe://Example.org')).toBe('trust domain characters are limited to lowercase letters, numbers, dots, dashes, and underscores');
+    expect(spiffeIdError('spiffe://example.org/a//b')).toBe('path cannot contain empty segments');
+    expect(spiffeIdError('spiffe://example.org/a/../b')).toBe('path cannot contain dot segments');
+    expect(spiffeIdError('spiffe://example.org/a/')).toBe('path cannot have a trailing slash');
+    expect(spiffeIdError('spiffe://example.org/a b')).toBe('path segment characters are limited to letters, numbers, dots, dashes, and underscores');
+  });
+});

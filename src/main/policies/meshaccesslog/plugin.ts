@@ -1,0 +1,13 @@
+import type { PolicyPlugin } from '../core/plugin.js';
+import type { MeshAccessLogConf } from './api.js';
+import { meshAccessLogDescriptor } from './descriptor.js';
+import { applyMeshAccessLogToEnvoy } from './envoy.js';
+import { applyMeshAccessLogToGrpc } from './grpc.js';
+import { validateMeshAccessLog } from './validate.js';
+
+export const meshAccessLogPlugin: PolicyPlugin<MeshAccessLogConf> = {
+  descriptor: meshAccessLogDescriptor,
+  validate: validateMeshAccessLog,
+  applyEnvoy: applyMeshAccessLogToEnvoy,
+  applyGrpc: applyMeshAccessLogToGrpc,
+};

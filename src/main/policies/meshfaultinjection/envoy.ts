@@ -1,0 +1,129 @@
+// MeshFaultInjection on an Envoy sidecar (Kuma's plugin/v1alpha1/plugin.go applyToInbounds and
+// plugin/xds/{configurer,legacy_configurer}.go): fault filters on the HTTP inbound listeners.
+import { SERVICE_TAG } from '../../../shared/resources.js';
+import { protocolFromTags } from '../../xds/context/build-mesh-context.js';
+import type { MeshContext } from '../../xds/context/mesh-context.js';
+import { KUMA_TAGS_HEADER } from '../../xds/generate/inbound-proxy-generator.js';
+import { inboundListenerName, outboundListenerName } from '../../xds/generate/names.js';
+import { DEFAULT_OUTBOUND_ADDRESS } from '../../xds/generate/outbound-proxy-generator.js';
+import type { ProtoJson } from '../../xds/protocol/proto-json.js';
+import { LISTENER_TYPE_URL } from '../../xds/protocol/type-urls.js';
+import { kriOfShortName } from '../../resources/kri.js';
+import type { PolicyOrigin } from '../../../shared/policy-types.js';
+import { filterChains, httpConnectionManagerIndex, insertHttpFiltersBeforeRouter, withChainFilters, withHttpConnectionManager } from '../core/listener-filters.js';
+import type { PluginInput } from '../core/plugin.js';
+import { reportUnapplied } from '../core/report-unapplied.js';
+import { inboundKey, type InboundRule, type Rule } from '../core/rules.js';
+import type { MeshFaultInjectionConf } from './api.js';
+import { callerHeaderMatchers, callerTags, serializeCallerTags } from './caller-tags.js';
+import { meshFaultInjectionDescriptor } from './descriptor.js';
+import { ABORT_STATUS_OUT_OF_ENVOY_RANGE, FAULT_FILTER, abortApplies, httpFault } from './fault.js';
+import { filterUnlessMatched } from './skip-filter-matcher.js';
+
+/** An HTTP filter to add, with the items its fault came from. */
+interface FaultFilter {
+  filter: ProtoJson;
+  origins: readonly PolicyOrigin[];
+}
+
+export function applyMeshFaultInjectionToEnvoy(input: PluginInput<MeshFaultInjectionConf>): void {
+  const { proxy, context, rules, resources } = input;
+  sendCallerTags(input);
+  const { networking } = proxy.dataplane.spec;
+  for (const inbound of networking.inbound ?? []) {
+    const tags = inbound.tags ?? {};
+    if (tags[SERVICE_TAG] === undefined || protocolFromTags(tags) === 'tcp') continue;
+    const address = inbound.address ?? networking.address;
+    const name = inboundListenerName(address, inbound.port);
+    const listener = resources.get(LISTENER_TYPE_URL, name);
+    if (!listener) continue;
+    const key = inboundKey(address, inbound.port);
+    const inboundRules = rules.inbound.get(key) ?? [];
+    // As Kuma: the `rules` form when the inbound has any, else the legacy `from` rules.
+    const applying = inboundRules.length > 0 ? inboundRules : (rules.from.get(key) ?? []);
+    for (const rule of applying) {
+      (rule.conf.http ?? []).forEach(({ abort }, index) => {
+        if (abort && !abortApplies(abort)) reportUnapplied(input, rule.origins, `default.http[${index}].abort`, ABORT_STATUS_OUT_OF_ENVOY_RANGE);
+      });
+    }
+    const filters = inboundRules.length > 0 ? matchedFilters(inboundRules, context) : legacyFilters(rules.from.get(key) ?? []);
+    if (filters.length === 0) continue;
+    resources.put(LISTENER_TYPE_URL, name, ...withFaultFilters(listener, filters));
+  }
+}
+
+/**
+ * Kuma's IsXKumaTagsUsed: while the mesh has a MeshFaultInjection, every sidecar sends its tags in
+ * `x-kuma-tags` on its outbound HTTP routes, so that legacy `from` rules at the destination know
+ * who calls. Kuma's route generator does it; in meshdesk this policy is the only reason for it.
+ */
+function sendCallerTags({ proxy, context, resources }: PluginInput<MeshFaultInjectionConf>): void {
+  const policies = context.policies.filter((policy) => policy.type === meshFaultInjectionDescriptor.type);
+  const tags = callerTags(proxy.dataplane.spec);
+  if (policies.length === 0 || tags.size === 0) return;
+  const header = { header: { key: KUMA_TAGS_HEADER, value: serializeCallerTags(tags) } };
+  const origins = policies.map(({ type, meta }): PolicyOrigin => ({ type, mesh: meta.mesh, name: meta.name, item: 'spec' }));
+  for (const outbound of proxy.dataplane.spec.networking.outbound ?? []) {
+    const name = outboundListenerName(outbound.address ?? DEFAULT_OUTBOUND_ADDRESS, outbound.port);
+    const listener = resources.get(LISTENER_TYPE_URL, name);
+    if (!listener) continue;
+    let changed = listener;
+    const set: { path: string; origins: readonly PolicyOrigin[] }[] = [];
+    for (const chain of filterChains(listener)) {
+      const at = httpConnectionManagerIndex(chain.filters);
+      const hcm = at < 0 ? undefined : (chain.filters[at]!.typed_config as ProtoJson);
+      const routeConfig = hcm?.route_config as ProtoJson | undefined;
+      if (!hcm || !routeConfig) continue;
+      const added = (routeConfig.request_headers_to_add ?? []) as ProtoJson[];
+      if (added.some((option) => (option.header as ProtoJson | undefined)?.key === KUMA_TAGS_HEADER)) continue;
+      set.push({ path: `${chain.path}[${at}].typed_config.route_config.request_headers_to_add[${added.length}]`, origins });
+      const withHeader = { ...hcm, route_config: { ...routeConfig, request_headers_to_add: [...added, header] } };
+      changed = withChainFilters(changed, chain.chain, withHttpConnectionManager(chain.filters, withHeader));
+    }
+    if (set.length > 0) resources.put(LISTENER_TYPE_URL, name, changed, set);
+  }
+}
+
+/** Legacy `from`: each fault of each rule, narrowed to the rule's callers by their `x-kuma-tags`. */
+function legacyFilters(rules: readonly Rule<MeshFaultInjectionConf>[]): FaultFilter[] {
+  return rules.flatMap((rule) =>
+    (rule.conf.http ?? []).map((fault) => ({
+      filter: { name: FAULT_FILTER, typed_config: httpFault(fault, callerHeaderMatchers(rule.subset)) },
+      origins: rule.origins,
+    })),
+  );
+}
+
+/** `rules`: each fault its own filter, skipped for connections the rule's match does not name; named by the policy's KRI. */
+function matchedFilters(rules: readonly InboundRule<MeshFaultInjectionConf>[], context: MeshContext): FaultFilter[] {
+  return rules.flatMap((rule) =>
+    (rule.conf.http ?? []).map((fault) => ({
+      filter: {
+        name: policyKri(rule.origins, context),
+        typed_config: filterUnlessMatched({ name: FAULT_FILTER, typed_config: httpFault(fault) }, rule.match),
+      },
+      origins: rule.origins,
+    })),
+  );
+}
+
+/** The KRI of the policy behind an inbound rule (its last origin), with its zone and namespace labels. */
+function policyKri(origins: readonly PolicyOrigin[], context: MeshContext): string {
+  const origin = origins.at(-1);
+  const policy = context.policies.find((each) => each.type === origin?.type && each.meta.name === origin.name);
+  return kriOfShortName(meshFaultInjectionDescriptor.shortName, policy?.meta ?? { mesh: origin?.mesh ?? '', name: origin?.name ?? '', labels: {} });
+}
+
+/** The listener with the filters before the router of every HTTP filter chain, and where each landed. */
+function withFaultFilters(listener: ProtoJson, filters: readonly FaultFilter[]): [ProtoJson, { path: string; origins: readonly PolicyOrigin[] }[]] {
+  let changed = listener;
+  const set: { path: string; origins: readonly PolicyOrigin[] }[] = [];
+  for (const chain of filterChains(listener)) {
+    const at = httpConnectionManagerIndex(chain.filters);
+    if (at < 0) continue;
+    const { hcm, index } = insertHttpFiltersBeforeRouter(chain.filters[at]!.typed_config as ProtoJson, filters.map(({ filter }) => filter));
+    changed = withChainFilters(changed, chain.chain, withHttpConnectionManager(chain.filters, hcm));
+    filters.forEach(({ origins }, offset) => set.push({ path: `${chain.path}[${at}].typed_config.http_filters[${index + offset}]`, origins }));
+  }
+  return [changed, set];
+}

@@ -1,0 +1,13 @@
+import type { PolicyPlugin } from '../core/plugin.js';
+import type { MeshFaultInjectionConf } from './api.js';
+import { meshFaultInjectionDescriptor } from './descriptor.js';
+import { applyMeshFaultInjectionToEnvoy } from './envoy.js';
+import { applyMeshFaultInjectionToGrpc } from './grpc.js';
+import { validateMeshFaultInjection } from './validate.js';
+
+export const meshFaultInjectionPlugin: PolicyPlugin<MeshFaultInjectionConf> = {
+  descriptor: meshFaultInjectionDescriptor,
+  validate: validateMeshFaultInjection,
+  applyEnvoy: applyMeshFaultInjectionToEnvoy,
+  applyGrpc: applyMeshFaultInjectionToGrpc,
+};

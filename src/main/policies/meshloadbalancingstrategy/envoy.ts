@@ -1,0 +1,117 @@
+import type { PolicyOrigin } from '../../../shared/policy-types.js';
+import { SERVICE_TAG } from '../../../shared/resources.js';
+import { fieldPath } from '../../resources/field-path.js';
+import { HTTP_CONNECTION_MANAGER_FILTER } from '../../xds/generate/extension-types.js';
+import { outboundListenerName } from '../../xds/generate/names.js';
+import type { ProtoJson } from '../../xds/protocol/proto-json.js';
+import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL } from '../../xds/protocol/type-urls.js';
+import type { EnvoyResources } from '../core/envoy-resources.js';
+import type { PluginInput } from '../core/plugin.js';
+import { dataplaneTagSet } from '../core/proxy-tags.js';
+import { serviceClusters, serviceOutbounds } from '../core/outbound-targets.js';
+import { ruleFor, type Rule } from '../core/rules.js';
+import { effectiveHashPolicies, type MeshLoadBalancingStrategyConf } from './api.js';
+import { hashPolicyJson, loadBalancerFields } from './load-balancer.js';
+import { localityAwareAssignment, proxyZone, type LocalitySide } from './locality-aware.js';
+
+type Conf = MeshLoadBalancingStrategyConf;
+
+/**
+ * Kuma's configureDPP: per outbound service with a conf, hash policies on the routes of its
+ * outbound listener, the balancer on its clusters, and locality-aware priorities on its endpoints
+ * (the ClusterLoadAssignment, or a cluster's inline assignment).
+ */
+export function applyMeshLoadBalancingStrategyToEnvoy({ proxy, rules, resources }: PluginInput<Conf>): void {
+  const tags = dataplaneTagSet(proxy.dataplane);
+  const side: LocalitySide = { zone: proxyZone(tags), tags, labels: proxy.dataplane.meta.labels ?? {} };
+  const serviceRules = new Map<string, Rule<Conf>>();
+  for (const outbound of serviceOutbounds(proxy)) {
+    const rule = ruleFor(rules.to, { [SERVICE_TAG]: outbound.service });
+    if (!rule) continue;
+    addHashPolicies(resources, outboundListenerName(outbound.address, outbound.port), rule);
+    serviceRules.set(outbound.service, rule);
+  }
+  for (const [service, rule] of serviceRules) {
+    for (const { name, resource } of serviceClusters(resources, service)) configureCluster(resources, name, resource, rule, side);
+    // The service's assignment and those of its split clusters.
+    for (const name of new Set([service, ...serviceClusters(resources, service).map(({ name }) => name)])) {
+      const cla = resources.get(ENDPOINT_TYPE_URL, name);
+      if (!cla) continue;
+      const changed = localityAwareAssignment(cla, rule.conf, side);
+      putChanged(resources, ENDPOINT_TYPE_URL, name, cla, changed, rule.origins, ['endpoints', 'policy.overprovisioning_factor']);
+    }
+  }
+}
+
+/** Adds the conf's hash policies to every route of the listener's HttpConnectionManagers (Kuma's RoutesOnFilterChain). */
+function addHashPolicies(resources: EnvoyResources, listenerName: string, rule: Rule<Conf>): void {
+  const listener = resources.get(LISTENER_TYPE_URL, listenerName);
+  const policies = effectiveHashPolicies(rule.conf);
+  if (!listener || !policies) return;
+  const set: string[] = [];
+  const filterChains = ((listener['filter_chains'] ?? []) as ProtoJson[]).map((chain, chainIndex) => ({
+    ...chain,
+    filters: ((chain['filters'] ?? []) as ProtoJson[]).map((filter, filterIndex) => {
+      const hcm = filter['typed_config'] as ProtoJson | undefined;
+      const routeConfig = hcm?.['route_config'] as ProtoJson | undefined;
+      if (filter['name'] !== HTTP_CONNECTION_MANAGER_FILTER || !routeConfig) return filter;
+      const path = `filter_chains[${chainIndex}].filters[${filterIndex}].typed_config.route_config`;
+      return { ...filter, typed_config: { ...hcm, route_config: withHashPolicies(routeConfig, policies.map(hashPolicyJson), path, set) } };
+    }),
+  }));
+  resources.put(LISTENER_TYPE_URL, listenerName, { ...listener, filter_chains: filterChains }, set.map((path) => ({ path, origins: rule.origins })));
+}
+
+/** A route configuration whose every forwarding route gets `hashPolicies` after its own; `set` collects the changed paths. */
+export function withHashPolicies(routeConfig: ProtoJson, hashPolicies: readonly ProtoJson[], path: string, set: string[]): ProtoJson {
+  return {
+    ...routeConfig,
+    virtual_hosts: ((routeConfig['virtual_hosts'] ?? []) as ProtoJson[]).map((host, hostIndex) => ({
+      ...host,
+      routes: ((host['routes'] ?? []) as ProtoJson[]).map((route, routeIndex) => {
+        const action = route['route'] as ProtoJson | undefined;
+        if (!action) return route;
+        set.push(`${fieldPath(path, 'virtual_hosts')}[${hostIndex}].routes[${routeIndex}].route.hash_policy`);
+        return { ...route, route: { ...action, hash_policy: [...((action['hash_policy'] ?? []) as ProtoJson[]), ...hashPolicies] } };
+      }),
+    })),
+  };
+}
+
+/** Kuma's clusterConfigurer (and staticCLAConfigurer for an inline assignment). */
+function configureCluster(resources: EnvoyResources, name: string, cluster: ProtoJson, rule: Rule<Conf>, side: LocalitySide): void {
+  const { conf } = rule;
+  let changed = cluster;
+  // Weighted sub-zones need Envoy's locality-weighted balancing.
+  if ((conf.localityAwareness?.localZone?.affinityTags ?? []).length > 0) {
+    const { zone_aware_lb_config: _zoneAware, ...common } = (cluster['common_lb_config'] ?? {}) as ProtoJson;
+    changed = { ...changed, common_lb_config: { ...common, locality_weighted_lb_config: {} } };
+  }
+  if (conf.loadBalancer) changed = { ...changed, ...loadBalancerFields(conf.loadBalancer, name) };
+  const inline = cluster['load_assignment'] as ProtoJson | undefined;
+  if (inline) changed = { ...changed, load_assignment: localityAwareAssignment(inline, conf, side) };
+  putChanged(resources, CLUSTER_TYPE_URL, name, cluster, changed, rule.origins, [
+    'common_lb_config.locality_weighted_lb_config',
+    'lb_policy',
+    'least_request_lb_config',
+    'ring_hash_lb_config',
+    'maglev_lb_config',
+    'load_assignment.endpoints',
+    'load_assignment.policy.overprovisioning_factor',
+  ]);
+}
+
+/** Puts `after` when it differs from `before`, attributing those of `paths` whose value changed. */
+export function putChanged(
+  resources: EnvoyResources,
+  typeUrl: typeof CLUSTER_TYPE_URL | typeof ENDPOINT_TYPE_URL,
+  name: string,
+  before: ProtoJson,
+  after: ProtoJson,
+  origins: readonly PolicyOrigin[],
+  paths: readonly string[],
+): void {
+  const valueAt = (json: ProtoJson, path: string) => path.split('.').reduce<unknown>((value, key) => (value as ProtoJson | undefined)?.[key], json);
+  const set = paths.filter((path) => JSON.stringify(valueAt(before, path)) !== JSON.stringify(valueAt(after, path)));
+  if (set.length > 0) resources.put(typeUrl, name, after, set.map((path) => ({ path, origins })));
+}

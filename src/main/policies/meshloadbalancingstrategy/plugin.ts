@@ -1,0 +1,14 @@
+import type { PolicyPlugin } from '../core/plugin.js';
+import type { MeshLoadBalancingStrategyConf } from './api.js';
+import { meshLoadBalancingStrategyDescriptor } from './descriptor.js';
+import { applyMeshLoadBalancingStrategyToEnvoy } from './envoy.js';
+import { applyMeshLoadBalancingStrategyToGrpc } from './grpc.js';
+import { validateMeshLoadBalancingStrategy } from './validate.js';
+
+/** MeshLoadBalancingStrategy: the balancer, hash policies and locality awareness of outbound services. */
+export const meshLoadBalancingStrategyPlugin: PolicyPlugin<MeshLoadBalancingStrategyConf> = {
+  descriptor: meshLoadBalancingStrategyDescriptor,
+  validate: validateMeshLoadBalancingStrategy,
+  applyEnvoy: applyMeshLoadBalancingStrategyToEnvoy,
+  applyGrpc: applyMeshLoadBalancingStrategyToGrpc,
+};

@@ -1,0 +1,13 @@
+import type { PolicyPlugin } from '../core/plugin.js';
+import type { MeshRateLimitConf } from './api.js';
+import { meshRateLimitDescriptor } from './descriptor.js';
+import { applyMeshRateLimitToEnvoy } from './envoy.js';
+import { applyMeshRateLimitToGrpc } from './grpc.js';
+import { validateMeshRateLimit } from './validate.js';
+
+export const meshRateLimitPlugin: PolicyPlugin<MeshRateLimitConf> = {
+  descriptor: meshRateLimitDescriptor,
+  validate: validateMeshRateLimit,
+  applyEnvoy: applyMeshRateLimitToEnvoy,
+  applyGrpc: applyMeshRateLimitToGrpc,
+};

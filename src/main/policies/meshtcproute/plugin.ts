@@ -1,0 +1,14 @@
+import type { PolicyPlugin } from '../core/plugin.js';
+import type { MeshTCPRouteConf } from './api.js';
+import { meshTCPRouteDescriptor } from './descriptor.js';
+import { applyMeshTCPRouteToEnvoy } from './envoy.js';
+import { applyMeshTCPRouteToGrpc } from './grpc.js';
+import { validateMeshTCPRoute } from './validate.js';
+
+/** MeshTCPRoute: connections to a destination go to other services or subsets, by weight (Kuma order 200). */
+export const meshTCPRoutePlugin: PolicyPlugin<MeshTCPRouteConf> = {
+  descriptor: meshTCPRouteDescriptor,
+  validate: validateMeshTCPRoute,
+  applyEnvoy: applyMeshTCPRouteToEnvoy,
+  applyGrpc: applyMeshTCPRouteToGrpc,
+};

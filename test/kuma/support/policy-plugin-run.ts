@@ -1,0 +1,85 @@
+// Runs one policy plugin on a Kuma golden case's proxy with the rules Kuma's test hands it, and
+// gives the listeners before and after in Kuma's JSON form, for tests comparing what it wrote.
+import { expect } from 'vitest';
+import { emptyProxyRules, type ProxyRules } from '../../../src/main/policies/core/rules.js';
+import type { PolicyPlugin, UnappliedField } from '../../../src/main/policies/core/plugin.js';
+import type { EnvoyResources } from '../../../src/main/policies/core/envoy-resources.js';
+import type { MeshContext } from '../../../src/main/xds/context/mesh-context.js';
+import type { Proxy } from '../../../src/main/xds/generate/proxy.js';
+import type { XdsTypeUrl } from '../../../src/main/xds/protocol/type-urls.js';
+import { caseBaseResources, policyValidationCases, rulesAsTested, type PolicyCase } from './policy-cases.js';
+import { KNOWN_DIFFERENCES, type KnownDifference } from '../known-differences.js';
+import { leaves, toKumaJson, type KumaJson } from './xds-leaves.js';
+
+export interface PluginRun {
+  resources: EnvoyResources;
+  unapplied: UnappliedField[];
+  /** A resource in Kuma's JSON form before the plugin ran, and after. */
+  before(typeUrl: XdsTypeUrl, name: string): KumaJson | undefined;
+  after(typeUrl: XdsTypeUrl, name: string): KumaJson | undefined;
+}
+
+export function runEnvoyPlugin<Conf>(
+  plugin: PolicyPlugin<Conf>,
+  policyCase: PolicyCase,
+  adjust: { proxy?: (proxy: Proxy) => Proxy; context?: (context: MeshContext) => MeshContext } = {},
+): PluginRun {
+  const base = caseBaseResources(policyCase);
+  const generated = base.resources.toResources();
+  const unapplied: UnappliedField[] = [];
+  plugin.applyEnvoy({
+    proxy: adjust.proxy?.(base.proxy) ?? base.proxy,
+    context: adjust.context?.(base.context) ?? base.context,
+    rules: rulesAsTested<Conf>(policyCase),
+    resources: base.resources,
+    rulesOf: (): ProxyRules<Conf> => emptyProxyRules(),
+    unapplied: (field) => unapplied.push(field),
+  });
+  const find = (resources: typeof generated, typeUrl: XdsTypeUrl, name: string) => {
+    const found = resources[typeUrl].find((each) => each.name === name);
+    return found && toKumaJson(typeUrl, found.resource);
+  };
+  return {
+    resources: base.resources,
+    unapplied,
+    before: (typeUrl, name) => find(generated, typeUrl, name),
+    after: (typeUrl, name) => find(base.resources.toResources(), typeUrl, name),
+  };
+}
+
+/**
+ * The leaves where a sub-object meshdesk wrote differs from the golden's, less those a `policies`
+ * known difference of this case and resource explains; and the known differences that explained none.
+ */
+export function goldenDifferences(caseId: string, resource: string, ours: unknown, golden: unknown): { unexplained: string[]; stale: KnownDifference[] } {
+  const mine = new Map(leaves(ours).map(({ path, value }) => [path, value]));
+  const theirs = new Map(leaves(golden).map(({ path, value }) => [path, value]));
+  const differing = [...new Set([...mine.keys(), ...theirs.keys()])].filter((path) => mine.get(path) !== theirs.get(path));
+  const known = KNOWN_DIFFERENCES.filter(
+    (difference) => difference.area === 'policies' && difference.case === caseId && new RegExp(difference.resource ?? '').test(resource),
+  );
+  const explains = (difference: KnownDifference, path: string) => new RegExp(difference.path ?? '').test(path);
+  return {
+    unexplained: differing.filter((path) => !known.some((difference) => explains(difference, path))),
+    stale: known.filter((difference) => !differing.some((path) => explains(difference, path))),
+  };
+}
+
+/** Fails unless `ours` equals the golden's sub-object but for this case's known differences, each of which still shows. */
+export function expectMatchesGolden(caseId: string, resource: string, ours: unknown, golden: unknown): void {
+  expect(goldenDifferences(caseId, resource, ours, golden)).toEqual({ unexplained: [], stale: [] });
+}
+
+/**
+ * A policy's validator cases as its plugin's `validate` sees them: the violations in its own
+ * fields (`isOwn`), the shared checks' ones left out. A case where a shared check refuses a whole
+ * `to`/`from`/`rules` list is left out: Kuma then skips the confs in it.
+ */
+export function confValidationCases(policyFolder: string, isOwn: (field: string) => boolean) {
+  return policyValidationCases(policyFolder)
+    .filter(
+      ({ expected }) =>
+        expected === 'valid' || !expected.some(({ field, message }) => /^spec\.(to|from|rules)$/.test(field) && message.startsWith('must not be defined')),
+    )
+    .map((each) => ({ ...each, own: each.expected === 'valid' ? [] : each.expected.filter(({ field }) => isOwn(field)) }));
+}
