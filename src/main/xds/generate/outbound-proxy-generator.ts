@@ -102,11 +102,12 @@ export function outboundCluster(service: string, protocol: Protocol): ProtoJson 
 
 /**
  * A mesh cluster's mTLS to its service when the mesh has mTLS on (Kuma's ClientSideMTLSConfigurer);
- * nothing when off. Every cluster to a mesh service takes it (split clusters of routes too).
+ * nothing when off. Every cluster to a mesh service takes it; a route's subset cluster names its
+ * subset's tags in the SNI (`db{mesh=m,role=replica}`).
  */
-export function meshClusterTls(mesh: MeshResource, service: string): ProtoJson {
+export function meshClusterTls(mesh: MeshResource, service: string, subsetTags: Tags = {}): ProtoJson {
   const mtls = meshMtls(mesh);
-  return mtls ? { transport_socket: upstreamTlsTransportSocket(mtls.mesh, service, 'sds') } : {};
+  return mtls ? { transport_socket: upstreamTlsTransportSocket(mtls.mesh, service, 'sds', subsetTags) } : {};
 }
 
 /**

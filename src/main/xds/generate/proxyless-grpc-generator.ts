@@ -52,7 +52,7 @@ export const proxylessGrpcGenerator: ResourceGenerator = {
  * chains on `raw_buffer` only: no TLS inspector), so in PERMISSIVE it serves plaintext, and gRPC
  * clients dial plaintext, which an Envoy sidecar's PERMISSIVE inbound takes too.
  */
-function grpcClientTls(context: MeshContext, service: string): ProtoJson {
+export function grpcClientTls(context: MeshContext, service: string): ProtoJson {
   const mtls = meshMtls(context.mesh);
   return mtls?.mode === 'STRICT' ? { transport_socket: upstreamTlsTransportSocket(mtls.mesh, service, 'certificate-provider') } : {};
 }
