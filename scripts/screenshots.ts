@@ -102,7 +102,32 @@ const VIEWS: ViewShot[] = [
   },
   { name: 'connect', hash: '#/connect', ready: (page) => page.locator('[data-file^="bootstrap-"] .cm-content').waitFor() },
   { name: 'settings', hash: '#/settings', ready: (page) => page.locator('[data-setting]').first().waitFor() },
+  // Mutual TLS on in the payments mesh (last, so the views above show the demo as it starts).
+  {
+    name: 'mesh-mtls',
+    hash: '#/resources/mesh/payments',
+    ready: async (page) => {
+      await enablePaymentsMtls(page);
+      await page.getByTestId('mesh-mtls').locator('.fingerprint').waitFor();
+    },
+  },
+  {
+    name: 'proxy-identity',
+    hash: '#/proxies/payments.checkout-1/config',
+    ready: async (page) => {
+      await enablePaymentsMtls(page);
+      await page.getByTestId('next-rotation').waitFor();
+      await page.locator('[data-resource="cds/ledger"]').waitFor();
+    },
+  },
 ];
+
+/** Builtin mTLS in the payments mesh, STRICT, 24h certificates (Kuma's default), then the view anew. */
+async function enablePaymentsMtls(page: Page): Promise<void> {
+  const mtls = { enabledBackend: 'ca-1', backends: [{ name: 'ca-1', type: 'builtin', mode: 'STRICT', dpCert: { rotation: { expiration: '24h' } } }] };
+  await page.request.put(new URL('/meshes/payments', page.url()).href, { data: { type: 'Mesh', name: 'payments', mtls } });
+  await page.reload();
+}
 
 /** A few seconds of the live chart, a cache expiration change (marked on it), then a few more. */
 async function showCacheExpirationChange(page: Page): Promise<void> {

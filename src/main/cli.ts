@@ -5,6 +5,7 @@ import { basename, dirname, join } from 'node:path';
 import type { DataplaneResource, ResourceInput } from '../shared/resources.js';
 import { defaultDataDir } from './core-options.js';
 import { InstanceLock, UnreadableLockError, type InstanceInfo } from './instance/instance-lock.js';
+import { grpcCertificateFiles } from './mtls/grpc-certificate-files.js';
 import { dialableAddress } from './net/dialable-address.js';
 import type { KnownDataplane } from './xds/generate/admin-port.js';
 import { parseResourceText } from './resources/parse.js';
@@ -248,6 +249,11 @@ async function knownDataplanes(instance: InstanceInfo | undefined): Promise<Know
   }
 }
 
+/** The files the running meshdesk writes this gRPC proxy's certificates to, in its data directory. */
+function grpcCertificates(dataDir: string, { meta: { mesh, name } }: DataplaneResource) {
+  return { mesh, files: grpcCertificateFiles(dataDir, mesh, name) };
+}
+
 async function bootstrap(command: BootstrapCommand): Promise<void> {
   const { file, grpc, xdsProtocol, tokenFile, out } = command;
   const dataplane = readDataplane(file);
@@ -256,7 +262,7 @@ async function bootstrap(command: BootstrapCommand): Promise<void> {
   const instance = runningInstance(command.dataDir);
   const ads = adsAddressFor(command, instance);
   const text = grpc
-    ? `${JSON.stringify(generateGrpcBootstrap({ nodeId, adsHost: ads.host, adsPort: ads.port, locality: {}, dataplane, token }), null, 2)}\n`
+    ? `${JSON.stringify(generateGrpcBootstrap({ nodeId, adsHost: ads.host, adsPort: ads.port, locality: {}, dataplane, token, certificates: grpcCertificates(command.dataDir, dataplane) }), null, 2)}\n`
     : bootstrapToYaml(generateEnvoyBootstrap({ dataplane, adsHost: ads.host, adsPort: ads.port, token, knownDataplanes: await knownDataplanes(instance), xdsProtocol }));
   if (out === undefined) {
     process.stdout.write(text);

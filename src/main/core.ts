@@ -69,6 +69,7 @@ export async function startCore(options: CoreOptions): Promise<Core> {
     const controlPlaneCert = loadOrCreateControlPlaneCert(options.dataDir);
     const xds = await startXds({
       controlPlaneCert,
+      dataDir: options.dataDir,
       host: options.host,
       port: settings.get('xds.port'),
       db,
@@ -102,6 +103,9 @@ export async function startCore(options: CoreOptions): Promise<Core> {
           xdsChain: xds.chain,
           dataplaneTokens: xds.dataplaneTokens,
           adsAddress: { host: options.host, port: xds.port },
+          dataDir: options.dataDir,
+          meshCas: xds.meshCas,
+          identities: xds.identities,
           controlPlaneCert,
         }),
         onClose: () => eventStream.closeAll(),

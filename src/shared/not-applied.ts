@@ -4,9 +4,8 @@
 // removes it here.
 import { SERVICE_TAG, type ResourceType } from './resources.js';
 
-/** Mesh spec fields: meshdesk has no mTLS, policies or backends yet, so none of them is applied. */
+/** Mesh spec fields: meshdesk has no policies or backends yet, so none of them is applied (mTLS aside, below). */
 const MESH_FIELDS = [
-  'mtls',
   'tracing',
   'logging',
   'metrics',
@@ -32,7 +31,7 @@ type Fields = Record<string, unknown>;
  */
 export function notAppliedFields(type: ResourceType, spec: object): string[] {
   const resource = spec as Fields;
-  if (type === 'Mesh') return MESH_FIELDS.filter((field) => isSet(resource[field]));
+  if (type === 'Mesh') return [...notAppliedMtls(asFields(resource.mtls)), ...MESH_FIELDS.filter((field) => isSet(resource[field]))];
   // A policy field a proxy cannot apply is reported on that proxy, where it depends on the proxy.
   if (type !== 'Dataplane') return [];
   const found = DATAPLANE_FIELDS.filter((field) => isSet(resource[field]));
@@ -47,6 +46,25 @@ export function notAppliedFields(type: ResourceType, spec: object): string[] {
     found.push(...OUTBOUND_FIELDS.filter((field) => isSet(outbound[field])).map((field) => `networking.outbound[${index}].${field}`));
   });
   return found;
+}
+
+/**
+ * Mesh mTLS is applied with the builtin CA. A `provided` backend enabled is not (meshdesk has no CA
+ * for it, the mesh stays plaintext); of a builtin one, its CA parameters (`conf`: meshdesk's CA is
+ * always Kuma's default RSA-2048 for 10 years), `rootChain` and `dpCert.requestTimeout` are not.
+ */
+function notAppliedMtls(mtls: Fields): string[] {
+  if (!isSet(mtls.enabledBackend)) return [];
+  const backends = asList(mtls.backends);
+  const index = backends.findIndex((backend) => backend.name === mtls.enabledBackend);
+  const backend = backends[index];
+  if (backend?.type !== 'builtin') return ['mtls'];
+  const path = `mtls.backends[${index}]`;
+  return [
+    ...(isSet(backend.conf) ? [`${path}.conf`] : []),
+    ...(isSet(backend.rootChain) ? [`${path}.rootChain`] : []),
+    ...(isSet(asFields(backend.dpCert).requestTimeout) ? [`${path}.dpCert.requestTimeout`] : []),
+  ];
 }
 
 function isSet(value: unknown): boolean {

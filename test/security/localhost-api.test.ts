@@ -33,6 +33,9 @@ function apiRoutes(core: Core): Route[] {
     dataplaneTokens: core.xds.dataplaneTokens,
     adsAddress: { host: '127.0.0.1', port: core.xds.port },
     controlPlaneCert: core.controlPlaneCert,
+    dataDir: core.dataDir,
+    meshCas: core.xds.meshCas,
+    identities: core.xds.identities,
   }).routes();
 }
 

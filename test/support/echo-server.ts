@@ -47,9 +47,12 @@ export interface EchoClient {
   close(): void;
 }
 
-/** An echo client on any target; with `xds:///…` and grpc-js-xds registered it resolves through xDS. */
-export function echoClient(target: string, options: grpc.ChannelOptions = {}): EchoClient {
-  const client = new EchoClientConstructor(target, grpc.credentials.createInsecure(), options) as unknown as grpc.Client & {
+/**
+ * An echo client on any target; with `xds:///…` and grpc-js-xds registered it resolves through xDS
+ * (and with grpc-js-xds's XdsChannelCredentials, takes its TLS from xDS too).
+ */
+export function echoClient(target: string, options: grpc.ChannelOptions = {}, credentials = grpc.credentials.createInsecure()): EchoClient {
+  const client = new EchoClientConstructor(target, credentials, options) as unknown as grpc.Client & {
     Echo(text: string, metadata: grpc.Metadata, options: grpc.CallOptions, callback: (error: grpc.ServiceError | null, reply?: string) => void): void;
   };
   return {

@@ -43,7 +43,7 @@ beforeEach(async () => {
   db = openDatabase(join(dir, 'meshdesk.db'));
   manager = new ResourceManager({ store: new ResourceStore(db), events: new EventBus() });
   await manager.ensureDefaultMesh();
-  const router = new Router(bootstrapPreviewRoutes({ manager, adsAddress: { host: '127.0.0.1', port: ADS_PORT }, dataplaneTokens: new DataplaneTokens(db) }));
+  const router = new Router(bootstrapPreviewRoutes({ manager, adsAddress: { host: '127.0.0.1', port: ADS_PORT }, dataplaneTokens: new DataplaneTokens(db), dataDir: dir }));
   server = await startApiServer({ host: '127.0.0.1', port: 0, router });
 });
 

@@ -54,7 +54,7 @@ afterEach(async () => {
 
 /** The bootstrap routes alone, over HTTP, for an ADS server listening at `adsAddress`. */
 async function serve(adsAddress: AdsAddress = { host: '127.0.0.1', port: ADS_PORT }): Promise<string> {
-  const server = await startApiServer({ host: '127.0.0.1', port: 0, router: new Router(bootstrapRoutes({ manager, adsAddress, dataplaneTokens: tokens })) });
+  const server = await startApiServer({ host: '127.0.0.1', port: 0, router: new Router(bootstrapRoutes({ manager, adsAddress, dataplaneTokens: tokens, dataDir: dir })) });
   servers.push(server);
   return `${server.url}/meshes/default/dataplanes/backend-1/bootstrap`;
 }

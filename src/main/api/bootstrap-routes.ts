@@ -1,6 +1,7 @@
 import type { DataplaneResource } from '../../shared/resources.js';
 import type { ReadOnlyResourceManager } from '../manager/interfaces.js';
 import type { DataplaneTokens } from '../security/dataplane-tokens.js';
+import { grpcCertificateFiles } from '../mtls/grpc-certificate-files.js';
 import { dialableAddress } from '../net/dialable-address.js';
 import { bootstrapToYaml, generateEnvoyBootstrap, generateGrpcBootstrap, knownDataplane } from '../xds/generate/bootstrap.js';
 import { XDS_PROTOCOLS } from '../xds/protocol/ads-service.js';
@@ -12,6 +13,8 @@ export interface BootstrapDependencies {
   manager: ReadOnlyResourceManager;
   adsAddress: AdsAddress;
   dataplaneTokens: DataplaneTokens;
+  /** Where gRPC proxies' certificate files are written, which their bootstrap names. */
+  dataDir: string;
 }
 
 type ProxyType = 'envoy' | 'grpc';
@@ -54,7 +57,9 @@ export async function bootstrapReply(dataplane: DataplaneResource, query: URLSea
   const { host, port } = dialableAddress(deps.adsAddress);
   if (proxyType === 'grpc') {
     const nodeId = `${dataplane.meta.mesh}.${dataplane.meta.name}`;
-    return { json: generateGrpcBootstrap({ nodeId, adsHost: host, adsPort: port, locality: {}, dataplane, token }) };
+    const { mesh, name } = dataplane.meta;
+    const certificates = { mesh, files: grpcCertificateFiles(deps.dataDir, mesh, name) };
+    return { json: generateGrpcBootstrap({ nodeId, adsHost: host, adsPort: port, locality: {}, dataplane, token, certificates }) };
   }
   const knownDataplanes = (await deps.manager.list('Dataplane')).map(knownDataplane);
   const bootstrap = generateEnvoyBootstrap({ dataplane, adsHost: host, adsPort: port, token, knownDataplanes, xdsProtocol });

@@ -9,6 +9,7 @@ import { dataplaneOverviewRoutes } from './dataplane-overview.js';
 import type { EventStream } from './event-stream.js';
 import { inspectionRoutes, type InspectionDependencies } from './inspection-routes.js';
 import { kumaDpRoutes, type KumaDpDependencies } from './kuma-dp-routes.js';
+import { mtlsRoutes, type MtlsDependencies } from './mtls-routes.js';
 import { policyInspectionRoutes, type PolicyInspectionDependencies } from './policy-inspection-routes.js';
 import { policyPreviewRoutes, type PolicyPreviewDependencies } from './policy-preview-routes.js';
 import { resourceRoutes, unservedCollectionRoute } from './resource-routes.js';
@@ -27,7 +28,8 @@ export interface ApiDependencies
     BootstrapDependencies,
     TokenDependencies,
     StorageDependencies,
-    KumaDpDependencies {
+    KumaDpDependencies,
+    MtlsDependencies {
   manager: ResourceManager;
   cachedManager: CachedManager;
   settings: Settings;
@@ -49,6 +51,7 @@ export function createApiRouter(deps: ApiDependencies): Router {
     ...staticFileRoutes(),
     // Before the resource routes: `dataplanes/_overview` would otherwise read as a Dataplane named `_overview`.
     ...dataplaneOverviewRoutes(deps),
+    ...mtlsRoutes(deps),
     ...resourceRoutes(deps.manager),
     ...transferRoutes(deps.manager),
     ...settingsRoutes(deps.settings),

@@ -6,13 +6,13 @@ import { indexPath } from './field-path.js';
 import { checkMetricsBackend } from './dataplane-validator.js';
 import { readConf } from './backend-conf.js';
 import { isDnsName, checkPort, checkTags, isRequestUri } from './kuma-rules.js';
+import { isKumaDuration } from './kuma-duration.js';
 import { DATADOG_CONF, FILE_LOGGING_CONF, TCP_LOGGING_CONF, ZIPKIN_CONF } from './kuma-schema.js';
 import type { ViolationList } from './validation-error.js';
 
 /** The CA plugins a Kuma control plane has installed. */
 const CA_TYPES = ['builtin', 'provided'];
 const MAX_BUILTIN_BACKEND_NAME = 255;
-const KUMA_DURATION = /^(\d+)(y|w|d|h|m|s|ms)$/;
 /** Go's URL.Port() is the port written after the host: `http://zipkin:9411/api/v2/spans`. */
 const EXPLICIT_PORT = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^/?#]*:\d+(?:[/?#]|$)/;
 
@@ -53,11 +53,6 @@ function checkMtls(mtls: MeshSpec['mtls'], violations: ViolationList): void {
   if (mtls.enabledBackend && !names.has(mtls.enabledBackend)) {
     violations.add('mtls.enabledBackend', 'has to be set to one of the backends in the mesh');
   }
-}
-
-/** Kuma's own ParseDuration for certificate lifetimes: one number and one unit, days and years included. */
-function isKumaDuration(text: string): boolean {
-  return text === '0' || KUMA_DURATION.test(text);
 }
 
 /** What the mesh manager asks the CA plugin of each backend (ValidateMTLSBackends). */

@@ -4,6 +4,9 @@ import type { Settings } from '../config/settings.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { ResourceManager } from '../manager/interfaces.js';
 import type { Metrics } from '../metrics/metrics.js';
+import { grpcCertificateFiles, writeGrpcCertificates } from '../mtls/grpc-certificate-files.js';
+import { MeshCaStore } from '../mtls/mesh-ca-store.js';
+import { ProxyIdentities } from '../mtls/proxy-identities.js';
 import type { Db } from '../store/database.js';
 import { SnapshotHistory } from '../store/snapshot-history.js';
 import { DataplaneTokens } from '../security/dataplane-tokens.js';
@@ -33,6 +36,8 @@ export interface XdsDependencies {
   events: EventBus;
   /** The ADS port's TLS identity: with it the port also serves kuma-dp (TLS gRPC and `POST /bootstrap`). */
   controlPlaneCert: ControlPlaneCert;
+  /** Where mesh CAs and gRPC proxies' certificate files are kept. */
+  dataDir: string;
 }
 
 /** The xDS side of the core, running: what the API's inspection routes read. */
@@ -53,6 +58,9 @@ export interface Xds {
   chain: readonly ChainLink[];
   /** Per-Dataplane tokens, checked by the auth callback when `xds.dataplaneTokens` is enabled. */
   dataplaneTokens: DataplaneTokens;
+  /** Each mesh's CA (kept in the data directory) and each connected proxy's identity, for mesh mTLS. */
+  meshCas: MeshCaStore;
+  identities: ProxyIdentities;
   /** Streams end first (UNAVAILABLE), then the callbacks stop their timers and watchdogs. */
   close(): Promise<void>;
 }
@@ -75,8 +83,16 @@ export async function startXds(deps: XdsDependencies): Promise<Xds> {
     settings,
     timeline,
   });
+  const meshCas = new MeshCaStore(deps.dataDir);
+  const identities = new ProxyIdentities({
+    caStore: meshCas,
+    // gRPC reads its identity from the files its bootstrap names; Envoy gets it over SDS.
+    onIssued: ({ kind, dataplane: { meta } }, identity) => {
+      if (kind === 'grpc') writeGrpcCertificates(grpcCertificateFiles(deps.dataDir, meta.mesh, meta.name), identity);
+    },
+  });
   const policyEffects = new PolicyEffects();
-  const syncTracker = new DataplaneSyncTracker({ meshContexts, snapshots, history, settings, timeline, metrics, policyEffects });
+  const syncTracker = new DataplaneSyncTracker({ meshContexts, snapshots, history, settings, timeline, metrics, policyEffects, identities });
   // A departed proxy's story (status, timeline, history) is kept for the retention, then dropped
   // whole, so memory stays bounded by the proxies that exist plus a bounded number that left.
   const departures = new DepartedProxies({
@@ -133,6 +149,8 @@ export async function startXds(deps: XdsDependencies): Promise<Xds> {
     policyEffects,
     chain,
     dataplaneTokens,
+    meshCas,
+    identities,
     close: async () => {
       stopFollowingDeletes();
       departures.close();

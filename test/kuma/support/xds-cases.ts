@@ -10,8 +10,9 @@ import { validateResource } from '../../../src/main/resources/validate.js';
 import { buildMeshContext } from '../../../src/main/xds/context/build-mesh-context.js';
 import { generateProxy } from '../../../src/main/xds/generate/profile.js';
 import { FEATURE_REUSE_PORT } from '../../../src/main/xds/generate/proxy.js';
-import { XDS_TYPE_URLS, shortTypeName } from '../../../src/main/xds/protocol/type-urls.js';
-import type { DataplaneResource, MeshResource, Resource, ResourceInput } from '../../../src/shared/resources.js';
+import { SECRET_TYPE_URL, XDS_TYPE_URLS, shortTypeName } from '../../../src/main/xds/protocol/type-urls.js';
+import type { DataplaneResource, MeshResource, MeshSpec, Resource, ResourceInput } from '../../../src/shared/resources.js';
+import { KUMA_MESH_MTLS, redactedIdentity } from './kuma-mesh-mtls.js';
 import { leaves, pointerToPath, toKumaJson, type KumaJson, type Leaf } from './xds-leaves.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -28,11 +29,11 @@ export interface ScopeRule {
 
 /**
  * What every case leaves out, as the cases' notes and the kuma-cases README say: meshdesk has no
- * mTLS, no transparent proxying, no legacy policies, and does not act as kuma-dp (whose metadata
- * makes Kuma add the admin and readiness resources). Secrets are not among the compared types.
+ * permissions (RBAC), no transparent proxying, no legacy policies, and does not act as kuma-dp
+ * (whose metadata makes Kuma add the admin and readiness resources). mTLS (TLS contexts, SDS
+ * secrets) is compared: the cases whose Kuma mesh has it get it (kuma-mesh-mtls.ts).
  */
 const CASE_SCOPE: readonly ScopeRule[] = [
-  { resource: /./, path: /(^|\.)transportSocket(\.|\[|$)/, feature: 'mTLS (TLS contexts)' },
   { resource: /./, path: /\[name=envoy\.filters\.(network|http)\.rbac\]/, feature: 'mTLS (RBAC of TrafficPermission/MeshTrafficPermission)' },
   { resource: /^(inbound|outbound):passthrough:|^self_transparentproxy_/, feature: 'transparent proxying' },
   { resource: /./, path: /^(bindToPort|useOriginalDst|upstreamBindConfig)(\.|$)/, feature: 'transparent proxying' },
@@ -65,6 +66,13 @@ const MESH_SERVICE_TAGS_SCOPE: ScopeRule = {
   resource: /^outbound:/,
   path: /^metadata\.filterMetadata\["io\.kuma\.tags"\]/,
   feature: 'MeshService naming (io.kuma.tags of MeshService outbounds)',
+};
+
+/** A MeshService's SNI is `a<fnv64a>.<name>.<port>.<mesh>.ms`; a kuma.io/service outbound's, Kuma's legacy `<service>{mesh=<mesh>}`. */
+const MESH_SERVICE_SNI_SCOPE: ScopeRule = {
+  resource: /./,
+  path: /^transportSocket\.typedConfig\.sni$/,
+  feature: 'MeshService naming (SNI of MeshService clusters)',
 };
 
 /**
@@ -131,8 +139,14 @@ function loadGeneratorCase(dir: string): XdsCaseProxy[] {
       kuma.set(resourceKey(String(typeUrl), name), rest);
     }
   }
-  const generated = generateForCase(path.join(dir, json.meshdeskInput), json.proxy.mesh, json.proxy.name);
-  const meshdesk = new Map([...generated.resources].filter(([key]) => json.scope === 'all' || !isInboundSide(key)));
+  const generated = generateForCase(path.join(dir, json.meshdeskInput), json.proxy.mesh, json.proxy.name, { mtls: KUMA_MESH_MTLS[json.id] });
+  // A generator's golden holds SDS secrets only when it is the secrets generator's (or a whole profile's).
+  const goldenHasSecrets = [...kuma.keys()].some((key) => key.startsWith(`${shortTypeName(SECRET_TYPE_URL)}/`));
+  const meshdesk = new Map(
+    [...generated.resources].filter(
+      ([key]) => (json.scope === 'all' || !isInboundSide(key)) && (goldenHasSecrets || !key.startsWith(`${shortTypeName(SECRET_TYPE_URL)}/`)),
+    ),
+  );
   return [
     {
       area: 'xds',
@@ -175,6 +189,7 @@ function loadE2eCase(dir: string): XdsCaseProxy[] {
     const generated = generateForCase(path.join(dir, json.meshdeskInput), json.mesh, proxy.name, {
       features: KUMA_DP_DEFAULT_FEATURES,
       zone: E2E_ZONE,
+      mtls: KUMA_MESH_MTLS[json.id],
     });
     const meshdesk = new Map<string, KumaJson>(
       [...generated.resources].map(([key, resource]) => {
@@ -189,7 +204,7 @@ function loadE2eCase(dir: string): XdsCaseProxy[] {
       policy: json.policy,
       kuma,
       meshdesk,
-      scope: [...caseRules(json.oosRules), ...CASE_SCOPE, MESH_SERVICE_TAGS_SCOPE],
+      scope: [...caseRules(json.oosRules), ...CASE_SCOPE, MESH_SERVICE_TAGS_SCOPE, MESH_SERVICE_SNI_SCOPE],
       policyFields: policyFields(golden, json.nameMap),
       refused: generated.refused,
     };
@@ -290,10 +305,12 @@ interface CaseControlPlane {
    * labels on write); generator and plugin tests hand their resources to the generators unwritten.
    */
   zone?: string;
+  /** The mTLS of the case's Kuma mesh, which its meshdesk.yaml leaves out (test/kuma/support/kuma-mesh-mtls.ts). */
+  mtls?: MeshSpec['mtls'];
 }
 
 /** meshdesk's resources from the case's meshdesk.yaml, read as the API reads them, and the proxy's generated configuration. */
-function generateForCase(inputPath: string, meshName: string, proxyName: string, { features = new Set(), zone }: CaseControlPlane = {}): GeneratedCase {
+function generateForCase(inputPath: string, meshName: string, proxyName: string, { features = new Set(), zone, mtls }: CaseControlPlane = {}): GeneratedCase {
   const refused: string[] = [];
   const inputs: ResourceInput[] = [];
   for (const document of parseResourceDocuments(fs.readFileSync(inputPath, 'utf8'))) {
@@ -305,8 +322,9 @@ function generateForCase(inputPath: string, meshName: string, proxyName: string,
   }
   // As meshdesk's manager stores them (manager/resource-manager.ts), when a control plane wrote them.
   const resources = inputs.map((input) => stored(zone === undefined ? input : { ...input, labels: computeLabels(input, zone) }));
-  const mesh = resources.find((resource): resource is MeshResource => resource.type === 'Mesh' && resource.meta.name === meshName);
-  if (!mesh) throw new Error(`${inputPath}: no Mesh "${meshName}"`);
+  const found = resources.find((resource): resource is MeshResource => resource.type === 'Mesh' && resource.meta.name === meshName);
+  if (!found) throw new Error(`${inputPath}: no Mesh "${meshName}"`);
+  const mesh: MeshResource = mtls ? { ...found, spec: { ...found.spec, mtls } } : found;
   const dataplanes = resources.filter(
     (resource): resource is DataplaneResource => resource.type === 'Dataplane' && resource.meta.mesh === meshName,
   );
@@ -320,6 +338,7 @@ function generateForCase(inputPath: string, meshName: string, proxyName: string,
     dataplane,
     kind: 'envoy',
     features,
+    ...(mtls && { identity: redactedIdentity(meshName) }),
   }).resources;
   const byKey = new Map<string, KumaJson>();
   for (const typeUrl of XDS_TYPE_URLS) {

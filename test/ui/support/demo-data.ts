@@ -57,7 +57,8 @@ export async function startDemoData(core: Core): Promise<DemoData> {
   });
 
   const adsPort = core.xds.port;
-  proxies.push(connectGrpcProxy({ adsPort, name: 'api-client', target: 'echo' }));
+  const { dataDir } = core;
+  proxies.push(connectGrpcProxy({ adsPort, name: 'api-client', target: 'echo', dataDir }));
   for (const [mesh, name, target] of [
     ['default', 'frontend-1', 'echo'],
     ['default', 'frontend-2', 'echo'],
@@ -69,6 +70,7 @@ export async function startDemoData(core: Core): Promise<DemoData> {
         mesh,
         name,
         target,
+        dataDir,
         register: {
           networking: {
             address: '127.0.0.1',

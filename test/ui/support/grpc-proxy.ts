@@ -1,4 +1,5 @@
 import type { DataplaneResource, DataplaneSpec } from '../../../src/shared/resources.js';
+import { grpcCertificateFiles } from '../../../src/main/mtls/grpc-certificate-files.js';
 import { generateGrpcBootstrap } from '../../../src/main/xds/generate/bootstrap.js';
 import { echoClient, type EchoClient } from '../../support/echo-server.js';
 import { registerGrpcXds } from '../../support/grpc-xds.js';
@@ -14,6 +15,8 @@ export interface GrpcProxyOptions {
   target: string;
   /** When given, the proxy registers this Dataplane through its metadata (origin "proxy"). */
   register?: DataplaneSpec;
+  /** The core's data directory: the bootstrap then names the certificate files meshdesk writes for mesh mTLS. */
+  dataDir?: string;
 }
 
 export interface GrpcProxy {
@@ -25,13 +28,14 @@ export interface GrpcProxy {
  * A real proxyless gRPC client connected to meshdesk as `mesh.name`. Its channel opens the ADS
  * stream on the first call; the call itself may fail (no backend), the stream stays.
  */
-export function connectGrpcProxy({ adsPort, mesh = 'default', name, target, register: spec }: GrpcProxyOptions): GrpcProxy {
+export function connectGrpcProxy({ adsPort, mesh = 'default', name, target, register: spec, dataDir }: GrpcProxyOptions): GrpcProxy {
   const bootstrap = generateGrpcBootstrap({
     nodeId: `${mesh}.${name}`,
     adsHost: '127.0.0.1',
     adsPort,
     locality: { region: 'local', zone: 'laptop' },
     ...(spec && { dataplane: dataplaneResource(mesh, name, spec) }),
+    ...(dataDir && { certificates: { mesh, files: grpcCertificateFiles(dataDir, mesh, name) } }),
   });
   const client = echoClient(`xds:///${target}`, {
     'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config': JSON.stringify(bootstrap),

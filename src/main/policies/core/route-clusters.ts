@@ -7,7 +7,8 @@ import { SERVICE_TAG, type Protocol, type Tags } from '../../../shared/resources
 import type { MeshContext } from '../../xds/context/mesh-context.js';
 import { edsCluster } from '../../xds/generate/clusters.js';
 import { clusterLoadAssignment, serviceEndpoints, type EndpointsReader } from '../../xds/generate/endpoints.js';
-import { outboundCluster, serviceProtocol } from '../../xds/generate/outbound-proxy-generator.js';
+import { meshClusterTls, outboundCluster, serviceProtocol } from '../../xds/generate/outbound-proxy-generator.js';
+import { grpcClientTls } from '../../xds/generate/proxyless-grpc-generator.js';
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import type { BackendRef } from './backend-ref.js';
@@ -75,7 +76,13 @@ export class RouteClusters {
     for (const [name, { service, tags, protocol, origins }] of this.#clusters) {
       if (resources.get(CLUSTER_TYPE_URL, name) !== undefined) continue;
       const set = [{ path: '', origins }];
-      resources.put(CLUSTER_TYPE_URL, name, this.reader === 'grpc' ? edsCluster(name) : outboundCluster(name, protocol), set);
+      // A mesh cluster: with mTLS on, it dials its service's identity (the route's subset in Envoy's SNI).
+      const { [SERVICE_TAG]: _service, ...subsetTags } = tags;
+      const cluster =
+        this.reader === 'grpc'
+          ? { ...edsCluster(name), ...grpcClientTls(this.context, service) }
+          : { ...outboundCluster(name, protocol), ...meshClusterTls(this.context.mesh, service, subsetTags) };
+      resources.put(CLUSTER_TYPE_URL, name, cluster, set);
       resources.put(ENDPOINT_TYPE_URL, name, this.#endpoints(name, service, tags), set);
     }
   }

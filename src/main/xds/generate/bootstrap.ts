@@ -8,7 +8,10 @@ import { adsConfigSource } from './config-source.js';
 import { http2UpstreamOptions, singleEndpointCluster } from './clusters.js';
 import { socketAddress } from './endpoints.js';
 import { TLS_TRANSPORT_SOCKET, UPSTREAM_TLS_CONTEXT_TYPE_URL } from './extension-types.js';
+import { GRPC_SERVER_LISTENER_TEMPLATE } from './grpc-server-listeners.js';
 import { FEATURES_METADATA_KEY, WORKDIR_METADATA_KEY } from './proxy.js';
+import { identitySecretName, meshCaSecretName } from './tls-contexts.js';
+import type { GrpcCertificateFiles } from '../../mtls/grpc-certificate-files.js';
 
 const ADS_CLUSTER = 'ads_cluster';
 /** Kuma's name for the static secret that validates the control plane's certificate. */
@@ -157,11 +160,19 @@ export interface GrpcBootstrapOptions {
   dataplane?: DataplaneResource;
   /** As for Envoy: the Dataplane's token, sent in node metadata. */
   token?: string;
+  /** Where meshdesk writes the proxy's certificates for mesh mTLS (see grpc-certificate-files.ts). */
+  certificates?: { mesh: string; files: GrpcCertificateFiles; refreshInterval?: string };
 }
+
+/** How often gRPC re-reads its certificate files: a rotation is picked up within this. */
+export const GRPC_CERTIFICATE_REFRESH_INTERVAL = '10s';
 
 /**
  * The bootstrap of gRPC's own xDS client (GRPC_XDS_BOOTSTRAP file, or grpc-js-xds's per-channel
- * option): plaintext to the ADS server, xDS v3.
+ * option): plaintext to the ADS server, xDS v3. With `certificates`, it names the `file_watcher`
+ * certificate providers (gRFC A29) that mesh mTLS clusters and server listeners refer to, under
+ * Kuma's secret names, so it stays valid whether the mesh's mTLS is on or off; and the name an
+ * xDS-enabled server asks for its listener by (gRFC A36).
  */
 export function generateGrpcBootstrap(options: GrpcBootstrapOptions): ProtoJson {
   const entries = {
@@ -179,6 +190,22 @@ export function generateGrpcBootstrap(options: GrpcBootstrapOptions): ProtoJson 
       },
     ],
     node: { id: options.nodeId, locality: options.locality, ...metadata },
+    server_listener_resource_name_template: GRPC_SERVER_LISTENER_TEMPLATE,
+    ...(options.certificates && { certificate_providers: certificateProviders(options.certificates) }),
+  };
+}
+
+function certificateProviders({ mesh, files, refreshInterval }: NonNullable<GrpcBootstrapOptions['certificates']>): ProtoJson {
+  const refresh_interval = refreshInterval ?? GRPC_CERTIFICATE_REFRESH_INTERVAL;
+  return {
+    [identitySecretName(mesh)]: {
+      plugin_name: 'file_watcher',
+      config: { certificate_file: files.certificateFile, private_key_file: files.privateKeyFile, refresh_interval },
+    },
+    [meshCaSecretName(mesh)]: {
+      plugin_name: 'file_watcher',
+      config: { ca_certificate_file: files.caCertificateFile, refresh_interval },
+    },
   };
 }
 

@@ -19,3 +19,7 @@ export const HTTP_PROTOCOL_OPTIONS_TYPE_URL = `type.googleapis.com/${HTTP_PROTOC
 
 export const UPSTREAM_TLS_CONTEXT_TYPE_URL = 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext';
 export const TLS_TRANSPORT_SOCKET = 'envoy.transport_sockets.tls';
+export const DOWNSTREAM_TLS_CONTEXT_TYPE_URL = 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext';
+
+export const TLS_INSPECTOR_TYPE_URL = 'type.googleapis.com/envoy.extensions.filters.listener.tls_inspector.v3.TlsInspector';
+export const TLS_INSPECTOR_FILTER = 'envoy.filters.listener.tls_inspector';

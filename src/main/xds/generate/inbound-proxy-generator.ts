@@ -12,11 +12,13 @@ import {
   meshTimeoutRouteActionFields,
   meshTimeoutTcpProxyFields,
 } from './defaults/mesh-timeout-defaults.js';
+import { meshMtls } from '../../mtls/mesh-mtls.js';
 import type { ResourceGenerator } from './generator.js';
 import { proxyListener } from './listeners.js';
 import { FEATURE_REUSE_PORT } from './proxy.js';
 import { inboundListenerName, inboundRouteName, localClusterName } from './names.js';
 import { ResourceSet } from './resources.js';
+import { downstreamTlsTransportSocket } from './tls-contexts.js';
 
 /** Kuma's tag naming a resource by its unified (contextual or KRI) name. */
 const UNIFIED_NAME_TAG = 'kuma.io/unified-name';
@@ -29,8 +31,10 @@ export const KUMA_TAGS_HEADER = 'x-kuma-tags';
  */
 export const inboundProxyGenerator: ResourceGenerator = {
   name: 'inbound-proxy',
-  generate(_context, proxy) {
+  generate(context, proxy) {
     const resources = new ResourceSet();
+    const mtls = meshMtls(context.mesh);
+    const inboundMtls = mtls && { mode: mtls.mode, transportSocket: downstreamTlsTransportSocket(mtls.mesh, 'sds') };
     // Inbounds sharing a service port share the cluster's name; as in Kuma, the last one's cluster wins.
     const localClusters = new Map<string, ProtoJson>();
     const { networking } = proxy.dataplane.spec;
@@ -71,6 +75,7 @@ export const inboundProxyGenerator: ResourceGenerator = {
             stream_idle_timeout: INBOUND_STREAM_IDLE_TIMEOUT,
           },
           routeActionFields: meshTimeoutRouteActionFields(MESH_TIMEOUT_DEFAULTS),
+          mtls: inboundMtls,
         }),
       );
     }

@@ -33,6 +33,7 @@ describe('generating for a Dataplane with Kuma fields meshdesk does not serve ye
       (generateProxyResources(context, { id: 'default.web-1', dataplane, kind })[LISTENER_TYPE_URL] ?? []).map(({ name }) => name).sort();
 
     expect(listeners('envoy')).toEqual(['inbound:127.0.0.1:18080', 'outbound:127.0.0.1:10001']);
-    expect(listeners('grpc')).toEqual(['web']);
+    // A gRPC proxy gets the client's API listener, and the listener an xDS-enabled server would ask for.
+    expect(listeners('grpc')).toEqual(['grpc/server?xds.resource.listening_address=127.0.0.1:18080', 'web']);
   });
 });

@@ -1,10 +1,19 @@
 import type { Protocol, Tags } from '../../../shared/resources.js';
+import type { MtlsMode } from '../../mtls/mesh-mtls.js';
 import type { ProtoJson } from '../protocol/proto-json.js';
 import { socketAddress } from './endpoints.js';
+import { TLS_INSPECTOR_FILTER, TLS_INSPECTOR_TYPE_URL } from './extension-types.js';
 import { grpcStatsFilter, httpConnectionManager, httpConnectionManagerFilter, tcpProxyFilter } from './filters.js';
 import { internalAddressConfigFields } from './internal-addresses.js';
 import { sanitizeMetric } from './names.js';
 import { SIDECAR_ROUTE_CONFIG_FIELDS, routeToCluster } from './routes.js';
+import { KUMA_ALPN } from './tls-contexts.js';
+
+/** Mesh mTLS on an inbound listener: the mode and the DownstreamTlsContext transport socket. */
+export interface InboundMtls {
+  mode: MtlsMode;
+  transportSocket: ProtoJson;
+}
 
 export interface ProxyListenerOptions {
   name: string;
@@ -29,6 +38,8 @@ export interface ProxyListenerOptions {
   tcpProxyFields?: ProtoJson;
   httpConnectionManagerFields?: ProtoJson;
   routeActionFields?: ProtoJson;
+  /** Inbound listeners of a mesh with mTLS on. */
+  mtls?: InboundMtls;
 }
 
 /**
@@ -59,9 +70,30 @@ export function proxyListener(options: ProxyListenerOptions): ProtoJson {
     name: options.name,
     address: socketAddress(options.address, options.port),
     ...(options.reusePort !== undefined && { enable_reuse_port: options.reusePort }),
-    filter_chains: [{ filters: [filter] }],
+    ...filterChains([filter], options.mtls),
     traffic_direction: options.direction,
     ...tagsMetadata(options.tags),
+  };
+}
+
+/**
+ * The listener's filter chains (Kuma's inbound_proxy_generator.go). Without mTLS one plain chain;
+ * STRICT one chain behind the DownstreamTlsContext; PERMISSIVE, told apart by the TLS inspector, a
+ * plaintext chain, a chain for TLS the application terminates itself, and the mesh's mTLS chain
+ * (TLS with ALPN `kuma`). The chain with the transport socket is the one an RBAC filter
+ * (MeshTrafficPermission) goes in front of, as Kuma only enforces permissions on mTLS chains.
+ */
+function filterChains(filters: ProtoJson[], mtls: InboundMtls | undefined): ProtoJson {
+  if (mtls === undefined) return { filter_chains: [{ filters }] };
+  const secured = { filters, transport_socket: mtls.transportSocket };
+  if (mtls.mode === 'STRICT') return { filter_chains: [secured] };
+  return {
+    filter_chains: [
+      { filter_chain_match: { transport_protocol: 'raw_buffer' }, filters },
+      { filter_chain_match: { transport_protocol: 'tls' }, filters },
+      { filter_chain_match: { transport_protocol: 'tls', application_protocols: [KUMA_ALPN] }, ...secured },
+    ],
+    listener_filters: [{ name: TLS_INSPECTOR_FILTER, typed_config: { '@type': TLS_INSPECTOR_TYPE_URL } }],
   };
 }
 

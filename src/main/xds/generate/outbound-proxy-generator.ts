@@ -1,4 +1,4 @@
-import { SERVICE_TAG, type Protocol, type Tags } from '../../../shared/resources.js';
+import { SERVICE_TAG, type MeshResource, type Protocol, type Tags } from '../../../shared/resources.js';
 import type { Endpoint, MeshContext } from '../context/mesh-context.js';
 import type { ProtoJson } from '../protocol/proto-json.js';
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL } from '../protocol/type-urls.js';
@@ -13,10 +13,12 @@ import {
 } from './defaults/mesh-timeout-defaults.js';
 import { memoizedForContext } from './context-memo.js';
 import { serviceEndpoints } from './endpoints.js';
+import { meshMtls } from '../../mtls/mesh-mtls.js';
 import type { ResourceGenerator } from './generator.js';
 import { proxyListener } from './listeners.js';
 import { CATCH_ALL_ROUTE_MATCHES, outboundListenerName, outboundRouteName, routeMatchesName } from './names.js';
 import { ResourceSet } from './resources.js';
+import { upstreamTlsTransportSocket } from './tls-contexts.js';
 
 export const DEFAULT_OUTBOUND_ADDRESS = '127.0.0.1';
 /** Kuma's tag naming the mesh of a cross-mesh outbound. */
@@ -56,7 +58,7 @@ function outboundResources(context: MeshContext, service: string, address: strin
   const protocol = serviceProtocol(endpoints);
   const listener = outboundListenerName(address, port);
   return {
-    cluster: memoizedForContext(context, `cluster\n${service}`, () => outboundCluster(service, protocol)),
+    cluster: memoizedForContext(context, `cluster\n${service}`, () => ({ ...outboundCluster(service, protocol), ...meshClusterTls(context.mesh, service) })),
     endpoints: serviceEndpoints(context, service, 'envoy'),
     listener: proxyListener({
       name: listener,
@@ -96,6 +98,16 @@ export function outboundCluster(service: string, protocol: Protocol): ProtoJson 
     ...meshCircuitBreakerDefaultFields(),
     ...upstreamHttpProtocolOptions('http2', common),
   };
+}
+
+/**
+ * A mesh cluster's mTLS to its service when the mesh has mTLS on (Kuma's ClientSideMTLSConfigurer);
+ * nothing when off. Every cluster to a mesh service takes it; a route's subset cluster names its
+ * subset's tags in the SNI (`db{mesh=m,role=replica}`).
+ */
+export function meshClusterTls(mesh: MeshResource, service: string, subsetTags: Tags = {}): ProtoJson {
+  const mtls = meshMtls(mesh);
+  return mtls ? { transport_socket: upstreamTlsTransportSocket(mtls.mesh, service, 'sds', subsetTags) } : {};
 }
 
 /**

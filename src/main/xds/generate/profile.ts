@@ -7,11 +7,12 @@ import { inboundProxyGenerator } from './inbound-proxy-generator.js';
 import { outboundProxyGenerator } from './outbound-proxy-generator.js';
 import type { Proxy, ProxyKind } from './proxy.js';
 import { proxylessGrpcGenerator } from './proxyless-grpc-generator.js';
+import { secretsGenerator } from './secrets-generator.js';
 import type { GeneratedResources } from './resources.js';
 
 /** What each kind of proxy gets, in generation order (Kuma's default proxy profile). */
 export const PROFILES: { readonly [K in ProxyKind]: readonly ResourceGenerator[] } = {
-  envoy: [inboundProxyGenerator, outboundProxyGenerator],
+  envoy: [inboundProxyGenerator, outboundProxyGenerator, secretsGenerator],
   grpc: [proxylessGrpcGenerator],
 };
 

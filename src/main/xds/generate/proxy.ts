@@ -1,4 +1,5 @@
 import type { DataplaneResource } from '../../../shared/resources.js';
+import type { ProxyIdentity } from '../../mtls/proxy-identities.js';
 
 /**
  * Which xDS client a proxy is. Envoy gets Kuma's listeners on real ports; gRPC's own xDS client
@@ -15,6 +16,8 @@ export interface Proxy {
   kind: ProxyKind;
   /** What the proxy says it supports (kuma-dp's `features`, e.g. FEATURE_REUSE_PORT); none when absent. */
   features?: ReadonlySet<string>;
+  /** Its mTLS identity, issued before generation when its mesh has mTLS on (the one input a generator cannot compute). */
+  identity?: ProxyIdentity;
   /**
    * kuma-dp's work directory (node metadata `workdir`), where it serves the socket a MeshAccessLog
    * `Tcp` backend logs through; absent for a proxy without kuma-dp.

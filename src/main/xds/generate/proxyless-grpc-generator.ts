@@ -1,4 +1,7 @@
 import { SERVICE_TAG } from '../../../shared/resources.js';
+import { meshMtls } from '../../mtls/mesh-mtls.js';
+import type { MeshContext } from '../context/mesh-context.js';
+import type { ProtoJson } from '../protocol/proto-json.js';
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL } from '../protocol/type-urls.js';
 import { edsCluster } from './clusters.js';
 import { memoizedForContext } from './context-memo.js';
@@ -7,6 +10,8 @@ import { httpConnectionManager } from './filters.js';
 import type { ResourceGenerator } from './generator.js';
 import { ResourceSet } from './resources.js';
 import { routeToCluster } from './routes.js';
+import { grpcServerListeners } from './grpc-server-listeners.js';
+import { upstreamTlsTransportSocket } from './tls-contexts.js';
 
 /**
  * What gRPC's own xDS client needs for each outbound service, all four named after the service
@@ -25,7 +30,7 @@ export const proxylessGrpcGenerator: ResourceGenerator = {
       if (service === undefined) continue;
       // The same for every client of the service: built once per context, shared by all of them.
       const shared = memoizedForContext(context, `grpc\n${service}`, () => ({
-        cluster: edsCluster(service),
+        cluster: { ...edsCluster(service), ...grpcClientTls(context, service) },
         endpoints: serviceEndpoints(context, service, 'grpc'),
         listener: { name: service, api_listener: { api_listener: httpConnectionManager(service, { rdsRouteName: service }) } },
         route: routeToCluster(service, service, service),
@@ -36,6 +41,18 @@ export const proxylessGrpcGenerator: ResourceGenerator = {
         .add(LISTENER_TYPE_URL, service, shared.listener)
         .add(ROUTE_TYPE_URL, service, shared.route);
     }
+    for (const { name, listener } of grpcServerListeners(context, proxy)) resources.add(LISTENER_TYPE_URL, name, listener);
     return resources.toResources();
   },
 };
+
+/**
+ * A gRPC client's mTLS to a mesh service, from its bootstrap's certificate providers; STRICT only.
+ * A proxyless gRPC server cannot accept plaintext and TLS on one port (gRFC A36 matches filter
+ * chains on `raw_buffer` only: no TLS inspector), so in PERMISSIVE it serves plaintext, and gRPC
+ * clients dial plaintext, which an Envoy sidecar's PERMISSIVE inbound takes too.
+ */
+export function grpcClientTls(context: MeshContext, service: string): ProtoJson {
+  const mtls = meshMtls(context.mesh);
+  return mtls?.mode === 'STRICT' ? { transport_socket: upstreamTlsTransportSocket(mtls.mesh, service, 'certificate-provider') } : {};
+}

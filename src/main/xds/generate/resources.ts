@@ -5,6 +5,7 @@ import {
   ENDPOINT_TYPE_URL,
   LISTENER_TYPE_URL,
   ROUTE_TYPE_URL,
+  SECRET_TYPE_URL,
   XDS_TYPE_URLS,
   shortTypeName,
   type XdsTypeUrl,
@@ -48,6 +49,7 @@ export class ResourceSet {
     const list = (typeUrl: XdsTypeUrl): NamedResource[] =>
       [...this.#byType.get(typeUrl)!].map(([name, resource]) => ({ name, resource }));
     return {
+      [SECRET_TYPE_URL]: list(SECRET_TYPE_URL),
       [CLUSTER_TYPE_URL]: list(CLUSTER_TYPE_URL),
       [ENDPOINT_TYPE_URL]: list(ENDPOINT_TYPE_URL),
       [LISTENER_TYPE_URL]: list(LISTENER_TYPE_URL),

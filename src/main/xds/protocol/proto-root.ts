@@ -20,7 +20,8 @@ const ENVOY_PROTO_FILES = [
   // HTTP/2 upstreams (gRPC and http2 services, the bootstrap's ADS cluster) are configured through it.
   'envoy/extensions/upstreams/http/v3/http_protocol_options.proto',
   'envoy/config/bootstrap/v3/bootstrap.proto', // validates generated bootstraps
-  'envoy/extensions/transport_sockets/tls/v3/tls.proto', // kuma-dp's bootstraps dial the ADS port over TLS
+  'envoy/extensions/transport_sockets/tls/v3/tls.proto', // kuma-dp's bootstraps dial the ADS port over TLS; mesh mTLS
+  'envoy/extensions/transport_sockets/tls/v3/secret.proto', // SDS: each proxy's identity and its mesh's CA
   'envoy/extensions/health_check/event_sinks/file/v3/file.proto', // MeshHealthCheck's eventLogPath
   // MeshFaultInjection, MeshRateLimit, MeshAccessLog
   'envoy/extensions/filters/http/fault/v3/fault.proto',

@@ -1,5 +1,6 @@
 import type { SnapshotResourcesJson } from '../../../shared/api-types.js';
 import { decodeResource } from '../protocol/decode.js';
+import { redactSecret } from './redact-secrets.js';
 import { encodeResource } from '../protocol/encode.js';
 import type { ProtoJson } from '../protocol/proto-json.js';
 import {
@@ -7,8 +8,8 @@ import {
   ENDPOINT_TYPE_URL,
   LISTENER_TYPE_URL,
   ROUTE_TYPE_URL,
+  SECRET_TYPE_URL,
   TYPE_URL_PREFIX,
-  XDS_TYPE_URLS,
   type XdsTypeUrl,
 } from '../protocol/type-urls.js';
 import type { Snapshot, SnapshotResource, TypeSnapshot } from '../server/snapshot.js';
@@ -23,7 +24,7 @@ import type { Snapshot, SnapshotResource, TypeSnapshot } from '../server/snapsho
  * Each resource is decoded from the very bytes the stream sends (decodeResource), never from the
  * JSON it was generated from, so the dump shows exactly what goes on the wire. It is the whole
  * snapshot: a proxy is sent the RDS and EDS resources of it that it subscribes to.
- * Types other than the four xDS types meshdesk serves have no place in Envoy's dump and are left out.
+ * Types other than the xDS types meshdesk serves have no place in Envoy's dump and are left out.
  */
 export interface ConfigDump {
   configs: ProtoJson[];
@@ -33,6 +34,10 @@ const ADMIN_TYPE_URL = `${TYPE_URL_PREFIX}envoy.admin.v3`;
 
 /** How one type's resources sit in its part of Envoy's config dump. */
 const DUMP_SHAPES: { readonly [T in XdsTypeUrl]: (type: TypeSnapshot) => ProtoJson } = {
+  [SECRET_TYPE_URL]: ({ version, resources }) => ({
+    '@type': `${ADMIN_TYPE_URL}.SecretsConfigDump`,
+    dynamic_active_secrets: decoded(resources).map(({ name, resource }) => ({ name, version_info: version, secret: redactSecret(resource) })),
+  }),
   [CLUSTER_TYPE_URL]: ({ version, resources }) => ({
     '@type': `${ADMIN_TYPE_URL}.ClustersConfigDump`,
     version_info: version,
@@ -56,12 +61,18 @@ const DUMP_SHAPES: { readonly [T in XdsTypeUrl]: (type: TypeSnapshot) => ProtoJs
   }),
 };
 
-/** The dump of a snapshot, its parts in Envoy's order (which is also the push order). */
+/** Envoy's `/config_dump` order: clusters, endpoints, listeners, routes, then secrets. */
+const DUMP_ORDER: readonly XdsTypeUrl[] = [CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL, SECRET_TYPE_URL];
+
+/**
+ * The dump of a snapshot, its parts in Envoy's order. Secrets only when there are some: a proxy of
+ * a mesh without mTLS, or a gRPC proxy (which reads certificates from files), has no SDS.
+ */
 export function configDump(snapshot: Snapshot): ConfigDump {
   const configs: ProtoJson[] = [];
-  for (const typeUrl of XDS_TYPE_URLS) {
+  for (const typeUrl of DUMP_ORDER) {
     const type = snapshot.get(typeUrl);
-    if (type) configs.push(DUMP_SHAPES[typeUrl](type));
+    if (type && !(typeUrl === SECRET_TYPE_URL && type.resources.size === 0)) configs.push(DUMP_SHAPES[typeUrl](type));
   }
   return { configs };
 }

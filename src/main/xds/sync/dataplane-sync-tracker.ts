@@ -1,6 +1,7 @@
 import type { MeshContextCache } from '../../cache/mesh-context-cache.js';
 import type { Settings } from '../../config/settings.js';
 import type { Metrics } from '../../metrics/metrics.js';
+import type { ProxyIdentities } from '../../mtls/proxy-identities.js';
 import type { SnapshotHistory } from '../../store/snapshot-history.js';
 import type { ConnectedProxy, ProxyCallbacks } from '../callbacks/proxy-callbacks.js';
 import type { SnapshotCache } from '../server/snapshot-cache.js';
@@ -26,6 +27,8 @@ export interface DataplaneSyncTrackerOptions {
   timers?: Timers;
   /** Tests bring a generator that fails. */
   generate?: DataplaneWatchdogOptions['generate'];
+  /** Mesh mTLS identities; without it proxies get none (tests of other things). */
+  identities?: Pick<ProxyIdentities, 'identityFor' | 'forget'>;
 }
 
 interface Tracked {
@@ -93,6 +96,7 @@ export class DataplaneSyncTracker implements ProxyCallbacks {
     this.#tracked.delete(proxy.proxyId);
     this.#stop(tracked.watchdog);
     this.#clear(proxy.proxyId);
+    this.#options.identities?.forget(proxy.proxyId);
   }
 
   /** Ids of the proxies being kept in sync, sorted. */
@@ -131,7 +135,7 @@ export class DataplaneSyncTracker implements ProxyCallbacks {
   }
 
   #watchdog(proxy: ConnectedProxy): Watchdog {
-    const { meshContexts, timeline, metrics, settings, timers, generate, policyEffects } = this.#options;
+    const { meshContexts, timeline, metrics, settings, timers, generate, policyEffects, identities } = this.#options;
     const dataplaneWatchdog = new DataplaneWatchdog({
       proxy,
       meshContexts,
@@ -140,6 +144,7 @@ export class DataplaneSyncTracker implements ProxyCallbacks {
       metrics,
       policyEffects,
       generate,
+      identities,
     });
     return new Watchdog({
       onTick: async (signal) => {

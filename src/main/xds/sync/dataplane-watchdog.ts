@@ -1,4 +1,5 @@
 import type { Metrics } from '../../metrics/metrics.js';
+import type { ProxyIdentities, ProxyIdentity } from '../../mtls/proxy-identities.js';
 import type { ConnectedProxy } from '../callbacks/proxy-callbacks.js';
 import type { MeshContext } from '../context/mesh-context.js';
 import type { GeneratedProxy } from '../../policies/core/apply-plugins.js';
@@ -25,6 +26,8 @@ export interface DataplaneWatchdogOptions {
   metrics: Metrics;
   /** Where the policy effects of each generation go, for the Proxy detail to read. */
   policyEffects?: PolicyEffects;
+  /** Issues the proxy's mTLS identity when its mesh has mTLS on; none, no identity (tests of other things). */
+  identities?: Pick<ProxyIdentities, 'identityFor'>;
   /** The proxy's configuration from a context; its kind's profile and the policy plugins unless a test brings its own. */
   generate?: (context: MeshContext, proxy: Proxy) => GeneratedProxy;
 }
@@ -60,8 +63,9 @@ export class DataplaneWatchdog {
   readonly #metrics: Metrics;
   readonly #policyEffects: PolicyEffects | undefined;
   readonly #generate: (context: MeshContext, proxy: Proxy) => GeneratedProxy;
-  /** Hash of the context the snapshot in place was generated from; unset until a generation succeeds. */
-  #lastHash: string | undefined;
+  readonly #identities: DataplaneWatchdogOptions['identities'];
+  /** Hash of the context and serial of the identity the snapshot in place was generated from; unset until a generation succeeds. */
+  #lastInputs: string | undefined;
   /** The policies of the context the last published snapshot came from: the next one names what changed since. */
   #publishedPolicies: PolicyVersions | undefined;
 
@@ -73,6 +77,7 @@ export class DataplaneWatchdog {
     this.#metrics = options.metrics;
     this.#policyEffects = options.policyEffects;
     this.#generate = options.generate ?? ((context, proxy) => generateProxy(context, proxy));
+    this.#identities = options.identities;
   }
 
   /**
@@ -114,9 +119,21 @@ export class DataplaneWatchdog {
     if (signal?.aborted) return undefined;
     const dataplane = context.dataplanesByName.get(dataplaneKey.name);
     if (!dataplane) return finished(DATAPLANE_NOT_FOUND);
-    // The hash covers every input of the configuration; the proxy's id, kind, features and work directory are fixed
-    // for this watchdog's life (a reconnecting proxy gets a new one), so an equal hash means equal config.
-    if (context.hash === this.#lastHash) return finished(SKIP);
+    // The identity is renewed here (before 4/5 of its lifetime, or when its inputs changed), so a
+    // rotation reaches the proxy at its next tick even when nothing else changed.
+    let identity: ProxyIdentity | undefined;
+    try {
+      identity = await this.#identities?.identityFor(context.mesh, { id: proxyId, kind, dataplane });
+    } catch (error) {
+      if (signal?.aborted) return undefined;
+      return finished({ result: 'error', detail: `cannot issue the mTLS identity of proxy "${proxyId}": ${message(error)}` });
+    }
+    if (signal?.aborted) return undefined;
+    // The hash covers every input of the configuration but the identity; the proxy's id, kind,
+    // features and work directory are fixed for this watchdog's life (a reconnecting proxy gets a new one), so equal
+    // inputs mean equal config.
+    const inputs = identity === undefined ? context.hash : `${context.hash}\n${identity.serial}`;
+    if (inputs === this.#lastInputs) return finished(SKIP);
     // Many proxies generate at once after a change: take turns with the event loop.
     await EVENT_LOOP_SLICE.yieldWhenBusy();
     // That was the tick's last wait: from here on everything runs at once, so a proxy that
@@ -124,14 +141,15 @@ export class DataplaneWatchdog {
     if (signal?.aborted) return undefined;
     tick.generatingSince = now();
     try {
-      const { resources, attributions, unapplied } = this.#generate(context, { id: proxyId, dataplane, kind, features, ...(workDir !== undefined && { workDir }) });
+      const proxy: Proxy = { id: proxyId, dataplane, kind, features, ...(workDir !== undefined && { workDir }), ...(identity && { identity }) };
+      const { resources, attributions, unapplied } = this.#generate(context, proxy);
       const policies = policyVersions(context.policies);
       // A connection's first snapshot has no previous one here to compare with: it names no change.
       const policyChanges = this.#publishedPolicies ? policyChangesBetween(this.#publishedPolicies, policies) : [];
       const { versions, changedTypes } = this.#reconciler.reconcile(proxyId, resources, policyChanges);
       if (changedTypes.length > 0) this.#publishedPolicies = policies;
       this.#policyEffects?.set({ proxyId, versions, attributions, unapplied });
-      this.#lastHash = context.hash;
+      this.#lastInputs = inputs;
       return finished(changedTypes.length > 0 ? { result: 'changed', versions } : { result: 'generated' });
     } catch (error) {
       return finished({ result: 'error', detail: message(error) });

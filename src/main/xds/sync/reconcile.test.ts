@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../store/database.js';
 import { SNAPSHOTS_KEPT_PER_PROXY, SnapshotHistory } from '../../store/snapshot-history.js';
 import type { GeneratedResources } from '../generate/resources.js';
-import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL, XDS_TYPE_URLS } from '../protocol/type-urls.js';
+import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL, SECRET_TYPE_URL, XDS_TYPE_URLS } from '../protocol/type-urls.js';
 import { SnapshotCache } from '../server/snapshot-cache.js';
 import { apiListener, edsCluster, loadAssignment, routeConfiguration } from '../server/testing/fixtures.js';
 import { eventually } from '../../../../test/support/eventually.js';
@@ -16,6 +16,7 @@ const PROXY = 'default.web-1';
 /** The configuration of a proxyless client of `echo`, whose endpoint listens on `port`. */
 function echoResources(port = 8080, extraClusters: string[] = []): GeneratedResources {
   return {
+    [SECRET_TYPE_URL]: [],
     [CLUSTER_TYPE_URL]: ['echo', ...extraClusters].map((name) => ({ name, resource: edsCluster(name) })),
     [ENDPOINT_TYPE_URL]: [{ name: 'echo', resource: loadAssignment('echo', port) }],
     [LISTENER_TYPE_URL]: [{ name: 'echo', resource: apiListener('echo', 'echo-route') }],

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { PolicyVersionChange } from '../../../shared/api-types.js';
 import type { SnapshotHistory } from '../../store/snapshot-history.js';
 import type { GeneratedResources, NamedResource } from '../generate/resources.js';
-import { XDS_TYPE_URLS, shortTypeName, type XdsTypeUrl } from '../protocol/type-urls.js';
+import { SECRET_TYPE_URL, XDS_TYPE_URLS, shortTypeName, type XdsTypeUrl } from '../protocol/type-urls.js';
+import { redactSecret } from '../status/redact-secrets.js';
 import type { SnapshotCache } from '../server/snapshot-cache.js';
 import type { Snapshot, SnapshotResource, TypeSnapshot } from '../server/snapshot.js';
 import { now } from '../status/proxy-timeline.js';
@@ -60,7 +61,7 @@ export class SnapshotReconciler {
       // A type with no resources now and none before did not change for the user, even in a first
       // snapshot: the history says "RDS changed" only when there are routes on one side.
       const changedForHistory = changedTypes.filter((typeUrl) => generated[typeUrl].length > 0 || (current?.get(typeUrl)?.resources.size ?? 0) > 0);
-      this.#history.recordSoon({ proxyId, createdAt: now(), versions, changedTypes: changedForHistory, policyChanges, resources: generated });
+      this.#history.recordSoon({ proxyId, createdAt: now(), versions, changedTypes: changedForHistory, policyChanges, resources: withoutPrivateKeys(generated) });
       this.#snapshots.setSnapshot(proxyId, snapshot);
     }
     return { versions, changedTypes };
@@ -75,6 +76,13 @@ export class SnapshotReconciler {
   flush(): void {
     this.#history.flush();
   }
+}
+
+/** The history keeps what was sent except proxies' private keys: it is shown in the UI and kept in the database. */
+function withoutPrivateKeys(generated: GeneratedResources): GeneratedResources {
+  const secrets = generated[SECRET_TYPE_URL];
+  if (secrets.length === 0) return generated;
+  return { ...generated, [SECRET_TYPE_URL]: secrets.map(({ name, resource }) => ({ name, resource: redactSecret(resource) })) };
 }
 
 function encodeSnapshot(proxyId: string, generated: GeneratedResources, encoded: EncodedResourceCache): Snapshot {

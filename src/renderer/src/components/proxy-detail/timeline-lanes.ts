@@ -11,6 +11,7 @@ export const LANE_LABELS: Record<Lane, string> = {
   stream: 'Stream',
   wait: 'Post-create wait',
   generation: 'Generation',
+  sds: 'SDS',
   cds: 'CDS',
   eds: 'EDS',
   lds: 'LDS',

@@ -40,8 +40,20 @@ describe('cross-links', () => {
     expect(linkTarget(['virtual_hosts', 0, 'routes', 1, 'route', 'cluster'], 'gone', known)).toBeUndefined();
   });
 
+  it("links a TLS context's SDS secret names to the secrets", () => {
+    const secrets = new Set([...known, 'sds/identity_cert:secret:default', 'sds/mesh_ca:secret:default']);
+    const context = ['transport_socket', 'typed_config', 'common_tls_context'];
+    expect(linkTarget([...context, 'tls_certificate_sds_secret_configs', 0, 'name'], 'identity_cert:secret:default', secrets)).toBe('sds/identity_cert:secret:default');
+    expect(linkTarget([...context, 'combined_validation_context', 'validation_context_sds_secret_config', 'name'], 'mesh_ca:secret:default', secrets)).toBe(
+      'sds/mesh_ca:secret:default',
+    );
+  });
+
   it("takes a proxy sent API listeners for gRPC's xDS client", () => {
     expect(proxyKindOf(dump)).toBe('grpc');
     expect(proxyKindOf({ configs: [] })).toBeUndefined();
+    const server = { name: 'grpc/server?xds.resource.listening_address=127.0.0.1:50051', active_state: { listener: { name: 'grpc/server?xds.resource.listening_address=127.0.0.1:50051', filter_chains: [] } } };
+    const withServer = { configs: dump.configs.map((config) => (String(config['@type']).endsWith('ListenersConfigDump') ? { ...config, dynamic_listeners: [...(config.dynamic_listeners as object[]), server] } : config)) };
+    expect(proxyKindOf(withServer)).toBe('grpc');
   });
 });

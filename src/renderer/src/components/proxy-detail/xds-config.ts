@@ -29,15 +29,18 @@ const DUMP_PARTS: Record<XdsType, { message: string; label: string; entries: str
   rds: { message: 'RoutesConfigDump', label: 'Routes', entries: 'dynamic_route_configs', read: (e) => e.route_config },
   cds: { message: 'ClustersConfigDump', label: 'Clusters', entries: 'dynamic_active_clusters', read: (e) => e.cluster },
   eds: { message: 'EndpointsConfigDump', label: 'Endpoints', entries: 'dynamic_endpoint_configs', read: (e) => e.endpoint_config },
+  sds: { message: 'SecretsConfigDump', label: 'Secrets', entries: 'dynamic_active_secrets', read: (e) => e.secret },
 };
 
-/** The order sections show in: the way a request goes through the configuration. */
-export const FLOW_ORDER: readonly XdsType[] = ['lds', 'rds', 'cds', 'eds'];
+/** The order sections show in: the way a request goes through the configuration, then the secrets its TLS uses. */
+export const FLOW_ORDER: readonly XdsType[] = ['lds', 'rds', 'cds', 'eds', 'sds'];
 
+/** The sections of the dump's parts; a part the dump leaves out (Secrets without mTLS) has none. */
 export function xdsSections(dump: ConfigDump): XdsSection[] {
-  return FLOW_ORDER.map((type) => {
+  return FLOW_ORDER.flatMap((type) => {
     const part = DUMP_PARTS[type];
     const config = dump.configs.find((each) => String(each['@type']).endsWith(`.${part.message}`));
+    if (config === undefined && type === 'sds') return [];
     const entries = (config?.[part.entries] as Record<string, unknown>[] | undefined) ?? [];
     const resources = entries.flatMap((entry) => {
       const resource = part.read(entry) as Record<string, unknown> | undefined;
@@ -46,14 +49,15 @@ export function xdsSections(dump: ConfigDump): XdsSection[] {
       const version = String(entry.version_info ?? (entry.active_state as Record<string, unknown> | undefined)?.version_info ?? '');
       return [{ id: `${type}/${name}`, type, name, version, resource, haystack: JSON.stringify(resource).toLowerCase() }];
     });
-    return { type, label: part.label, resources };
+    return [{ type, label: part.label, resources }];
   });
 }
 
 /**
  * The resource a field points at, by Envoy's field names: a listener's `route_config_name`, a
  * route's `cluster` (or a weighted cluster's `name`), a cluster's EDS `service_name`, and an
- * endpoint assignment's `cluster_name` back to its cluster. Only links to resources that exist.
+ * endpoint assignment's `cluster_name` back to its cluster, and a TLS context's SDS secret names
+ * to the secrets. Only links to resources that exist.
  */
 export function linkTarget(path: JsonPath, value: unknown, known: ReadonlySet<string>): string | undefined {
   if (typeof value !== 'string') return undefined;
@@ -63,6 +67,7 @@ export function linkTarget(path: JsonPath, value: unknown, known: ReadonlySet<st
   else if (key === 'cluster' || key === 'cluster_name') target = `cds/${value}`;
   else if (key === 'service_name' && path.includes('eds_cluster_config')) target = `eds/${value}`;
   else if (key === 'name' && path.at(-3) === 'clusters' && path.at(-4) === 'weighted_clusters') target = `cds/${value}`;
+  else if (key === 'name' && (path.at(-2) === 'validation_context_sds_secret_config' || path.at(-3) === 'tls_certificate_sds_secret_configs')) target = `sds/${value}`;
   return target !== undefined && known.has(target) ? target : undefined;
 }
 
@@ -94,5 +99,6 @@ export function formatPath(path: JsonPath): string {
 export function proxyKindOf(dump: ConfigDump): 'envoy' | 'grpc' | undefined {
   const listeners = xdsSections(dump).find((section) => section.type === 'lds')?.resources ?? [];
   if (listeners.length === 0) return undefined;
-  return listeners.every((listener) => 'api_listener' in listener.resource) ? 'grpc' : 'envoy';
+  // gRPC clients get API listeners; gRPC's xDS servers get listeners under the name they ask for (gRFC A36).
+  return listeners.every((listener) => 'api_listener' in listener.resource || listener.name.startsWith('grpc/server?')) ? 'grpc' : 'envoy';
 }

@@ -25,6 +25,7 @@ import type { ApiMethod } from '../../../../shared/bridge.js';
 import type { CacheStats, XdsStats } from '../../../../shared/stats-types.js';
 import type { KumaDpInstructions } from '../../../../shared/kuma-dp-types.js';
 import type { StorageStatus } from '../../../../shared/storage-types.js';
+import type { MeshMtlsView, ProxyIdentityView } from '../../../../shared/mtls-types.js';
 import type { CoreEvent } from '../../../../shared/events.js';
 import type { ProxyPolicyEffects } from '../../../../shared/policy-types.js';
 import type { ResourceKey, Violation } from '../../../../shared/resources.js';
@@ -245,6 +246,16 @@ export class MeshdeskClient {
 
   proxyStatus(mesh: string, name: string): Promise<ProxyStatusDetail> {
     return this.json('GET', `${proxyPath(mesh, name)}/_status`);
+  }
+
+  /** The mesh's mTLS (backend, mode, CA fingerprint and validity); `mtls: null` when off. */
+  meshMtls(mesh: string): Promise<MeshMtlsView> {
+    return this.json('GET', `/meshes/${segment(mesh)}/_mtls`);
+  }
+
+  /** The proxy's identity certificate; null when it has none (offline, or mTLS off). */
+  async proxyIdentity(mesh: string, name: string): Promise<ProxyIdentityView | null> {
+    return (await this.json<{ identity: ProxyIdentityView | null }>('GET', `${proxyPath(mesh, name)}/_identity`)).identity;
   }
 
   configDump(mesh: string, name: string): Promise<ConfigDump> {

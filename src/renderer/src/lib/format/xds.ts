@@ -1,10 +1,11 @@
 // How xDS identifiers are shown: short versions and type names a Kuma or Envoy user recognises.
 
-/** The four types meshdesk serves, in push order, as Envoy's admin calls them. */
-export const XDS_TYPES = ['cds', 'eds', 'lds', 'rds'] as const;
+/** The types meshdesk serves, in push order, as Envoy's admin calls them. */
+export const XDS_TYPES = ['sds', 'cds', 'eds', 'lds', 'rds'] as const;
 export type XdsType = (typeof XDS_TYPES)[number];
 
 const TYPE_BY_URL: Readonly<Record<string, XdsType>> = {
+  'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret': 'sds',
   'type.googleapis.com/envoy.config.cluster.v3.Cluster': 'cds',
   'type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment': 'eds',
   'type.googleapis.com/envoy.config.listener.v3.Listener': 'lds',

@@ -1,0 +1,37 @@
+import type { MeshResource } from '../../shared/resources.js';
+import { parseKumaDuration } from '../resources/kuma-duration.js';
+
+/** Kuma's default identity certificate lifetime (`dpCert.rotation.expiration`). */
+export const DEFAULT_CERT_VALIDITY_MS = 24 * 60 * 60 * 1000;
+
+/** Kuma's mTLS modes: STRICT takes mTLS only; PERMISSIVE takes plaintext too (a migration aid). */
+export type MtlsMode = 'STRICT' | 'PERMISSIVE';
+
+/** What a mesh with mTLS on asks of the control plane, read once from its spec. */
+export interface MeshMtls {
+  mesh: string;
+  /** The enabled backend's name: the CA is per mesh and backend. */
+  backend: string;
+  mode: MtlsMode;
+  /** How long an identity certificate is valid. */
+  certValidityMs: number;
+}
+
+/**
+ * The mesh's mTLS, or undefined when it is off. Only the `builtin` CA is applied: a `provided`
+ * backend is stored (Kuma validates it) but meshdesk has no CA for it, so the mesh stays plaintext
+ * and `notAppliedFields` says so. Kuma's mode enum defaults to STRICT.
+ */
+export function meshMtls(mesh: MeshResource): MeshMtls | undefined {
+  const { mtls } = mesh.spec;
+  const backend = mtls?.backends?.find((candidate) => candidate.name === mtls.enabledBackend);
+  if (!mtls?.enabledBackend || backend?.type !== 'builtin') return undefined;
+  const expiration = parseKumaDuration(backend.dpCert?.rotation?.expiration ?? '');
+  return {
+    mesh: mesh.meta.name,
+    backend: mtls.enabledBackend,
+    mode: backend.mode ?? 'STRICT',
+    // Unset or 0 (which would issue certificates already expired): Kuma's default.
+    certValidityMs: expiration === undefined || expiration <= 0 ? DEFAULT_CERT_VALIDITY_MS : expiration,
+  };
+}

@@ -1,0 +1,109 @@
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import * as grpc from '@grpc/grpc-js';
+import { XdsChannelCredentials } from '@grpc/grpc-js-xds';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { grpcCertificateFiles } from '../../src/main/mtls/grpc-certificate-files.js';
+import { generateGrpcBootstrap } from '../../src/main/xds/generate/bootstrap.js';
+import { startTestCore } from '../support/core.js';
+import { applyDataplane, backendDataplane, clientDataplane } from '../support/dataplanes.js';
+import { echoClient } from '../support/echo-server.js';
+import { eventually } from '../support/eventually.js';
+import { registerGrpcXds } from '../support/grpc-xds.js';
+import { tempDir } from '../support/temp-dir.js';
+import { freePort, startXdsEchoServer } from '../support/xds-echo-server.js';
+
+await registerGrpcXds();
+
+const CLIENT_SCRIPT = fileURLToPath(new URL('./python/echo_client.py', import.meta.url));
+const SERVER_SCRIPT = fileURLToPath(new URL('./python/echo_server.py', import.meta.url));
+
+type CallResult = { ok: true; reply: string } | { ok: false; code: string; details: string };
+
+describe('mesh mTLS between C-core (python3-grpcio) and grpc-js-xds', () => {
+  it('calls over mTLS with certificates from its bootstrap’s file watchers; the server sees its SPIFFE identity', async () => {
+    const core = await startTestCore();
+    core.settings.update({ 'store.cache.expirationTime': '100ms', 'xds.dataplaneConfigurationRefreshInterval': '100ms' });
+    const mtls = { enabledBackend: 'ca-1', backends: [{ name: 'ca-1', type: 'builtin', mode: 'STRICT' }] };
+    await fetch(`${core.api.url}/meshes/default`, { method: 'PUT', body: JSON.stringify({ type: 'Mesh', name: 'default', mtls }) });
+    const port = await freePort();
+    await applyDataplane(core, backendDataplane('echo-1', port));
+    await applyDataplane(core, clientDataplane('py-client'));
+    const bootstrapOf = (name: string) =>
+      generateGrpcBootstrap({
+        nodeId: `default.${name}`,
+        adsHost: '127.0.0.1',
+        adsPort: core.xds.port,
+        locality: {},
+        certificates: { mesh: 'default', files: grpcCertificateFiles(core.dataDir, 'default', name), refreshInterval: '1s' },
+      });
+    const server = await startXdsEchoServer('echo-1', port, bootstrapOf('echo-1'));
+    onTestFinished(() => server.stop());
+
+    const bootstrapFile = join(tempDir(), 'bootstrap.json');
+    writeFileSync(bootstrapFile, JSON.stringify(bootstrapOf('py-client')));
+    const child = spawn('/usr/bin/python3', [CLIENT_SCRIPT, 'xds:///echo', '--xds-credentials'], {
+      env: { ...process.env, GRPC_XDS_BOOTSTRAP: bootstrapFile },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    onTestFinished(() => void child.kill());
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+    const read = async (): Promise<CallResult> => {
+      const line = await lines.next();
+      if (line.done) throw new Error(`the python client exited:\n${stderr}`);
+      return JSON.parse(line.value) as CallResult;
+    };
+    await read(); // ready
+    const call = async (text: string) => {
+      child.stdin.write(`${text}\n`);
+      const result = await read();
+      if (!result.ok) throw new Error(`${result.code}: ${result.details}`);
+      return result.reply;
+    };
+
+    expect(await eventually(() => call('hello'))).toBe('echo-1: hello from URI:spiffe://default/py-client, URI:kuma://kuma.io/service/py-client');
+  });
+
+  it('serves a grpc-js-xds client over mTLS from a C-core xDS server (python3-grpcio), which sees the caller’s SPIFFE identity', async () => {
+    const core = await startTestCore();
+    core.settings.update({ 'store.cache.expirationTime': '100ms', 'xds.dataplaneConfigurationRefreshInterval': '100ms' });
+    const mtls = { enabledBackend: 'ca-1', backends: [{ name: 'ca-1', type: 'builtin', mode: 'STRICT' }] };
+    await fetch(`${core.api.url}/meshes/default`, { method: 'PUT', body: JSON.stringify({ type: 'Mesh', name: 'default', mtls }) });
+    const port = await freePort();
+    await applyDataplane(core, backendDataplane('py-echo', port));
+    await applyDataplane(core, clientDataplane('client-1'));
+    const bootstrapOf = (name: string) =>
+      generateGrpcBootstrap({
+        nodeId: `default.${name}`,
+        adsHost: '127.0.0.1',
+        adsPort: core.xds.port,
+        locality: {},
+        certificates: { mesh: 'default', files: grpcCertificateFiles(core.dataDir, 'default', name), refreshInterval: '1s' },
+      });
+    const bootstrapFile = join(tempDir(), 'bootstrap.json');
+    writeFileSync(bootstrapFile, JSON.stringify(bootstrapOf('py-echo')));
+    const child = spawn('/usr/bin/python3', [SERVER_SCRIPT, 'py-echo', String(port)], {
+      env: { ...process.env, GRPC_XDS_BOOTSTRAP: bootstrapFile },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    onTestFinished(() => void child.kill());
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+
+    const client = echoClient(
+      'xds:///echo',
+      { 'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config': JSON.stringify(bootstrapOf('client-1')) },
+      new XdsChannelCredentials(grpc.credentials.createInsecure()),
+    );
+    onTestFinished(() => client.close());
+    const reply = await eventually(() => client.echo('hello', 2000)).catch((error: unknown) => {
+      throw new Error(`${String(error)}\npython server:\n${stderr}`);
+    });
+    expect(reply).toBe('py-echo: hello from URI:spiffe://default/client-1, URI:kuma://kuma.io/service/client-1');
+  });
+});
