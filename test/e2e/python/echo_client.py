@@ -5,22 +5,41 @@ Usage: GRPC_XDS_BOOTSTRAP=bootstrap.json echo_client.py xds:///echo
 Reads one line per call from stdin and prints one JSON line per result, so the test decides
 when to call (e.g. after changing a Dataplane) and reads what happened. A line is the text to
 send, or a JSON object {"text": ..., "metadata": {name: value}} to send call metadata too.
+A JSON line with "count" is a batch: that many calls at once (to "target" when given, else the
+command line's target; "timeout" in seconds), answered by one line {"batch": [result + "ms"]},
+so a test of a thousand calls pays for one round trip through the pipe.
 """
 import json
 import sys
+import threading
+import time
 
 import grpc
 
 ECHO_METHOD = "/meshdesk.test.EchoService/Echo"
 
 
+def result_of(call) -> dict:
+    try:
+        return {"ok": True, "reply": call()}
+    except grpc.RpcError as error:
+        return {"ok": False, "code": error.code().name, "details": error.details()}
+
+
 def main() -> None:
-    channel = grpc.insecure_channel(sys.argv[1])
-    echo = channel.unary_unary(
-        ECHO_METHOD,
-        request_serializer=lambda text: text.encode(),
-        response_deserializer=lambda data: data.decode(),
-    )
+    methods = {}
+
+    def echo_of(target: str):
+        if target not in methods:
+            channel = grpc.insecure_channel(target)
+            methods[target] = channel.unary_unary(
+                ECHO_METHOD,
+                request_serializer=lambda text: text.encode(),
+                response_deserializer=lambda data: data.decode(),
+            )
+        return methods[target]
+
+    echo_of(sys.argv[1])
     print(json.dumps({"ready": True}), flush=True)
     for line in sys.stdin:
         text = line.strip()
@@ -28,11 +47,28 @@ def main() -> None:
         if text.startswith("{"):
             call = json.loads(text)
             text, metadata = call["text"], call.get("metadata", {})
-        try:
-            reply = echo(text, timeout=5, wait_for_ready=False, metadata=tuple(metadata.items()))
-            print(json.dumps({"ok": True, "reply": reply}), flush=True)
-        except grpc.RpcError as error:
-            print(json.dumps({"ok": False, "code": error.code().name, "details": error.details()}), flush=True)
+            if "count" in call:
+                print(json.dumps({"batch": batch(echo_of(call.get("target", sys.argv[1])), text, metadata, call["count"], call.get("timeout", 5))}), flush=True)
+                continue
+        print(json.dumps(result_of(lambda: echo_of(sys.argv[1])(text, timeout=5, wait_for_ready=False, metadata=tuple(metadata.items())))), flush=True)
+
+
+def batch(echo, text: str, metadata: dict, count: int, timeout: float) -> list:
+    """`count` concurrent calls; each result with its latency in ms, measured when its future completes."""
+    results = [None] * count
+    done = threading.Semaphore(0)
+
+    def finish(index: int, started: float, future) -> None:
+        results[index] = {**result_of(future.result), "ms": (time.monotonic() - started) * 1000}
+        done.release()
+
+    for index in range(count):
+        started = time.monotonic()
+        future = echo.future(text, timeout=timeout, wait_for_ready=False, metadata=tuple(metadata.items()))
+        future.add_done_callback(lambda future, index=index, started=started: finish(index, started, future))
+    for _ in range(count):
+        done.acquire()
+    return results
 
 
 if __name__ == "__main__":
