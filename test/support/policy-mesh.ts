@@ -6,9 +6,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { status, type ServiceError } from '@grpc/grpc-js';
-import { onTestFinished } from 'vitest';
+import { expect, onTestFinished } from 'vitest';
 import type { Core } from '../../src/main/core.js';
 import { generateGrpcBootstrap } from '../../src/main/xds/generate/bootstrap.js';
+import { ENDPOINT_TYPE_URL } from '../../src/main/xds/protocol/type-urls.js';
 import { now } from '../../src/main/xds/status/proxy-timeline.js';
 import { startTestCore } from './core.js';
 import { applyDataplane, backendDataplane, clientDataplane } from './dataplanes.js';
@@ -70,8 +71,10 @@ export async function startPolicyMesh(backends: readonly BackendSpec[], clients:
     const dataplane = `client-${name === 'grpc-js-xds' ? 'js' : 'py'}`;
     await applyDataplane(core, clientDataplane(dataplane, services));
     const bootstrap = generateGrpcBootstrap({ nodeId: `default.${dataplane}`, adsHost: '127.0.0.1', adsPort: core.xds.port, locality: { region: 'local', zone: 'default' } });
-    started.push(name === 'grpc-js-xds' ? await grpcJsClient(`default.${dataplane}`, bootstrap) : await pythonClient(`default.${dataplane}`, bootstrap, services[0]!));
+    started.push(name === 'grpc-js-xds' ? await grpcJsClient(`default.${dataplane}`, bootstrap, services) : await pythonClient(`default.${dataplane}`, bootstrap, services));
   }
+  // Policies change configuration the clients already have: each has its endpoints before the test acts.
+  await Promise.all(started.map(({ proxyId }) => eventually(() => expect(core.xds.timeline.events(proxyId).some((event) => event.kind === 'ack' && event.typeUrl === ENDPOINT_TYPE_URL)).toBe(true))));
   const write = async (method: 'PUT' | 'DELETE', path: string, name: string, body?: string) => {
     const since = now();
     const response = await fetch(`${core.api.url}/meshes/default/${path}/${name}`, { method, body });
@@ -93,7 +96,7 @@ async function configuredSince(core: Core, proxyId: string, since: number): Prom
     const latest = new Map<string, string>();
     for (const event of events) if (event.kind === 'response') latest.set(event.typeUrl, event.nonce);
     const acked = new Set(events.flatMap((event) => (event.kind === 'ack' ? [event.nonce] : [])));
-    if (latest.size === 0 || ![...latest.values()].every((nonce) => acked.has(nonce))) throw new Error(`${proxyId} has not ACKed new configuration yet`);
+    if (latest.size === 0 || ![...latest.values()].every((nonce) => acked.has(nonce))) throw new Error(`${proxyId} has not ACKed new configuration yet: ${latest.size === 0 ? 'nothing sent since the write' : `sent ${JSON.stringify([...latest])}`}`);
   });
 }
 
@@ -102,7 +105,7 @@ export function adsStreams(core: Core, proxyId: string): number[] {
   return core.xds.timeline.events(proxyId).flatMap((event) => (event.kind === 'stream-opened' ? [event.streamId] : []));
 }
 
-async function grpcJsClient(proxyId: string, bootstrap: unknown): Promise<MeshClient> {
+async function grpcJsClient(proxyId: string, bootstrap: unknown, services: readonly string[]): Promise<MeshClient> {
   await registerGrpcXds();
   const channels = new Map<string, EchoClient>();
   const channel = (service: string) => {
@@ -114,6 +117,7 @@ async function grpcJsClient(proxyId: string, bootstrap: unknown): Promise<MeshCl
     }
     return client;
   };
+  for (const service of services) channel(service).connect();
   const call = async (service: string, deadlineMs: number, headers: Record<string, string>): Promise<TimedCallResult> => {
     const started = performance.now();
     try {
@@ -131,10 +135,10 @@ async function grpcJsClient(proxyId: string, bootstrap: unknown): Promise<MeshCl
   };
 }
 
-async function pythonClient(proxyId: string, bootstrap: unknown, firstService: string): Promise<MeshClient> {
+async function pythonClient(proxyId: string, bootstrap: unknown, services: readonly string[]): Promise<MeshClient> {
   const bootstrapFile = join(tempDir(), 'bootstrap.json');
   writeFileSync(bootstrapFile, JSON.stringify(bootstrap));
-  const client = startPythonEchoClient(`xds:///${firstService}`, bootstrapFile);
+  const client = startPythonEchoClient(`xds:///${services[0]}`, bootstrapFile, services.slice(1).map((service) => `xds:///${service}`));
   onTestFinished(() => client.stop());
   await client.ready();
   return {

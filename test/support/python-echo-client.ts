@@ -27,8 +27,9 @@ export interface PythonEchoClient {
 }
 
 /** Debian's python3-grpcio (gRPC C-core's xDS client) as a subprocess: one line in, one JSON result out. */
-export function startPythonEchoClient(target: string, bootstrapFile: string): PythonEchoClient {
-  const child = spawn('/usr/bin/python3', [CLIENT_SCRIPT, target], {
+/** `connectTo` are more targets whose channels connect at once, as the first's does. */
+export function startPythonEchoClient(target: string, bootstrapFile: string, connectTo: readonly string[] = []): PythonEchoClient {
+  const child = spawn('/usr/bin/python3', [CLIENT_SCRIPT, target, ...connectTo], {
     // Between calls nothing in Python's gRPC polls the xDS stream but C-core's backup poller, every
     // 5 s by default: updates would sit unread (and unACKed) that long. 50 ms keeps it close to a server's pace.
     env: { ...process.env, GRPC_XDS_BOOTSTRAP: bootstrapFile, GRPC_CLIENT_CHANNEL_BACKUP_POLL_INTERVAL_MS: '50' },

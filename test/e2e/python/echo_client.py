@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """gRPC C-core's xDS client (Debian's python3-grpcio) calling an echo service through meshdesk.
 
-Usage: GRPC_XDS_BOOTSTRAP=bootstrap.json echo_client.py xds:///echo
+Usage: GRPC_XDS_BOOTSTRAP=bootstrap.json echo_client.py xds:///echo [more targets to connect at once]
 Reads one line per call from stdin and prints one JSON line per result, so the test decides
 when to call (e.g. after changing a Dataplane) and reads what happened. A line is the text to
 send, or a JSON object {"text": ..., "metadata": {name: value}} to send call metadata too.
@@ -32,6 +32,8 @@ def main() -> None:
     def echo_of(target: str):
         if target not in methods:
             channel = grpc.insecure_channel(target)
+            # Connect now rather than on the first call, so the xDS stream is up before the test acts.
+            channel.subscribe(lambda state: None, try_to_connect=True)
             methods[target] = channel.unary_unary(
                 ECHO_METHOD,
                 request_serializer=lambda text: text.encode(),
@@ -39,7 +41,8 @@ def main() -> None:
             )
         return methods[target]
 
-    echo_of(sys.argv[1])
+    for target in sys.argv[1:]:
+        echo_of(target)
     print(json.dumps({"ready": True}), flush=True)
     for line in sys.stdin:
         text = line.strip()
