@@ -34,8 +34,12 @@ export type ClientName = 'grpc-js-xds' | 'python3-grpcio';
 
 export interface MeshClient {
   readonly name: ClientName;
-  /** Its proxy id in the core (`default.<dataplane>`). */
-  readonly proxyId: string;
+  /**
+   * Its proxy ids in the core (`default.<dataplane>`). grpc-js-xds makes one xDS client per
+   * bootstrap given as a channel option, so it is one proxy per service (two ADS streams under one
+   * node id would replace each other); python3-grpcio is one proxy for all.
+   */
+  readonly proxyIds: readonly string[];
   /** `count` concurrent calls to `xds:///<service>`; each result with its latency. */
   calls(service: string, count: number, options?: { headers?: Record<string, string>; deadlineMs?: number }): Promise<TimedCallResult[]>;
 }
@@ -44,7 +48,7 @@ export interface PolicyMesh {
   core: Core;
   clients: readonly MeshClient[];
   /**
-   * PUTs a policy (Kuma YAML) at `/meshes/default/<path>/<name>` and returns once every client
+   * PUTs a policy (Kuma YAML) at `/meshes/default/<path>/<name>` and returns once every client proxy
    * ACKed the configuration generated after the write.
    */
   putPolicy(path: string, name: string, yaml: string): Promise<void>;
@@ -66,20 +70,26 @@ export async function startPolicyMesh(backends: readonly BackendSpec[], clients:
     await applyDataplane(core, backendDataplane(backend.name, server.port, backend.service, 'default', backend.tags));
   }
   const services = [...new Set(backends.map(({ service }) => service))];
+  const bootstrapOf = async (dataplane: string, outbounds: readonly string[]) => {
+    await applyDataplane(core, clientDataplane(dataplane, outbounds));
+    return generateGrpcBootstrap({ nodeId: `default.${dataplane}`, adsHost: '127.0.0.1', adsPort: core.xds.port, locality: { region: 'local', zone: 'default' } });
+  };
   const started: MeshClient[] = [];
   for (const name of clients) {
-    const dataplane = `client-${name === 'grpc-js-xds' ? 'js' : 'py'}`;
-    await applyDataplane(core, clientDataplane(dataplane, services));
-    const bootstrap = generateGrpcBootstrap({ nodeId: `default.${dataplane}`, adsHost: '127.0.0.1', adsPort: core.xds.port, locality: { region: 'local', zone: 'default' } });
-    started.push(name === 'grpc-js-xds' ? await grpcJsClient(`default.${dataplane}`, bootstrap, services) : await pythonClient(`default.${dataplane}`, bootstrap, services));
+    if (name === 'python3-grpcio') started.push(await pythonClient('default.client-py', await bootstrapOf('client-py', services), services));
+    else {
+      const bootstraps = new Map<string, unknown>();
+      for (const service of services) bootstraps.set(service, await bootstrapOf(`client-js-${service}`, [service]));
+      started.push(await grpcJsClient(bootstraps));
+    }
   }
   // Policies change configuration the clients already have: each has its endpoints before the test acts.
-  await Promise.all(started.map(({ proxyId }) => eventually(() => expect(core.xds.timeline.events(proxyId).some((event) => event.kind === 'ack' && event.typeUrl === ENDPOINT_TYPE_URL)).toBe(true))));
+  await Promise.all(started.flatMap(({ proxyIds }) => proxyIds).map((proxyId) => eventually(() => expect(core.xds.timeline.events(proxyId).some((event) => event.kind === 'ack' && event.typeUrl === ENDPOINT_TYPE_URL)).toBe(true))));
   const write = async (method: 'PUT' | 'DELETE', path: string, name: string, body?: string) => {
     const since = now();
     const response = await fetch(`${core.api.url}/meshes/default/${path}/${name}`, { method, body });
     if (!response.ok) throw new Error(`${method} ${path}/${name} answered ${response.status}: ${await response.text()}`);
-    await Promise.all(started.map(({ proxyId }) => configuredSince(core, proxyId, since)));
+    await Promise.all(started.flatMap(({ proxyIds }) => proxyIds).map((proxyId) => configuredSince(core, proxyId, since)));
   };
   return { core, clients: started, putPolicy: (path, name, yaml) => write('PUT', path, name, yaml), deletePolicy: (path, name) => write('DELETE', path, name) };
 }
@@ -105,19 +115,17 @@ export function adsStreams(core: Core, proxyId: string): number[] {
   return core.xds.timeline.events(proxyId).flatMap((event) => (event.kind === 'stream-opened' ? [event.streamId] : []));
 }
 
-async function grpcJsClient(proxyId: string, bootstrap: unknown, services: readonly string[]): Promise<MeshClient> {
+/** A channel per service, each with its own bootstrap (its own proxy). */
+async function grpcJsClient(bootstraps: ReadonlyMap<string, unknown>): Promise<MeshClient> {
   await registerGrpcXds();
   const channels = new Map<string, EchoClient>();
-  const channel = (service: string) => {
-    let client = channels.get(service);
-    if (!client) {
-      client = echoClient(`xds:///${service}`, { 'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config': JSON.stringify(bootstrap) });
-      channels.set(service, client);
-      onTestFinished(() => client!.close());
-    }
-    return client;
-  };
-  for (const service of services) channel(service).connect();
+  for (const [service, bootstrap] of bootstraps) {
+    const client = echoClient(`xds:///${service}`, { 'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config': JSON.stringify(bootstrap) });
+    onTestFinished(() => client.close());
+    client.connect();
+    channels.set(service, client);
+  }
+  const channel = (service: string) => channels.get(service)!;
   const call = async (service: string, deadlineMs: number, headers: Record<string, string>): Promise<TimedCallResult> => {
     const started = performance.now();
     try {
@@ -130,7 +138,7 @@ async function grpcJsClient(proxyId: string, bootstrap: unknown, services: reado
   };
   return {
     name: 'grpc-js-xds',
-    proxyId,
+    proxyIds: [...bootstraps.keys()].map((service) => `default.client-js-${service}`),
     calls: (service, count, { headers = {}, deadlineMs = 5000 } = {}) => Promise.all(Array.from({ length: count }, () => call(service, deadlineMs, headers))),
   };
 }
@@ -143,7 +151,7 @@ async function pythonClient(proxyId: string, bootstrap: unknown, services: reado
   await client.ready();
   return {
     name: 'python3-grpcio',
-    proxyId,
+    proxyIds: [proxyId],
     calls: (service, count, { headers, deadlineMs = 5000 } = {}) =>
       client.batch({ count, target: `xds:///${service}`, metadata: headers, timeout: deadlineMs / 1000 }),
   };

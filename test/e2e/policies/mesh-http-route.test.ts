@@ -49,7 +49,7 @@ describe('MeshHTTPRoute on real data planes', () => {
     await bothVersionsAnswer();
 
     await mesh.putPolicy('meshhttproutes', 'echo-route', route(90, 10));
-    const streams = mesh.clients.map(({ proxyId }) => adsStreams(mesh.core, proxyId));
+    const streams = mesh.clients.flatMap(({ proxyIds }) => proxyIds.map((proxyId) => adsStreams(mesh.core, proxyId)));
     for (const [name, counts] of await headerCalls()) expect(counts, name).toEqual({ v2: 20 });
     for (const [name, counts] of await split()) {
       expect((counts['v1'] ?? 0) + (counts['v2'] ?? 0), name).toBe(SPLIT_CALLS);
@@ -61,7 +61,7 @@ describe('MeshHTTPRoute on real data planes', () => {
       expect(Math.abs((counts['v2'] ?? 0) - SPLIT_CALLS * 0.9), `${name} ${JSON.stringify(counts)}`).toBeLessThanOrEqual(binomialTolerance(SPLIT_CALLS, 0.9));
     }
     // The weights moved on the stream each client had: no reconnect.
-    expect(mesh.clients.map(({ proxyId }) => adsStreams(mesh.core, proxyId))).toEqual(streams);
+    expect(mesh.clients.flatMap(({ proxyIds }) => proxyIds.map((proxyId) => adsStreams(mesh.core, proxyId)))).toEqual(streams);
     expect(streams.map((ids) => ids.length)).toEqual([1, 1]);
 
     await mesh.deletePolicy('meshhttproutes', 'echo-route');
