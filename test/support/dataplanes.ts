@@ -1,21 +1,27 @@
 import type { Core } from '../../src/main/core.js';
 
-/** Kuma-shaped Dataplanes for end-to-end tests, applied through the real HTTP API. */
-export function backendDataplane(name: string, port: number, service = 'echo', mesh = 'default') {
+// Kuma-shaped Dataplanes for end-to-end tests, applied through the real HTTP API.
+
+/** `tags` are added to the inbound's (e.g. `version: v2`, for route subsets). */
+export function backendDataplane(name: string, port: number, service = 'echo', mesh = 'default', tags: Record<string, string> = {}) {
   return {
     type: 'Dataplane',
     mesh,
     name,
-    networking: { address: '127.0.0.1', inbound: [{ port, tags: { 'kuma.io/service': service, 'kuma.io/protocol': 'grpc' } }] },
+    networking: { address: '127.0.0.1', inbound: [{ port, tags: { ...tags, 'kuma.io/service': service, 'kuma.io/protocol': 'grpc' } }] },
   };
 }
 
-export function clientDataplane(name: string, service = 'echo', mesh = 'default') {
+/** A client with one outbound per service, on ports from 10001. */
+export function clientDataplane(name: string, services: string | readonly string[] = 'echo', mesh = 'default') {
   return {
     type: 'Dataplane',
     mesh,
     name,
-    networking: { address: '127.0.0.1', outbound: [{ port: 10001, tags: { 'kuma.io/service': service } }] },
+    networking: {
+      address: '127.0.0.1',
+      outbound: [services].flat().map((service, index) => ({ port: 10001 + index, tags: { 'kuma.io/service': service } })),
+    },
   };
 }
 

@@ -44,6 +44,8 @@ export async function startEchoServer(name = 'echo', handler?: EchoHandler): Pro
 export interface EchoClient {
   /** `headers` are sent as the call's metadata (routes may match on them). */
   echo(text: string, deadlineMs?: number, headers?: Record<string, string>): Promise<string>;
+  /** Starts connecting (an xds: target starts its xDS stream) without waiting for a call. */
+  connect(): void;
   close(): void;
 }
 
@@ -62,6 +64,7 @@ export function echoClient(target: string, options: grpc.ChannelOptions = {}, cr
           error ? reject(error) : resolve(reply!),
         ),
       ),
+    connect: () => void client.getChannel().getConnectivityState(true),
     close: () => client.close(),
   };
 }

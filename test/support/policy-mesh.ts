@@ -1,0 +1,176 @@
+// One mesh for the store-driven policy tests (test/e2e/policies): a real core, real gRPC servers
+// registered as Dataplanes through the API, and both real xDS clients — gRPC's Node client
+// (@grpc/grpc-js-xds, in process) and Debian's python3-grpcio (C-core, a subprocess) — each its own
+// proxy, calling the servers through meshdesk's ADS server. Policies go in as a user writes them:
+// Kuma YAML PUT at Kuma's paths.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { status, type ServiceError } from '@grpc/grpc-js';
+import { expect, onTestFinished } from 'vitest';
+import type { Core } from '../../src/main/core.js';
+import { generateGrpcBootstrap } from '../../src/main/xds/generate/bootstrap.js';
+import { ENDPOINT_TYPE_URL } from '../../src/main/xds/protocol/type-urls.js';
+import { now } from '../../src/main/xds/status/proxy-timeline.js';
+import { startTestCore } from './core.js';
+import { applyDataplane, backendDataplane, clientDataplane } from './dataplanes.js';
+import { echoClient, startEchoServer, type EchoClient, type EchoHandler } from './echo-server.js';
+import { eventually } from './eventually.js';
+import { registerGrpcXds } from './grpc-xds.js';
+import { startPythonEchoClient, type TimedCallResult } from './python-echo-client.js';
+import { tempDir } from './temp-dir.js';
+
+export type { TimedCallResult } from './python-echo-client.js';
+
+export interface BackendSpec {
+  /** The Dataplane's name, and what the server answers before `:`. */
+  name: string;
+  service: string;
+  /** Extra inbound tags, e.g. `version: v2`. */
+  tags?: Record<string, string>;
+  handler?: EchoHandler;
+}
+
+export type ClientName = 'grpc-js-xds' | 'python3-grpcio';
+
+export interface MeshClient {
+  readonly name: ClientName;
+  /**
+   * Its proxy ids in the core (`default.<dataplane>`). grpc-js-xds makes one xDS client per
+   * bootstrap given as a channel option, so it is one proxy per service (two ADS streams under one
+   * node id would replace each other); python3-grpcio is one proxy for all.
+   */
+  readonly proxyIds: readonly string[];
+  /** `count` concurrent calls to `xds:///<service>`; each result with its latency. */
+  calls(service: string, count: number, options?: { headers?: Record<string, string>; deadlineMs?: number }): Promise<TimedCallResult[]>;
+}
+
+export interface PolicyMesh {
+  core: Core;
+  clients: readonly MeshClient[];
+  /**
+   * PUTs a policy (Kuma YAML) at `/meshes/default/<path>/<name>` and returns once every client proxy
+   * ACKed the configuration generated after the write.
+   */
+  putPolicy(path: string, name: string, yaml: string): Promise<void>;
+  /** DELETEs a policy and returns once every client ACKed the configuration generated after it. */
+  deletePolicy(path: string, name: string): Promise<void>;
+}
+
+/**
+ * The core (short cache and refresh interval, as every e2e test), the servers, and the clients of
+ * `clients` (both by default), each a Dataplane with an outbound to every service of `backends`.
+ * Everything closes when the test ends.
+ */
+export async function startPolicyMesh(backends: readonly BackendSpec[], clients: readonly ClientName[] = ['grpc-js-xds', 'python3-grpcio']): Promise<PolicyMesh> {
+  const core = await startTestCore();
+  core.settings.update({ 'store.cache.expirationTime': '100ms', 'xds.dataplaneConfigurationRefreshInterval': '100ms' });
+  for (const backend of backends) {
+    const server = await startEchoServer(backend.name, backend.handler);
+    onTestFinished(() => server.stop());
+    await applyDataplane(core, backendDataplane(backend.name, server.port, backend.service, 'default', backend.tags));
+  }
+  const services = [...new Set(backends.map(({ service }) => service))];
+  const bootstrapOf = async (dataplane: string, outbounds: readonly string[]) => {
+    await applyDataplane(core, clientDataplane(dataplane, outbounds));
+    return generateGrpcBootstrap({ nodeId: `default.${dataplane}`, adsHost: '127.0.0.1', adsPort: core.xds.port, locality: { region: 'local', zone: 'default' } });
+  };
+  const started: MeshClient[] = [];
+  for (const name of clients) {
+    if (name === 'python3-grpcio') started.push(await pythonClient('default.client-py', await bootstrapOf('client-py', services), services));
+    else {
+      const bootstraps = new Map<string, unknown>();
+      for (const service of services) bootstraps.set(service, await bootstrapOf(`client-js-${service}`, [service]));
+      started.push(await grpcJsClient(bootstraps));
+    }
+  }
+  // Policies change configuration the clients already have: each has its endpoints before the test acts.
+  await Promise.all(started.flatMap(({ proxyIds }) => proxyIds).map((proxyId) => eventually(() => expect(core.xds.timeline.events(proxyId).some((event) => event.kind === 'ack' && event.typeUrl === ENDPOINT_TYPE_URL)).toBe(true))));
+  const write = async (method: 'PUT' | 'DELETE', path: string, name: string, body?: string) => {
+    const since = now();
+    const response = await fetch(`${core.api.url}/meshes/default/${path}/${name}`, { method, body });
+    if (!response.ok) throw new Error(`${method} ${path}/${name} answered ${response.status}: ${await response.text()}`);
+    await Promise.all(started.flatMap(({ proxyIds }) => proxyIds).map((proxyId) => configuredSince(core, proxyId, since)));
+  };
+  return { core, clients: started, putPolicy: (path, name, yaml) => write('PUT', path, name, yaml), deletePolicy: (path, name) => write('DELETE', path, name) };
+}
+
+/**
+ * Waits until the proxy got a response after `since` and ACKed the latest one of each type (a
+ * response superseded before its ACK is never ACKed); a NACK fails.
+ */
+async function configuredSince(core: Core, proxyId: string, since: number): Promise<void> {
+  await eventually(() => {
+    const events = core.xds.timeline.events(proxyId).filter((event) => event.at >= since);
+    const nack = events.find((event) => event.kind === 'nack');
+    if (nack) throw new Error(`${proxyId} NACKed: ${JSON.stringify(nack)}`);
+    const latest = new Map<string, string>();
+    for (const event of events) if (event.kind === 'response') latest.set(event.typeUrl, event.nonce);
+    const acked = new Set(events.flatMap((event) => (event.kind === 'ack' ? [event.nonce] : [])));
+    if (latest.size === 0 || ![...latest.values()].every((nonce) => acked.has(nonce))) throw new Error(`${proxyId} has not ACKed new configuration yet: ${latest.size === 0 ? 'nothing sent since the write' : `sent ${JSON.stringify([...latest])}`}`);
+  });
+}
+
+/** The ids of the ADS streams the proxy opened, to show a change reached it without a reconnect. */
+export function adsStreams(core: Core, proxyId: string): number[] {
+  return core.xds.timeline.events(proxyId).flatMap((event) => (event.kind === 'stream-opened' ? [event.streamId] : []));
+}
+
+/** A channel per service, each with its own bootstrap (its own proxy). */
+async function grpcJsClient(bootstraps: ReadonlyMap<string, unknown>): Promise<MeshClient> {
+  await registerGrpcXds();
+  const channels = new Map<string, EchoClient>();
+  for (const [service, bootstrap] of bootstraps) {
+    const client = echoClient(`xds:///${service}`, { 'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config': JSON.stringify(bootstrap) });
+    onTestFinished(() => client.close());
+    client.connect();
+    channels.set(service, client);
+  }
+  const channel = (service: string) => channels.get(service)!;
+  const call = async (service: string, deadlineMs: number, headers: Record<string, string>): Promise<TimedCallResult> => {
+    const started = performance.now();
+    try {
+      const reply = await channel(service).echo('hi', deadlineMs, headers);
+      return { ok: true, reply, ms: performance.now() - started };
+    } catch (error) {
+      const { code, details } = error as ServiceError;
+      return { ok: false, code: status[code], details, ms: performance.now() - started };
+    }
+  };
+  return {
+    name: 'grpc-js-xds',
+    proxyIds: [...bootstraps.keys()].map((service) => `default.client-js-${service}`),
+    calls: (service, count, { headers = {}, deadlineMs = 5000 } = {}) => Promise.all(Array.from({ length: count }, () => call(service, deadlineMs, headers))),
+  };
+}
+
+async function pythonClient(proxyId: string, bootstrap: unknown, services: readonly string[]): Promise<MeshClient> {
+  const bootstrapFile = join(tempDir(), 'bootstrap.json');
+  writeFileSync(bootstrapFile, JSON.stringify(bootstrap));
+  const client = startPythonEchoClient(`xds:///${services[0]}`, bootstrapFile, services.slice(1).map((service) => `xds:///${service}`));
+  onTestFinished(() => client.stop());
+  await client.ready();
+  return {
+    name: 'python3-grpcio',
+    proxyIds: [proxyId],
+    calls: (service, count, { headers, deadlineMs = 5000 } = {}) =>
+      client.batch({ count, target: `xds:///${service}`, metadata: headers, timeout: deadlineMs / 1000 }),
+  };
+}
+
+/** How many calls each server answered, by the name before `:` in its reply, and each failure code. */
+export function tally(results: readonly TimedCallResult[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const result of results) {
+    const key = result.ok ? result.reply.slice(0, result.reply.indexOf(':')) : result.code;
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  return counts;
+}
+
+/**
+ * The largest distance from the mean `n·p` a binomial count stays within, stated as 5 standard
+ * deviations (√(n·p·(1−p))): a correct client falls outside it about once in 1.7 million runs.
+ */
+export function binomialTolerance(n: number, p: number): number {
+  return Math.ceil(5 * Math.sqrt(n * p * (1 - p)));
+}
