@@ -6,7 +6,7 @@ import { CLUSTER_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import { decimalFromIntOrString } from '../core/conf-checks.js';
 import type { PluginInput } from '../core/plugin.js';
 import { dataplaneTagSet, serializeTags, type MultiValueTags } from '../core/proxy-tags.js';
-import { outboundServiceNames, serviceClusters } from '../core/outbound-targets.js';
+import { outboundServiceNames, serviceClusterNames } from '../core/outbound-targets.js';
 import { ruleFor } from '../core/rules.js';
 import type { GrpcHealthCheck, HeaderModifier, HttpHealthCheck, MeshHealthCheckConf, TcpHealthCheck } from './api.js';
 
@@ -26,11 +26,13 @@ const FILE_EVENT_SINK_TYPE_URL = 'type.googleapis.com/envoy.extensions.health_ch
 /** Applies each outbound service's MeshHealthCheck conf to its clusters (Kuma's applyToOutbounds). */
 export function applyMeshHealthCheckToEnvoy({ proxy, context, rules, resources }: PluginInput<MeshHealthCheckConf>): void {
   const tags = dataplaneTagSet(proxy.dataplane);
+  const clusters = serviceClusterNames(resources);
   for (const service of outboundServiceNames(proxy)) {
     const rule = ruleFor(rules.to, { [SERVICE_TAG]: service });
     if (!rule) continue;
     const protocol = serviceProtocol(context.endpointsByService.get(service) ?? []);
-    for (const { name, resource } of serviceClusters(resources, service)) {
+    for (const name of clusters.get(service) ?? []) {
+      const resource = resources.get(CLUSTER_TYPE_URL, name)!;
       const { cluster, set } = configureCluster(resource, rule.conf, protocol, tags);
       resources.put(CLUSTER_TYPE_URL, name, cluster, set.map((path) => ({ path, origins: rule.origins })));
     }
