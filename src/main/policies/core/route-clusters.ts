@@ -119,9 +119,9 @@ const clusterNames = new WeakMap<ProtoJson, ReadonlySet<string>>();
 function clusterNamesOf(resource: ProtoJson): ReadonlySet<string> {
   let names = clusterNames.get(resource);
   if (names === undefined) {
-    names = new Set<string>();
-    collectClusterNames(resource, names);
-    clusterNames.set(resource, names);
+    const collected = new Set<string>();
+    collectClusterNames(resource, collected);
+    clusterNames.set(resource, (names = collected));
   }
   return names;
 }

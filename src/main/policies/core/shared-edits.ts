@@ -41,10 +41,10 @@ export function putEdited(
 ): void {
   const resource = resources.get(typeUrl, name);
   if (resource === undefined) return;
-  let level = edits.get(resource);
+  let level: EditsByKey | undefined = edits.get(resource);
   if (level === undefined) edits.set(resource, (level = { next: new Map() }));
   for (const part of key) {
-    let next = level.next.get(part);
+    let next: EditsByKey | undefined = level.next.get(part);
     if (next === undefined) level.next.set(part, (next = { next: new Map() }));
     level = next;
   }
