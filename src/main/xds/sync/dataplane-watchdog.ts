@@ -15,7 +15,7 @@ export interface MeshContextSource {
   get(mesh: string): Promise<MeshContext>;
 }
 
-export type WatchedProxy = Pick<ConnectedProxy, 'proxyId' | 'dataplaneKey' | 'kind' | 'features' | 'workDir'>;
+export type WatchedProxy = Pick<ConnectedProxy, 'proxyId' | 'dataplaneKey' | 'kind' | 'features' | 'workDir' | 'userAgent'>;
 
 export interface DataplaneWatchdogOptions {
   proxy: WatchedProxy;
@@ -103,7 +103,7 @@ export class DataplaneWatchdog {
       tick.finishedAt = now();
       return outcome;
     };
-    const { proxyId, dataplaneKey, kind, features, workDir } = this.#proxy;
+    const { proxyId, dataplaneKey, kind, features, workDir, userAgent } = this.#proxy;
     let context: MeshContext;
     try {
       context = await this.#meshContexts.get(dataplaneKey.mesh);
@@ -114,7 +114,7 @@ export class DataplaneWatchdog {
     if (signal?.aborted) return undefined;
     const dataplane = context.dataplanesByName.get(dataplaneKey.name);
     if (!dataplane) return finished(DATAPLANE_NOT_FOUND);
-    // The hash covers every input of the configuration; the proxy's id, kind, features and work directory are fixed
+    // The hash covers every input of the configuration; the proxy's id, kind, features, work directory and user agent are fixed
     // for this watchdog's life (a reconnecting proxy gets a new one), so an equal hash means equal config.
     if (context.hash === this.#lastHash) return finished(SKIP);
     // Many proxies generate at once after a change: take turns with the event loop.
@@ -124,7 +124,14 @@ export class DataplaneWatchdog {
     if (signal?.aborted) return undefined;
     tick.generatingSince = now();
     try {
-      const { resources, attributions, unapplied } = this.#generate(context, { id: proxyId, dataplane, kind, features, ...(workDir !== undefined && { workDir }) });
+      const { resources, attributions, unapplied } = this.#generate(context, {
+        id: proxyId,
+        dataplane,
+        kind,
+        features,
+        ...(workDir !== undefined && { workDir }),
+        ...(userAgent !== undefined && { userAgent }),
+      });
       const policies = policyVersions(context.policies);
       // A connection's first snapshot has no previous one here to compare with: it names no change.
       const policyChanges = this.#publishedPolicies ? policyChangesBetween(this.#publishedPolicies, policies) : [];
