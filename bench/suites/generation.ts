@@ -10,12 +10,8 @@ import { SnapshotHistory } from '../../src/main/store/snapshot-history.js';
 import { buildMeshContext } from '../../src/main/xds/context/build-mesh-context.js';
 import type { MeshContext } from '../../src/main/xds/context/mesh-context.js';
 import { generateProxy, generateProxyResources } from '../../src/main/xds/generate/profile.js';
-import { CLUSTER_TYPE_URL } from '../../src/main/xds/protocol/type-urls.js';
-import { derived } from '../../src/main/policies/core/derived.js';
 import type { PolicyPlugin } from '../../src/main/policies/core/plugin.js';
 import type { PolicyResource } from '../../src/main/policies/core/policy.js';
-import { catchAllInboundRule, ruleFor } from '../../src/main/policies/core/rules.js';
-import { POLICY_DESCRIPTORS } from '../../src/main/policies/descriptors.js';
 import { POLICY_PLUGINS } from '../../src/main/policies/registry.js';
 import { SnapshotCache } from '../../src/main/xds/server/snapshot-cache.js';
 import { ProxyTimeline } from '../../src/main/xds/status/proxy-timeline.js';
@@ -24,6 +20,7 @@ import { EncodedResourceCache } from '../../src/main/xds/sync/encoded-resource-c
 import { SnapshotReconciler } from '../../src/main/xds/sync/reconcile.js';
 import { loadDataplane } from '../../tools/load/fleet.js';
 import { median } from '../../tools/load/stats.js';
+import { policyChange } from './policy-change.js';
 import { medianMicros, type BenchOptions, type BenchRow } from '../measure.js';
 
 const TIME = '2026-01-01T00:00:00.000Z';
@@ -42,7 +39,7 @@ function resource(input: ReturnType<typeof loadDataplane>): DataplaneResource {
 }
 
 /** One backend per service, and a proxy with an outbound to every service (Kuma's default reachability). */
-function meshWithServices(services: number, policies: readonly PolicyResource[] = []): { context: MeshContext; clients: DataplaneResource[] } {
+export function meshWithServices(services: number, policies: readonly PolicyResource[] = []): { context: MeshContext; clients: DataplaneResource[] } {
   const backends = Array.from({ length: services }, (_, index) => resource(loadDataplane('backend', index, services)));
   const clients = Array.from({ length: 51 }, (_, index) => {
     const dataplane = resource(loadDataplane('client', services + index, services));
@@ -102,49 +99,52 @@ export async function generation(options: BenchOptions): Promise<BenchRow[]> {
 }
 
 const POLICY_COUNTS = [0, 10, 50];
-const BENCH_POLICY_TYPES = ['MeshTimeout', 'MeshRetry', 'MeshCircuitBreaker', 'MeshHealthCheck', 'MeshAccessLog'] as const;
+
+/** One realistic `to` conf per policy type, as a team writes them (index varies the values). */
+const REALISTIC_CONFS: readonly { type: string; to: (index: number) => object }[] = [
+  { type: 'MeshTimeout', to: (index) => ({ connectionTimeout: `${2 + (index % 5)}s`, idleTimeout: '1h', http: { requestTimeout: `${10 + index}s` } }) },
+  { type: 'MeshRetry', to: (index) => ({ http: { numRetries: 1 + (index % 4), perTryTimeout: '2s', retryOn: ['5xx', 'Reset'] } }) },
+  {
+    type: 'MeshCircuitBreaker',
+    to: (index) => ({ connectionLimits: { maxConnections: 100 + index, maxPendingRequests: 50 }, outlierDetection: { detectors: { totalFailures: { consecutive: 5 } } } }),
+  },
+  { type: 'MeshHealthCheck', to: () => ({ interval: '10s', timeout: '2s', unhealthyThreshold: 3, healthyThreshold: 1, http: { path: '/health' } }) },
+  { type: 'MeshLoadBalancingStrategy', to: () => ({ loadBalancer: { type: 'LeastRequest' } }) },
+];
 
 /**
  * `count` policies over 100 services, as a team writes them: a third for the whole mesh, the others
- * for one client service; each with a `to` for the whole mesh and one for a destination, and
- * inbound `rules` on every other one. Spread over five policy types.
+ * for one client service; each with a `to` for the whole mesh and one for a destination. Every
+ * sixth is a MeshHTTPRoute splitting one service's traffic 90/10 with the next; the others are
+ * spread over the timeout, retry, circuit-breaker, health-check and load-balancing types.
  */
 function benchPolicies(count: number): PolicyResource[] {
-  return Array.from({ length: count }, (_, index): PolicyResource => ({
-    type: BENCH_POLICY_TYPES[index % BENCH_POLICY_TYPES.length]!,
-    meta: { mesh: 'default', name: `policy-${index}`, version: 1, creationTime: TIME, modificationTime: TIME, labels: {} },
-    spec: {
-      targetRef: index % 3 === 0 ? { kind: 'Mesh' } : { kind: 'MeshService', name: `svc-${index % 51}` },
-      to: [
-        { targetRef: { kind: 'Mesh' }, default: { connectionTimeout: `${index}s` } },
-        { targetRef: { kind: 'MeshService', name: `svc-${(index * 7) % 100}` }, default: { idleTimeout: `${index}m` } },
-      ],
-      ...(index % 2 === 0 && { rules: [{ default: { idleTimeout: `${index}s` } }] }),
-    },
-  }));
+  return Array.from({ length: count }, (_, index): PolicyResource => {
+    const meta = { mesh: 'default', name: `policy-${index}`, version: 1, creationTime: TIME, modificationTime: TIME, labels: {} };
+    const targetRef = index % 3 === 0 ? { kind: 'Mesh' } : { kind: 'MeshService', name: `svc-${index % 51}` };
+    const destination = `svc-${(index * 7) % 100}`;
+    if (index % 6 === 5) {
+      const backendRefs = [
+        { kind: 'MeshService', name: destination, weight: 90 },
+        { kind: 'MeshService', name: `svc-${((index * 7) % 100) + 1}`, weight: 10 },
+      ];
+      const to = [{ targetRef: { kind: 'MeshService', name: destination }, rules: [{ matches: [{ path: { type: 'PathPrefix', value: '/v2' } }], default: { backendRefs } }] }];
+      return { type: 'MeshHTTPRoute', meta, spec: { targetRef, to } } as PolicyResource;
+    }
+    const { type, to } = REALISTIC_CONFS[index % REALISTIC_CONFS.length]!;
+    return {
+      type,
+      meta,
+      spec: {
+        targetRef,
+        to: [
+          { targetRef: { kind: 'Mesh' }, default: to(index) },
+          { targetRef: { kind: 'MeshService', name: destination }, default: to(index + 1) },
+        ],
+      },
+    } as PolicyResource;
+  });
 }
-
-/**
- * Stand-ins for the real plugins until they are registered: each reads its type's rules for every
- * cluster, as a real plugin does, and puts a changed copy of each cluster a rule covers, with its
- * attribution, derived once per cluster and rule (see `derived`) as a real plugin should.
- */
-const BENCH_PLUGINS: readonly PolicyPlugin[] = POLICY_DESCRIPTORS.filter(({ type }) => (BENCH_POLICY_TYPES as readonly string[]).includes(type)).map(
-  (descriptor): PolicyPlugin => ({
-    descriptor,
-    validate: () => {},
-    applyGrpc: () => {},
-    applyEnvoy: ({ rules, resources }) => {
-      catchAllInboundRule([...rules.inbound.values()][0]);
-      for (const { name, resource } of resources.list(CLUSTER_TYPE_URL)) {
-        const rule = ruleFor(rules.to, { 'kuma.io/service': name });
-        if (!rule) continue;
-        const changed = derived(resource, rule, () => ({ ...resource, per_connection_buffer_limit_bytes: 32768 }));
-        resources.put(CLUSTER_TYPE_URL, name, changed, [{ path: 'per_connection_buffer_limit_bytes', origins: rule.origins }]);
-      }
-    },
-  }),
-);
 
 /**
  * A changed tick at 100 services with 0, 10 and 50 policies: the whole configuration with the
@@ -154,7 +154,7 @@ const BENCH_PLUGINS: readonly PolicyPlugin[] = POLICY_DESCRIPTORS.filter(({ type
 export async function policyGeneration(options: BenchOptions): Promise<BenchRow[]> {
   const dir = mkdtempSync(join(tmpdir(), 'meshdesk-bench-'));
   try {
-    return policyTicks(dir, options);
+    return [...policyTicks(dir, options), ...(await policyChange(options))];
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -163,12 +163,10 @@ export async function policyGeneration(options: BenchOptions): Promise<BenchRow[
 function policyTicks(dir: string, options: BenchOptions): BenchRow[] {
   const rows: BenchRow[] = [];
   // The same tick without any plugin, in the same run: this machine is shared, compare within a run.
-  // The stand-ins give every count the same work per rule; the registered plugins run too, on the
-  // bench's policies (which give them rules only for their own types).
+  const types = POLICY_PLUGINS.map(({ descriptor }) => descriptor.type).join(', ');
   const runs: { label: string; count: number; plugins: readonly PolicyPlugin[]; note: string }[] = [
     { label: 'no plugins', count: 0, plugins: [], note: 'profile only' },
-    ...POLICY_COUNTS.map((count) => ({ label: `${count} policies`, count, plugins: BENCH_PLUGINS, note: 'stand-in plugins' })),
-    { label: '50 policies, registered plugins', count: 50, plugins: POLICY_PLUGINS, note: POLICY_PLUGINS.map(({ descriptor }) => descriptor.type).join(', ') },
+    ...POLICY_COUNTS.map((count) => ({ label: `${count} policies`, count, plugins: POLICY_PLUGINS, note: types })),
   ];
   for (const { label, count, plugins, note } of runs) {
     const { context, clients } = meshWithServices(100, benchPolicies(count));

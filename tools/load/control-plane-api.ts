@@ -16,6 +16,11 @@ export class ControlPlaneApi {
     await this.#json('PUT', `/meshes/${dataplane.mesh}/dataplanes/${dataplane.name}`, dataplane);
   }
 
+  /** Writes a policy (`type`, `mesh`, `name`, `spec`) at its Kuma path, e.g. `/meshes/default/meshtimeouts/<name>`. */
+  async putPolicy(policy: { type: string; mesh: string; name: string; spec: unknown }): Promise<void> {
+    await this.#json('PUT', `/meshes/${policy.mesh}/${policy.type.toLowerCase()}s/${policy.name}`, policy);
+  }
+
   async deleteDataplane(mesh: string, name: string): Promise<void> {
     const response = await fetch(`${this.url}/meshes/${mesh}/dataplanes/${name}`, { method: 'DELETE' });
     if (!response.ok && response.status !== 404) throw new Error(`DELETE Dataplane "${name}" answered ${response.status}: ${await response.text()}`);

@@ -32,6 +32,7 @@ export class SimulatedProxy {
   configuredAt: number | undefined;
   readonly #versions = new Map<string, string>();
   readonly #onEndpoints: (update: EndpointsUpdate) => void;
+  readonly #watchers = new Set<(response: DiscoveryResponse) => void>();
   #call: AdsCall | undefined;
   #configured!: (ms: number) => void;
   #failed!: (error: Error) => void;
@@ -68,6 +69,12 @@ export class SimulatedProxy {
     this.#request(CLUSTER_TYPE_URL, [], '', '', this.spec.node);
   }
 
+  /** Calls `watcher` with every response, once it is ACKed; returns what stops it. */
+  watch(watcher: (response: DiscoveryResponse) => void): () => void {
+    this.#watchers.add(watcher);
+    return () => this.#watchers.delete(watcher);
+  }
+
   close(): void {
     this.#call?.cancel();
     this.#call = undefined;
@@ -78,6 +85,7 @@ export class SimulatedProxy {
     const first = !this.#versions.has(typeUrl);
     this.#versions.set(typeUrl, version);
     this.#request(typeUrl, this.#names(typeUrl), version, nonce);
+    for (const watcher of this.#watchers) watcher(response);
     if (typeUrl === CLUSTER_TYPE_URL && first) {
       if (this.spec.edsClusters.length > 0) this.#request(ENDPOINT_TYPE_URL, [...this.spec.edsClusters], '', '');
       else this.#request(LISTENER_TYPE_URL, [], '', '');

@@ -14,7 +14,7 @@ export interface PolicyPreviewDependencies {
   manager: ReadOnlyResourceManager;
   meshContexts: { get(mesh: string): Promise<MeshContext> };
   /** The connected proxies (DataplaneSyncTracker): a preview generates for the proxy's own kind and features. */
-  connectedProxies: { connectedProxy(proxyId: string): Pick<ConnectedProxy, 'kind' | 'features' | 'workDir'> | undefined };
+  connectedProxies: { connectedProxy(proxyId: string): Pick<ConnectedProxy, 'kind' | 'features' | 'workDir' | 'userAgent'> | undefined };
 }
 
 /**
@@ -62,6 +62,7 @@ export function policyPreviewRoutes(deps: PolicyPreviewDependencies): Route[] {
           kind: connected?.kind ?? 'envoy',
           ...(connected?.features && { features: connected.features }),
           ...(connected?.workDir !== undefined && { workDir: connected.workDir }),
+          ...(connected?.userAgent !== undefined && { userAgent: connected.userAgent }),
         };
         return { json: previewPolicyChange(context, proxy, change) };
       },

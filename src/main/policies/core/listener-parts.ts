@@ -8,7 +8,17 @@ import { HTTP_CONNECTION_MANAGER_TYPE_URL, TCP_PROXY_TYPE_URL } from '../../xds/
 export type Draft = Record<string, unknown>;
 
 export function draftOf(resource: ProtoJson): Draft {
-  return structuredClone(resource) as Draft;
+  return copyJson(resource) as Draft;
+}
+
+/** A deep copy of JSON-shaped data: several times faster than structuredClone, which a proxy's edits run often. */
+function copyJson(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(copyJson);
+  if (value === null || typeof value !== 'object') return value;
+  if (ArrayBuffer.isView(value)) return structuredClone(value);
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) copy[key] = copyJson((value as Record<string, unknown>)[key]);
+  return copy;
 }
 
 /** A part of a draft and where it is: `filter_chains[0].filters[0].typed_config`. */

@@ -1,5 +1,4 @@
 import { SERVICE_TAG } from '../../../shared/resources.js';
-import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import { CLUSTER_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import type { Proxy } from '../../xds/generate/proxy.js';
 import type { EnvoyResources } from './envoy-resources.js';
@@ -27,17 +26,9 @@ function isSplitClusterOf(name: string, service: string): boolean {
 }
 
 /**
- * The clusters that carry a service's traffic (Kuma's GatherTargetedClusters): the one named
- * after the service and its split clusters, each once, however many outbounds reach the service.
- */
-export function serviceClusters(resources: EnvoyResources, service: string): { name: string; resource: ProtoJson }[] {
-  return resources.list(CLUSTER_TYPE_URL).filter(({ name }) => name === service || isSplitClusterOf(name, service));
-}
-
-/**
- * The same for every service at once, from one pass over the clusters (names by service): for a
- * plugin that looks up each of a proxy's outbounds, where a pass per outbound would cost
- * outbounds × clusters.
+ * The clusters that carry each service's traffic (Kuma's GatherTargetedClusters): the one named
+ * after the service and its split clusters, each once, from one pass over the clusters (names by
+ * service): a pass per outbound would cost outbounds × clusters.
  */
 export function serviceClusterNames(resources: EnvoyResources): ReadonlyMap<string, readonly string[]> {
   const byService = new Map<string, string[]>();

@@ -107,16 +107,30 @@ function isServiceTagRef(ref: BackendRef): boolean {
  * any more: a route that moved an outbound's traffic elsewhere leaves its own cluster unused, and
  * Kuma's route plugins generate only the clusters their routes use.
  */
-export function removeUnusedClusters(resources: EnvoyResources, candidates: Iterable<string>): void {
+export function removeUnusedClusters(resources: EnvoyResources, candidates: readonly string[]): void {
+  if (candidates.length === 0) return;
   const used = new Set<string>();
   for (const typeUrl of [LISTENER_TYPE_URL, ROUTE_TYPE_URL] as const) {
-    for (const { resource } of resources.list(typeUrl)) collectClusterNames(resource, used);
+    for (const { resource } of resources.list(typeUrl)) for (const name of clusterNamesOf(resource)) used.add(name);
   }
   for (const name of candidates) {
     if (used.has(name)) continue;
     resources.remove(CLUSTER_TYPE_URL, name);
     resources.remove(ENDPOINT_TYPE_URL, name);
   }
+}
+
+/** By (immutable, shared) resource object: a listener's walk is done once, not once per proxy. */
+const clusterNames = new WeakMap<ProtoJson, ReadonlySet<string>>();
+
+function clusterNamesOf(resource: ProtoJson): ReadonlySet<string> {
+  let names = clusterNames.get(resource);
+  if (names === undefined) {
+    const collected = new Set<string>();
+    collectClusterNames(resource, collected);
+    clusterNames.set(resource, (names = collected));
+  }
+  return names;
 }
 
 /** Cluster names a listener or route configuration sends to: `cluster` fields and weighted clusters' names. */

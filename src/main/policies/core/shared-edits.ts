@@ -12,8 +12,16 @@ interface Edited {
   set: FieldsSet;
 }
 
-/** By resource object, then by key: what an edit made of it (null: nothing to change). */
-const edits = new WeakMap<ProtoJson, Map<string, Edited | null>>();
+/**
+ * By resource object, then by each part of the key in turn (null: nothing to change). Nested maps,
+ * not one joined string: the parts are mostly the very strings `keyOf` keeps, whose hashes V8
+ * caches, where a joined key would be a new long string to hash on every call.
+ */
+interface EditsByKey {
+  next: Map<string, EditsByKey>;
+  edited?: Edited | null;
+}
+const edits = new WeakMap<ProtoJson, EditsByKey>();
 
 /**
  * Puts resource `name` as `edit` changes a copy of it; an edit that returns undefined changed
@@ -33,15 +41,19 @@ export function putEdited(
 ): void {
   const resource = resources.get(typeUrl, name);
   if (resource === undefined) return;
-  let byKey = edits.get(resource);
-  if (byKey === undefined) edits.set(resource, (byKey = new Map()));
-  const joined = key.join('\n');
-  let edited = byKey.get(joined);
+  let level: EditsByKey | undefined = edits.get(resource);
+  if (level === undefined) edits.set(resource, (level = { next: new Map() }));
+  for (const part of key) {
+    let next: EditsByKey | undefined = level.next.get(part);
+    if (next === undefined) level.next.set(part, (next = { next: new Map() }));
+    level = next;
+  }
+  let edited = level.edited;
   if (edited === undefined) {
     const draft = draftOf(resource);
     const set = edit(draft);
     edited = set === undefined ? null : { resource: Object.freeze(draft), set };
-    byKey.set(joined, edited);
+    level.edited = edited;
   }
   if (edited !== null) resources.put(typeUrl, name, edited.resource, edited.set);
 }

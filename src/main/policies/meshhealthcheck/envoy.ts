@@ -6,8 +6,9 @@ import { CLUSTER_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import { decimalFromIntOrString } from '../core/conf-checks.js';
 import type { PluginInput } from '../core/plugin.js';
 import { dataplaneTagSet, serializeTags, type MultiValueTags } from '../core/proxy-tags.js';
-import { outboundServiceNames, serviceClusters } from '../core/outbound-targets.js';
+import { outboundServiceNames, serviceClusterNames } from '../core/outbound-targets.js';
 import { ruleFor } from '../core/rules.js';
+import { keyOf, putEdited } from '../core/shared-edits.js';
 import type { GrpcHealthCheck, HeaderModifier, HttpHealthCheck, MeshHealthCheckConf, TcpHealthCheck } from './api.js';
 
 // Kuma's MeshHealthCheck plugin (plugin/v1alpha1/plugin.go) and its configurer (plugin/xds/configurer.go):
@@ -26,13 +27,19 @@ const FILE_EVENT_SINK_TYPE_URL = 'type.googleapis.com/envoy.extensions.health_ch
 /** Applies each outbound service's MeshHealthCheck conf to its clusters (Kuma's applyToOutbounds). */
 export function applyMeshHealthCheckToEnvoy({ proxy, context, rules, resources }: PluginInput<MeshHealthCheckConf>): void {
   const tags = dataplaneTagSet(proxy.dataplane);
+  // The proxy's own tags go into HTTP checks (x-kuma-tags): proxies with the same tags share the edit.
+  const tagsKey = serializeTags(tags);
+  const clusters = serviceClusterNames(resources);
   for (const service of outboundServiceNames(proxy)) {
     const rule = ruleFor(rules.to, { [SERVICE_TAG]: service });
     if (!rule) continue;
     const protocol = serviceProtocol(context.endpointsByService.get(service) ?? []);
-    for (const { name, resource } of serviceClusters(resources, service)) {
-      const { cluster, set } = configureCluster(resource, rule.conf, protocol, tags);
-      resources.put(CLUSTER_TYPE_URL, name, cluster, set.map((path) => ({ path, origins: rule.origins })));
+    for (const name of clusters.get(service) ?? []) {
+      putEdited(resources, CLUSTER_TYPE_URL, name, ['MeshHealthCheck cluster', protocol, keyOf(rule), tagsKey], (draft) => {
+        const { cluster, set } = configureCluster(draft, rule.conf, protocol, tags);
+        Object.assign(draft, cluster);
+        return set.length === 0 ? undefined : set.map((path) => ({ path, origins: rule.origins }));
+      });
     }
   }
 }

@@ -6,9 +6,10 @@ import { outboundListenerName } from '../../xds/generate/names.js';
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import type { EnvoyResources } from '../core/envoy-resources.js';
+import { derived } from '../core/derived.js';
 import type { PluginInput } from '../core/plugin.js';
 import { dataplaneTagSet } from '../core/proxy-tags.js';
-import { serviceClusters, serviceOutbounds } from '../core/outbound-targets.js';
+import { serviceClusterNames, serviceOutbounds } from '../core/outbound-targets.js';
 import { ruleFor, type Rule } from '../core/rules.js';
 import { effectiveHashPolicies, type MeshLoadBalancingStrategyConf } from './api.js';
 import { hashPolicyJson, loadBalancerFields } from './load-balancer.js';
@@ -31,16 +32,32 @@ export function applyMeshLoadBalancingStrategyToEnvoy({ proxy, rules, resources 
     addHashPolicies(resources, outboundListenerName(outbound.address, outbound.port), rule);
     serviceRules.set(outbound.service, rule);
   }
+  const clusters = serviceClusterNames(resources);
   for (const [service, rule] of serviceRules) {
-    for (const { name, resource } of serviceClusters(resources, service)) configureCluster(resources, name, resource, rule, side);
+    const names = clusters.get(service) ?? [];
+    for (const name of names) configureCluster(resources, name, resources.get(CLUSTER_TYPE_URL, name)!, rule, side);
     // The service's assignment and those of its split clusters.
-    for (const name of new Set([service, ...serviceClusters(resources, service).map(({ name }) => name)])) {
+    for (const name of new Set([service, ...names])) {
       const cla = resources.get(ENDPOINT_TYPE_URL, name);
       if (!cla) continue;
-      const changed = localityAwareAssignment(cla, rule.conf, side);
+      const changed = sharedPerSide(cla, rule, side, () => localityAwareAssignment(cla, rule.conf, side));
       putChanged(resources, ENDPOINT_TYPE_URL, name, cla, changed, rule.origins, ['endpoints', 'policy.overprovisioning_factor']);
     }
   }
+}
+
+/**
+ * What the conf makes of a shared resource, made once per resource, rule and locality side (see
+ * `derived`): the balancer and priorities read only the proxy's zone unless the conf has locality
+ * awareness, which reads its tags and labels too. Proxies in one zone then get the very same
+ * objects, which later plugins' shared edits and the encoded-resource cache find by identity.
+ */
+function sharedPerSide(resource: ProtoJson, rule: Rule<Conf>, side: LocalitySide, make: () => ProtoJson): ProtoJson {
+  const bySide = derived(resource, rule, () => new Map<string, ProtoJson>());
+  const key = rule.conf.localityAwareness ? JSON.stringify(side) : side.zone;
+  let made = bySide.get(key);
+  if (made === undefined) bySide.set(key, (made = make()));
+  return made;
 }
 
 /** Adds the conf's hash policies to every route of the listener's HttpConnectionManagers (Kuma's RoutesOnFilterChain). */
@@ -80,16 +97,7 @@ export function withHashPolicies(routeConfig: ProtoJson, hashPolicies: readonly 
 
 /** Kuma's clusterConfigurer (and staticCLAConfigurer for an inline assignment). */
 function configureCluster(resources: EnvoyResources, name: string, cluster: ProtoJson, rule: Rule<Conf>, side: LocalitySide): void {
-  const { conf } = rule;
-  let changed = cluster;
-  // Weighted sub-zones need Envoy's locality-weighted balancing.
-  if ((conf.localityAwareness?.localZone?.affinityTags ?? []).length > 0) {
-    const { zone_aware_lb_config: _zoneAware, ...common } = (cluster['common_lb_config'] ?? {}) as ProtoJson;
-    changed = { ...changed, common_lb_config: { ...common, locality_weighted_lb_config: {} } };
-  }
-  if (conf.loadBalancer) changed = { ...changed, ...loadBalancerFields(conf.loadBalancer, name) };
-  const inline = cluster['load_assignment'] as ProtoJson | undefined;
-  if (inline) changed = { ...changed, load_assignment: localityAwareAssignment(inline, conf, side) };
+  const changed = sharedPerSide(cluster, rule, side, () => configuredCluster(name, cluster, rule.conf, side));
   putChanged(resources, CLUSTER_TYPE_URL, name, cluster, changed, rule.origins, [
     'common_lb_config.locality_weighted_lb_config',
     'lb_policy',
@@ -101,6 +109,22 @@ function configureCluster(resources: EnvoyResources, name: string, cluster: Prot
   ]);
 }
 
+function configuredCluster(name: string, cluster: ProtoJson, conf: Conf, side: LocalitySide): ProtoJson {
+  let changed = cluster;
+  // Weighted sub-zones need Envoy's locality-weighted balancing.
+  if ((conf.localityAwareness?.localZone?.affinityTags ?? []).length > 0) {
+    const { zone_aware_lb_config: _zoneAware, ...common } = (cluster['common_lb_config'] ?? {}) as ProtoJson;
+    changed = { ...changed, common_lb_config: { ...common, locality_weighted_lb_config: {} } };
+  }
+  if (conf.loadBalancer) changed = { ...changed, ...loadBalancerFields(conf.loadBalancer, name) };
+  const inline = cluster['load_assignment'] as ProtoJson | undefined;
+  if (inline) changed = { ...changed, load_assignment: localityAwareAssignment(inline, conf, side) };
+  return changed;
+}
+
+/** By `after`, which a shared derivation makes from one `before` with one call site's paths: compared once, not per proxy. */
+const changedPaths = new WeakMap<ProtoJson, readonly string[]>();
+
 /** Puts `after` when it differs from `before`, attributing those of `paths` whose value changed. */
 export function putChanged(
   resources: EnvoyResources,
@@ -111,7 +135,12 @@ export function putChanged(
   origins: readonly PolicyOrigin[],
   paths: readonly string[],
 ): void {
-  const valueAt = (json: ProtoJson, path: string) => path.split('.').reduce<unknown>((value, key) => (value as ProtoJson | undefined)?.[key], json);
-  const set = paths.filter((path) => JSON.stringify(valueAt(before, path)) !== JSON.stringify(valueAt(after, path)));
+  if (after === before) return;
+  let set = changedPaths.get(after);
+  if (set === undefined) {
+    const valueAt = (json: ProtoJson, path: string) => path.split('.').reduce<unknown>((value, key) => (value as ProtoJson | undefined)?.[key], json);
+    set = paths.filter((path) => JSON.stringify(valueAt(before, path)) !== JSON.stringify(valueAt(after, path)));
+    changedPaths.set(after, set);
+  }
   if (set.length > 0) resources.put(typeUrl, name, after, set.map((path) => ({ path, origins })));
 }

@@ -23,7 +23,8 @@ import { meshLoadBalancingStrategyPlugin } from './plugin.js';
 // (GRPC_XDS_EXPERIMENTAL_ENABLE_RING_HASH defaults to 'true' in build/src/environment.js): no variable is needed.
 // Debian's python3-grpcio (C-core 1.51.1) is not used here: it dies with SIGSEGV at its first pick
 // from any RING_HASH cluster, with or without hash policies or ring sizes (seen after its ring_hash
-// policy had built the ring and both subchannels were READY).
+// policy had built the ring and both subchannels were READY); meshdesk keeps round robin for it
+// (c-core-ring-hash.ts; the real client in test/e2e/grpc-ring-hash-c-core.test.ts).
 await registerGrpcXds();
 
 describe('MeshLoadBalancingStrategy on proxyless gRPC', () => {

@@ -6,6 +6,7 @@ import { dataplaneTagSet } from '../core/proxy-tags.js';
 import { outboundServiceNames } from '../core/outbound-targets.js';
 import { ruleFor, type Rule } from '../core/rules.js';
 import { effectiveHashPolicies, type HashPolicy, type MeshLoadBalancingStrategyConf } from './api.js';
+import { ringHashCrashReason } from './c-core-ring-hash.js';
 import { putChanged, withHashPolicies } from './envoy.js';
 import { hashPolicyJson, loadBalancerFields } from './load-balancer.js';
 import { localityAwareAssignment, proxyZone, type LocalitySide } from './locality-aware.js';
@@ -36,7 +37,10 @@ export function applyMeshLoadBalancingStrategyToGrpc({ proxy, context, rules, re
     const rule = ruleFor(rules.to, { [SERVICE_TAG]: service });
     if (!rule) continue;
     const cluster = resources.get(CLUSTER_TYPE_URL, service);
-    if (cluster) putChanged(resources, CLUSTER_TYPE_URL, service, cluster, { ...cluster, ...grpcBalancer(service, rule, report) }, rule.origins, ['lb_policy', 'ring_hash_lb_config']);
+    if (cluster) {
+      const balancer = grpcBalancer(service, rule, report, ringHashCrashReason(proxy.userAgent));
+      putChanged(resources, CLUSTER_TYPE_URL, service, cluster, { ...cluster, ...balancer }, rule.origins, ['lb_policy', 'ring_hash_lb_config']);
+    }
 
     const route = resources.get(ROUTE_TYPE_URL, service);
     const hashPolicies = grpcHashPolicies(rule, report);
@@ -69,13 +73,20 @@ function reporter(unapplied: (field: UnappliedField) => void): Report {
   };
 }
 
-/** The cluster fields gRPC reads for the conf's balancer (gRFC A42: ROUND_ROBIN or RING_HASH). */
-function grpcBalancer(service: string, rule: Rule<Conf>, report: Report): ProtoJson {
+/**
+ * The cluster fields gRPC reads for the conf's balancer (gRFC A42: ROUND_ROBIN or RING_HASH);
+ * none for ring hash when `ringHashCrash` says why this client must not get it.
+ */
+function grpcBalancer(service: string, rule: Rule<Conf>, report: Report, ringHashCrash: string | undefined): ProtoJson {
   const loadBalancer = rule.conf.loadBalancer;
   if (!loadBalancer) return {};
   if (loadBalancer.type === 'RoundRobin') return loadBalancerFields(loadBalancer, service);
   if (loadBalancer.type !== 'RingHash') {
     report(rule, 'loadBalancer.type', `gRPC balances only by round robin or ring hash from xDS, not ${loadBalancer.type}: the client keeps round robin`);
+    return {};
+  }
+  if (ringHashCrash !== undefined) {
+    report(rule, 'loadBalancer.type', ringHashCrash);
     return {};
   }
   const ringHash = loadBalancer.ringHash ?? {};

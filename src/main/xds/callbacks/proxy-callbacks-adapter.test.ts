@@ -48,10 +48,10 @@ async function refusedStatus(port: number, node: Node) {
 }
 
 describe('ProxyCallbacksAdapter', () => {
-  test('connects a proxy once per stream, with the Dataplane key, the kind, the features and the work directory read from its node', async () => {
+  test('connects a proxy once per stream, with the Dataplane key, the kind, the features, the work directory and the user agent read from its node', async () => {
     const callbacks = new LoggingProxyCallbacks('lifecycle', log);
     const port = await controlPlane.serve([adaptProxyCallbacks(callbacks)]);
-    const node: Node = { id: 'default.backend.v1', user_agent_name: 'gRPC Node Pure JS', metadata: { features: ['feature-reuse-port'], workdir: '/tmp/kuma-dp' } };
+    const node: Node = { id: 'default.backend.v1', user_agent_name: 'gRPC Node Pure JS', user_agent_version: '1.14.0', metadata: { features: ['feature-reuse-port'], workdir: '/tmp/kuma-dp' } };
 
     const client = controlPlane.proxy(port, node);
     await client.barrier();
@@ -68,6 +68,7 @@ describe('ProxyCallbacksAdapter', () => {
         kind: 'grpc',
         features: new Set(['feature-reuse-port']),
         workDir: '/tmp/kuma-dp',
+        userAgent: { name: 'gRPC Node Pure JS', version: '1.14.0' },
         node: expect.objectContaining(node),
         closed: expect.any(AbortSignal),
       },

@@ -1,5 +1,5 @@
 import { status } from '@grpc/grpc-js';
-import { proxyFeaturesFromNode, proxyKindFromNode, proxyWorkDirFromNode } from '../generate/proxy.js';
+import { proxyFeaturesFromNode, proxyKindFromNode, proxyUserAgentFromNode, proxyWorkDirFromNode } from '../generate/proxy.js';
 import { clipClientText } from '../protocol/client-text.js';
 import type { Node } from '../protocol/ads-service.js';
 import {
@@ -70,6 +70,7 @@ function connectedProxy(streamId: number, streamOpenedAt: number, node: Node, cl
       kind: proxyKindFromNode(node),
       features: proxyFeaturesFromNode(node),
       workDir: proxyWorkDirFromNode(node),
+      userAgent: proxyUserAgentFromNode(node),
       node,
       closed,
     };

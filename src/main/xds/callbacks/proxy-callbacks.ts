@@ -1,6 +1,6 @@
 import type { ResourceKey } from '../../../shared/resources.js';
 import type { Node } from '../protocol/ads-service.js';
-import type { ProxyKind } from '../generate/proxy.js';
+import type { ProxyKind, ProxyUserAgent } from '../generate/proxy.js';
 
 /** A proxy connected on one ADS stream, as the proxy-level callbacks see it. */
 export interface ConnectedProxy {
@@ -16,6 +16,8 @@ export interface ConnectedProxy {
   features: ReadonlySet<string>;
   /** kuma-dp's work directory (node metadata `workdir`); undefined without kuma-dp. */
   workDir?: string;
+  /** The client implementation and version the node names (`user_agent_name`/`user_agent_version`). */
+  userAgent?: ProxyUserAgent;
   /** The node of the stream's first request; its metadata as plain JSON. */
   node: Node;
   /** Aborts when the stream closes: a wait on its behalf ends then (see StreamRequestEvent.signal). */

@@ -23,6 +23,27 @@ export interface Proxy {
    * `Tcp` backend logs through; absent for a proxy without kuma-dp.
    */
   workDir?: string;
+  /** Which xDS client implementation and version the node says it is; absent when it says nothing usable. */
+  userAgent?: ProxyUserAgent;
+}
+
+/** `node.user_agent_name` and `node.user_agent_version`: "gRPC C-core linux" and "1.51.1", "envoy" and "", … */
+export interface ProxyUserAgent {
+  name: string;
+  version: string;
+}
+
+/** Longer than any real client's name or version ("gRPC C-core linux", "1.51.1"); kept per connected proxy, so bounded. */
+const USER_AGENT_TEXT_LIMIT = 128;
+
+/**
+ * The client implementation a node names: strings only, each cut to a bounded length (a proxy
+ * chooses them and meshdesk keeps them while it is connected); none without a name.
+ */
+export function proxyUserAgentFromNode(node: { user_agent_name?: unknown; user_agent_version?: unknown }): ProxyUserAgent | undefined {
+  const text = (value: unknown) => (typeof value === 'string' ? value.slice(0, USER_AGENT_TEXT_LIMIT) : '');
+  const name = text(node.user_agent_name);
+  return name === '' ? undefined : { name, version: text(node.user_agent_version) };
 }
 
 /** Node metadata key where Kuma's bootstrap puts kuma-dp's work directory (Kuma's FieldWorkdir). */

@@ -29,6 +29,7 @@ export interface Node {
   metadata?: { [key: string]: unknown };
   locality?: { region?: string; zone?: string; sub_zone?: string };
   user_agent_name?: string;
+  user_agent_version?: string;
   [field: string]: unknown;
 }
 

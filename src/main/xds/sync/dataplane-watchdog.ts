@@ -16,7 +16,7 @@ export interface MeshContextSource {
   get(mesh: string): Promise<MeshContext>;
 }
 
-export type WatchedProxy = Pick<ConnectedProxy, 'proxyId' | 'dataplaneKey' | 'kind' | 'features' | 'workDir'>;
+export type WatchedProxy = Pick<ConnectedProxy, 'proxyId' | 'dataplaneKey' | 'kind' | 'features' | 'workDir' | 'userAgent'>;
 
 export interface DataplaneWatchdogOptions {
   proxy: WatchedProxy;
@@ -108,7 +108,7 @@ export class DataplaneWatchdog {
       tick.finishedAt = now();
       return outcome;
     };
-    const { proxyId, dataplaneKey, kind, features, workDir } = this.#proxy;
+    const { proxyId, dataplaneKey, kind, features, workDir, userAgent } = this.#proxy;
     let context: MeshContext;
     try {
       context = await this.#meshContexts.get(dataplaneKey.mesh);
@@ -130,7 +130,7 @@ export class DataplaneWatchdog {
     }
     if (signal?.aborted) return undefined;
     // The hash covers every input of the configuration but the identity; the proxy's id, kind,
-    // features and work directory are fixed for this watchdog's life (a reconnecting proxy gets a new one), so equal
+    // features, work directory and user agent are fixed for this watchdog's life (a reconnecting proxy gets a new one), so equal
     // inputs mean equal config.
     const inputs = identity === undefined ? context.hash : `${context.hash}\n${identity.serial}`;
     if (inputs === this.#lastInputs) return finished(SKIP);
@@ -141,7 +141,15 @@ export class DataplaneWatchdog {
     if (signal?.aborted) return undefined;
     tick.generatingSince = now();
     try {
-      const proxy: Proxy = { id: proxyId, dataplane, kind, features, ...(workDir !== undefined && { workDir }), ...(identity && { identity }) };
+      const proxy: Proxy = {
+        id: proxyId,
+        dataplane,
+        kind,
+        features,
+        ...(workDir !== undefined && { workDir }),
+        ...(userAgent !== undefined && { userAgent }),
+        ...(identity && { identity }),
+      };
       const { resources, attributions, unapplied } = this.#generate(context, proxy);
       const policies = policyVersions(context.policies);
       // A connection's first snapshot has no previous one here to compare with: it names no change.
