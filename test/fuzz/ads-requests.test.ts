@@ -49,8 +49,11 @@ interface SnapshotStep {
 
 type Step = RequestStep | SnapshotStep;
 
+/** The types `snapshotOf` builds resources of; requests still name every type (secrets then have none). */
+const SNAPSHOT_TYPES = [CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL] as const;
+
 const snapshotSpec: fc.Arbitrary<SnapshotSpec> = fc.record(
-  Object.fromEntries(XDS_TYPE_URLS.map((typeUrl) => [typeUrl, fc.subarray([...NAMES])])),
+  Object.fromEntries(SNAPSHOT_TYPES.map((typeUrl) => [typeUrl, fc.subarray([...NAMES])])),
   { requiredKeys: [] },
 ) as fc.Arbitrary<SnapshotSpec>;
 
