@@ -1,7 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { EventStream } from '../../src/main/api/event-stream.js';
-import { createApiRouter } from '../../src/main/api/routes.js';
 import type { Route } from '../../src/main/api/router.js';
 import { startCore, type Core } from '../../src/main/core.js';
 import { parseCoreOptions } from '../../src/main/core-options.js';
@@ -10,33 +8,11 @@ import { tempDir } from '../support/temp-dir.js';
 import { send } from './http.js';
 
 /**
- * Every route the API serves, read from the router the core builds (same factory, same
- * dependencies), so that a route added later is covered here without being listed.
+ * Every route the API serves, read from the running API's own router, so that a route added
+ * later is covered here without being listed.
  */
-function apiRoutes(core: Core): Route[] {
-  return createApiRouter({
-    manager: core.manager,
-    cachedManager: core.cachedManager,
-    settings: core.settings,
-    metrics: core.metrics,
-    eventStream: new EventStream(core.events),
-    timeline: core.xds.timeline,
-    statusTracker: core.xds.statusTracker,
-    snapshots: core.xds.snapshots,
-    meshContexts: core.xds.meshContexts,
-    policyEffects: core.xds.policyEffects,
-    connectedProxies: core.xds.syncTracker,
-    snapshotHistory: core.xds.history,
-    historyWrites: core.xds.history,
-    adsServer: core.xds.server,
-    xdsChain: core.xds.chain,
-    dataplaneTokens: core.xds.dataplaneTokens,
-    adsAddress: { host: '127.0.0.1', port: core.xds.port },
-    controlPlaneCert: core.controlPlaneCert,
-    dataDir: core.dataDir,
-    meshCas: core.xds.meshCas,
-    identities: core.xds.identities,
-  }).routes();
+function apiRoutes(core: Core): readonly Route[] {
+  return core.api.routes();
 }
 
 const SAMPLE_PARAMS: Record<string, string> = { mesh: 'default', name: 'backend-1', id: '1' };

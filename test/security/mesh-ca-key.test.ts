@@ -4,8 +4,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { EventStream } from '../../src/main/api/event-stream.js';
-import { createApiRouter } from '../../src/main/api/routes.js';
 import type { Core } from '../../src/main/core.js';
 import { MESH_CA_FOLDER } from '../../src/main/mtls/mesh-ca-store.js';
 import { decodeResource } from '../../src/main/xds/protocol/decode.js';
@@ -19,30 +17,7 @@ import { tempDir } from '../support/temp-dir.js';
 /** Every GET route pattern the API serves, from the router the core builds. */
 async function getRoutePatterns(): Promise<string[]> {
   const core: Core = await startTestCore();
-  const router = createApiRouter({
-    manager: core.manager,
-    cachedManager: core.cachedManager,
-    settings: core.settings,
-    metrics: core.metrics,
-    eventStream: new EventStream(core.events),
-    timeline: core.xds.timeline,
-    statusTracker: core.xds.statusTracker,
-    meshContexts: core.xds.meshContexts,
-    policyEffects: core.xds.policyEffects,
-    connectedProxies: core.xds.syncTracker,
-    snapshots: core.xds.snapshots,
-    snapshotHistory: core.xds.history,
-    historyWrites: core.xds.history,
-    adsServer: core.xds.server,
-    xdsChain: core.xds.chain,
-    dataplaneTokens: core.xds.dataplaneTokens,
-    adsAddress: { host: '127.0.0.1', port: core.xds.port },
-    controlPlaneCert: core.controlPlaneCert,
-    dataDir: core.dataDir,
-    meshCas: core.xds.meshCas,
-    identities: core.xds.identities,
-  });
-  return router
+  return core.api
     .routes()
     .filter((route) => route.method === 'GET' && route.path !== '/events' && !route.path.includes('*'))
     .map((route) => route.path);

@@ -4,7 +4,7 @@ import { Socket } from 'node:net';
 import type { ApiRequest, ApiResponse } from '../../shared/bridge.js';
 import { ApiError, errorBody, toApiError } from './api-error.js';
 import { checkRequestOrigin } from './request-guard.js';
-import { parseRequestTarget, type Reply, type Router } from './router.js';
+import { parseRequestTarget, type Reply, type Route, type Router } from './router.js';
 import { listen } from '../net/listen.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -25,6 +25,8 @@ export interface RunningApiServer {
    * request may be made (the Electron shell's IPC bridge checks its sender instead of Host/Origin).
    */
   request(request: ApiRequest): Promise<ApiResponse>;
+  /** Every route it serves, for checks that must cover each one (tests walk them). */
+  routes(): readonly Route[];
   close(): Promise<void>;
 }
 
@@ -74,6 +76,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     port: boundPort,
     url: `http://${options.host}:${boundPort}`,
     request: (request) => serveInProcess(options.router, request),
+    routes: () => options.router.routes(),
     close: () =>
       new Promise<void>((resolve) => {
         options.onClose?.();
