@@ -23,23 +23,33 @@ const SERVER_SCRIPT = fileURLToPath(new URL('./python/echo_server.py', import.me
 
 type CallResult = { ok: true; reply: string } | { ok: false; code: string; details: string };
 
+/**
+ * A core whose default mesh has STRICT mTLS with the builtin CA, a server Dataplane on a free port
+ * and a client Dataplane, and the gRPC bootstrap of either (with its certificate file watchers).
+ */
+async function strictMtlsMesh(server: string, client: string) {
+  const core = await startTestCore();
+  core.settings.update({ 'store.cache.expirationTime': '100ms', 'xds.dataplaneConfigurationRefreshInterval': '100ms' });
+  const mtls = { enabledBackend: 'ca-1', backends: [{ name: 'ca-1', type: 'builtin', mode: 'STRICT' }] };
+  const turnedOn = await fetch(`${core.api.url}/meshes/default`, { method: 'PUT', body: JSON.stringify({ type: 'Mesh', name: 'default', mtls }) });
+  expect(turnedOn.ok).toBe(true);
+  const port = await freePort();
+  await applyDataplane(core, backendDataplane(server, port));
+  await applyDataplane(core, clientDataplane(client));
+  const bootstrapOf = (name: string) =>
+    generateGrpcBootstrap({
+      nodeId: `default.${name}`,
+      adsHost: '127.0.0.1',
+      adsPort: core.xds.port,
+      locality: {},
+      certificates: { mesh: 'default', files: grpcCertificateFiles(core.dataDir, 'default', name), refreshInterval: '1s' },
+    });
+  return { core, port, bootstrapOf };
+}
+
 describe('mesh mTLS between C-core (python3-grpcio) and grpc-js-xds', () => {
   it('calls over mTLS with certificates from its bootstrap’s file watchers; the server sees its SPIFFE identity', async () => {
-    const core = await startTestCore();
-    core.settings.update({ 'store.cache.expirationTime': '100ms', 'xds.dataplaneConfigurationRefreshInterval': '100ms' });
-    const mtls = { enabledBackend: 'ca-1', backends: [{ name: 'ca-1', type: 'builtin', mode: 'STRICT' }] };
-    await fetch(`${core.api.url}/meshes/default`, { method: 'PUT', body: JSON.stringify({ type: 'Mesh', name: 'default', mtls }) });
-    const port = await freePort();
-    await applyDataplane(core, backendDataplane('echo-1', port));
-    await applyDataplane(core, clientDataplane('py-client'));
-    const bootstrapOf = (name: string) =>
-      generateGrpcBootstrap({
-        nodeId: `default.${name}`,
-        adsHost: '127.0.0.1',
-        adsPort: core.xds.port,
-        locality: {},
-        certificates: { mesh: 'default', files: grpcCertificateFiles(core.dataDir, 'default', name), refreshInterval: '1s' },
-      });
+    const { port, bootstrapOf } = await strictMtlsMesh('echo-1', 'py-client');
     const server = await startXdsEchoServer('echo-1', port, bootstrapOf('echo-1'));
     onTestFinished(() => server.stop());
 
@@ -70,21 +80,7 @@ describe('mesh mTLS between C-core (python3-grpcio) and grpc-js-xds', () => {
   });
 
   it('serves a grpc-js-xds client over mTLS from a C-core xDS server (python3-grpcio), which sees the caller’s SPIFFE identity', async () => {
-    const core = await startTestCore();
-    core.settings.update({ 'store.cache.expirationTime': '100ms', 'xds.dataplaneConfigurationRefreshInterval': '100ms' });
-    const mtls = { enabledBackend: 'ca-1', backends: [{ name: 'ca-1', type: 'builtin', mode: 'STRICT' }] };
-    await fetch(`${core.api.url}/meshes/default`, { method: 'PUT', body: JSON.stringify({ type: 'Mesh', name: 'default', mtls }) });
-    const port = await freePort();
-    await applyDataplane(core, backendDataplane('py-echo', port));
-    await applyDataplane(core, clientDataplane('client-1'));
-    const bootstrapOf = (name: string) =>
-      generateGrpcBootstrap({
-        nodeId: `default.${name}`,
-        adsHost: '127.0.0.1',
-        adsPort: core.xds.port,
-        locality: {},
-        certificates: { mesh: 'default', files: grpcCertificateFiles(core.dataDir, 'default', name), refreshInterval: '1s' },
-      });
+    const { port, bootstrapOf } = await strictMtlsMesh('py-echo', 'client-1');
     const bootstrapFile = join(tempDir(), 'bootstrap.json');
     writeFileSync(bootstrapFile, JSON.stringify(bootstrapOf('py-echo')));
     const child = spawn('/usr/bin/python3', [SERVER_SCRIPT, 'py-echo', String(port)], {
