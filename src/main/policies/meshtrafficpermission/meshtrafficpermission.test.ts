@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { goldenResources, policyCases, type PolicyCase } from '../../../../test/kuma/support/policy-cases.js';
 import { confValidationCases, expectMatchesGolden, runEnvoyPlugin } from '../../../../test/kuma/support/policy-plugin-run.js';
-import type { KumaJson } from '../../../../test/kuma/support/xds-leaves.js';
+import { toKumaJson, type KumaJson } from '../../../../test/kuma/support/xds-leaves.js';
+import type { DataplaneResource, MeshResource } from '../../../shared/resources.js';
 import { ViolationList } from '../../resources/validation-error.js';
+import { buildMeshContext } from '../../xds/context/build-mesh-context.js';
 import type { MeshContext } from '../../xds/context/mesh-context.js';
+import { generateProxy } from '../../xds/generate/profile.js';
 import { LISTENER_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import type { PolicyResource } from '../core/policy.js';
 import { meshTrafficPermissionPlugin } from './plugin.js';
@@ -131,5 +134,43 @@ describe("MeshTrafficPermission's conf validation, against Kuma's validator case
     const violations = new ViolationList();
     meshTrafficPermissionPlugin.validate({ from: [{ targetRef: { kind: 'Mesh' }, default: { action: 'Permit' as never } }] }, violations);
     expect(violations.violations).toEqual([{ field: 'spec.from[0].default.action', message: 'in body should be one of [Allow Deny AllowWithShadowDeny]' }]);
+  });
+});
+
+describe("MeshTrafficPermission from stored policies to a sidecar's inbound", () => {
+  const time = '2024-01-01T00:00:00.000Z';
+  const meta = (mesh: string, name: string) => ({ mesh, name, version: 1, creationTime: time, modificationTime: time, labels: {} });
+  const mesh: MeshResource = {
+    type: 'Mesh',
+    meta: meta('', 'default'),
+    spec: { mtls: { enabledBackend: 'ca-1', backends: [{ name: 'ca-1', type: 'builtin' }] } },
+  };
+  const echo: DataplaneResource = {
+    type: 'Dataplane',
+    meta: meta('default', 'echo-1'),
+    spec: { networking: { address: '127.0.0.1', inbound: [{ port: 8080, tags: { 'kuma.io/service': 'echo', 'kuma.io/protocol': 'http' } }] } },
+  };
+  const permission = (name: string, spec: PolicyResource['spec']): PolicyResource => ({ type: 'MeshTrafficPermission', meta: meta('default', name), spec });
+  const rbacOf = (policies: PolicyResource[]) => {
+    const context = buildMeshContext(mesh, [echo], { policies });
+    const { resources } = generateProxy(context, { id: 'default.echo-1', dataplane: echo, kind: 'envoy' });
+    const listener = toKumaJson(LISTENER_TYPE_URL, resources[LISTENER_TYPE_URL].find(({ name }) => name === 'inbound:127.0.0.1:8080')!.resource);
+    const { '@type': _type, ...rbac } = httpFilters(chains(listener)[0]!)!.find(({ name }) => name === 'envoy.filters.http.rbac')!.typedConfig as KumaJson;
+    return rbac;
+  };
+
+  it('mTLS on and no MeshTrafficPermission: everyone is denied', () => {
+    expect(rbacOf([])).toEqual({ rules: {} });
+  });
+
+  it("two policies' rules on one inbound each keep their callers (not merged away) and name their own actions", () => {
+    const allowWeb = permission('allow-web', { targetRef: { kind: 'Mesh' }, rules: [{ default: { allow: [{ spiffeID: { type: 'Exact', value: 'spiffe://default/web' } }] } }] });
+    const allowAdmin = permission('allow-admin', { targetRef: { kind: 'Mesh' }, rules: [{ default: { allow: [{ spiffeID: { type: 'Exact', value: 'spiffe://default/admin' } }] } }] });
+    const allowed = (rbacOf([allowWeb, allowAdmin]).matcher as { matcherList: { matchers: { onMatch: { action: { typedConfig: { name: string } } }; predicate: { singlePredicate: { valueMatch: unknown } } }[] } }).matcherList.matchers;
+    expect(allowed.map(({ onMatch, predicate }) => [onMatch.action.typedConfig.name, predicate.singlePredicate.valueMatch])).toEqual([
+      // Kuma's merge order: on a tie of targetRefs, the name descending.
+      ['kri_mtp_default___allow-web_', { exact: 'spiffe://default/web' }],
+      ['kri_mtp_default___allow-admin_', { exact: 'spiffe://default/admin' }],
+    ]);
   });
 });
