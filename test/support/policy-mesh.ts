@@ -49,11 +49,12 @@ export interface PolicyMesh {
   clients: readonly MeshClient[];
   /**
    * PUTs a policy (Kuma YAML) at `/meshes/default/<path>/<name>` and returns once every client proxy
-   * ACKed the configuration generated after the write.
+   * ACKed the configuration generated after the write, but those of `unchanged`: clients the policy
+   * sends nothing new (the test waits on what it expects of them instead).
    */
-  putPolicy(path: string, name: string, yaml: string): Promise<void>;
-  /** DELETEs a policy and returns once every client ACKed the configuration generated after it. */
-  deletePolicy(path: string, name: string): Promise<void>;
+  putPolicy(path: string, name: string, yaml: string, unchanged?: readonly ClientName[]): Promise<void>;
+  /** DELETEs a policy and returns once every client but those of `unchanged` ACKed the configuration generated after it. */
+  deletePolicy(path: string, name: string, unchanged?: readonly ClientName[]): Promise<void>;
 }
 
 /**
@@ -85,13 +86,19 @@ export async function startPolicyMesh(backends: readonly BackendSpec[], clients:
   }
   // Policies change configuration the clients already have: each has its endpoints before the test acts.
   await Promise.all(started.flatMap(({ proxyIds }) => proxyIds).map((proxyId) => eventually(() => expect(core.xds.timeline.events(proxyId).some((event) => event.kind === 'ack' && event.typeUrl === ENDPOINT_TYPE_URL)).toBe(true))));
-  const write = async (method: 'PUT' | 'DELETE', path: string, name: string, body?: string) => {
+  const write = async (method: 'PUT' | 'DELETE', path: string, name: string, unchanged: readonly ClientName[] = [], body?: string) => {
     const since = now();
     const response = await fetch(`${core.api.url}/meshes/default/${path}/${name}`, { method, body });
     if (!response.ok) throw new Error(`${method} ${path}/${name} answered ${response.status}: ${await response.text()}`);
-    await Promise.all(started.flatMap(({ proxyIds }) => proxyIds).map((proxyId) => configuredSince(core, proxyId, since)));
+    const changed = started.filter((client) => !unchanged.includes(client.name));
+    await Promise.all(changed.flatMap(({ proxyIds }) => proxyIds).map((proxyId) => configuredSince(core, proxyId, since)));
   };
-  return { core, clients: started, putPolicy: (path, name, yaml) => write('PUT', path, name, yaml), deletePolicy: (path, name) => write('DELETE', path, name) };
+  return {
+    core,
+    clients: started,
+    putPolicy: (path, name, yaml, unchanged) => write('PUT', path, name, unchanged, yaml),
+    deletePolicy: (path, name, unchanged) => write('DELETE', path, name, unchanged),
+  };
 }
 
 /**
