@@ -20,6 +20,7 @@ const CLIENT_CERT_HEADER = 'x-forwarded-client-cert';
 
 export const CALLER_RULE_NEEDS_MTLS =
   'the mesh has no mTLS: no caller presents a SPIFFE ID, so a rule matching one never applies (Kuma writes a route copy that never matches); the catch-all conf applies to every caller';
+export const SNI_RULES_ON_ZONE_PROXIES = 'Kuma applies a rule matching only an SNI on zone proxies, not on a sidecar inbound';
 export const SNI_CALLER_RULE_NOT_ENCODABLE =
   "a route for callers matched by SNI needs RouteMatch.filter_state, which is not in meshdesk's Envoy API (the protos @grpc/grpc-js-xds ships), and no request header carries the SNI; the catch-all conf applies to these callers";
 

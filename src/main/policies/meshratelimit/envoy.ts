@@ -13,6 +13,7 @@ import { catchAllInboundRule, inboundKey, type InboundRule } from '../core/rules
 import {
   CALLER_RULE_NEEDS_MTLS,
   SNI_CALLER_RULE_NOT_ENCODABLE,
+  SNI_RULES_ON_ZONE_PROXIES,
   callerRoutes,
   callersHaveIdentities,
   withCallerRoutes,
@@ -35,7 +36,6 @@ import {
  */
 type Marks = Map<ProtoJson, { origins: readonly PolicyOrigin[]; field?: string }>;
 
-const SNI_RULES_ON_ZONE_PROXIES = 'Kuma applies SNI-matched rate limits on zone proxies only, not on a sidecar inbound';
 export const MATCHED_TCP_LIMIT_NOT_APPLIED = "Kuma limits a sidecar's TCP connections for all callers only: a rule matching callers limits no TCP connection";
 
 type Conf = MeshRateLimitConf;

@@ -17,6 +17,7 @@ import { catchAllInboundRule, ruleFor, type InboundRule } from '../core/rules.js
 import {
   CALLER_RULE_NEEDS_MTLS,
   SNI_CALLER_RULE_NOT_ENCODABLE,
+  SNI_RULES_ON_ZONE_PROXIES,
   callerRoutes,
   callersHaveIdentities,
   withCallerRoutes,
@@ -95,9 +96,9 @@ export const NOT_PER_CALLER =
 function reportMatchedRules(input: PluginInput<Conf>, rules: readonly InboundRule<Conf>[], identities: boolean): void {
   for (const rule of rules) {
     if (rule.match === undefined) continue;
-    const routeReason = rule.match.spiffeID === undefined || rule.match.sni ? SNI_CALLER_RULE_NOT_ENCODABLE : identities ? undefined : CALLER_RULE_NEEDS_MTLS;
+    const routeReason = rule.match.sni ? SNI_CALLER_RULE_NOT_ENCODABLE : identities ? undefined : CALLER_RULE_NEEDS_MTLS;
     for (const field of setFields(rule.conf)) {
-      const reason = ROUTE_TIMEOUT_FIELDS.includes(field) ? routeReason : NOT_PER_CALLER;
+      const reason = rule.match.spiffeID === undefined ? SNI_RULES_ON_ZONE_PROXIES : ROUTE_TIMEOUT_FIELDS.includes(field) ? routeReason : NOT_PER_CALLER;
       if (reason) reportUnapplied(input, rule.origins, field, reason);
     }
   }

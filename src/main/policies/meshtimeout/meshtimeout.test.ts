@@ -1,5 +1,5 @@
 import { toKumaJson, type KumaJson } from '../../../../test/kuma/support/xds-leaves.js';
-import { CALLER_RULE_NEEDS_MTLS, SNI_CALLER_RULE_NOT_ENCODABLE } from '../core/caller-routes.js';
+import { CALLER_RULE_NEEDS_MTLS, SNI_CALLER_RULE_NOT_ENCODABLE, SNI_RULES_ON_ZONE_PROXIES } from '../core/caller-routes.js';
 import type { UnappliedField } from '../core/plugin.js';
 import { emptyProxyRules, type InboundRule } from '../core/rules.js';
 import { withBuiltinMtls } from '../core/testing/mesh-mtls.js';
@@ -81,7 +81,8 @@ describe('MeshTimeout inbound rules matching callers', () => {
   const inboundRules: InboundRule<MeshTimeoutPolicyConf>[] = [
     { match: { spiffeID: { type: 'Exact', value: 'spiffe://default/ns/web' } }, conf: { http: { streamIdleTimeout: '20s' } }, origins: origin('spec.rules[2]') },
     { match: { spiffeID: { type: 'Prefix', value: 'spiffe://default/ns/' } }, conf: { connectionTimeout: '1s', http: { requestTimeout: '3s' } }, origins: origin('spec.rules[1]') },
-    { match: { sni: { type: 'Exact', value: 'backend.mesh' } }, conf: { http: { requestTimeout: '4s' } }, origins: origin('spec.rules[3]') },
+    { match: { spiffeID: { type: 'Exact', value: 'spiffe://default/ns/api' }, sni: { type: 'Exact', value: 'backend.mesh' } }, conf: { http: { requestTimeout: '4s' } }, origins: origin('spec.rules[3]') },
+    { match: { sni: { type: 'Exact', value: 'backend.mesh' } }, conf: { idleTimeout: '5s' }, origins: origin('spec.rules[4]') },
     { conf: { http: { requestTimeout: '10s' } }, origins: origin('spec.rules[0]') },
   ];
   const HTTP = 'inbound:127.0.0.1:80';
@@ -116,6 +117,7 @@ describe('MeshTimeout inbound rules matching callers', () => {
     expect(unapplied).toEqual([
       { policy: { type: 'MeshTimeout', name: 'timeout-callers' }, field: 'spec.rules[1].default.connectionTimeout', reason: NOT_PER_CALLER },
       { policy: { type: 'MeshTimeout', name: 'timeout-callers' }, field: 'spec.rules[3].default.http.requestTimeout', reason: SNI_CALLER_RULE_NOT_ENCODABLE },
+      { policy: { type: 'MeshTimeout', name: 'timeout-callers' }, field: 'spec.rules[4].default.idleTimeout', reason: SNI_RULES_ON_ZONE_PROXIES },
     ]);
     // Fields move with their routes: the catch-all's request timeout is on the original route, now last.
     const routePath = 'filter_chains[0].filters[0].typed_config.route_config.virtual_hosts[0].routes';
