@@ -120,7 +120,50 @@ const VIEWS: ViewShot[] = [
       await page.locator('[data-resource="cds/ledger"]').waitFor();
     },
   },
+  {
+    // Who may call whom in the payments mesh once mTLS is on; one cell's RBAC config open, another's tooltip.
+    name: 'permission-matrix',
+    hash: '#/policies/permissions/payments',
+    ready: async (page) => {
+      await addPaymentsPermissions(page);
+      await enablePaymentsMtls(page);
+      await page.locator('[data-cell="reports→checkout"]').click();
+      // checkout-1's configuration with mTLS on: its listener's RBAC filter.
+      await page.getByTestId('rbac-config').locator('.cm-line').first().waitFor();
+      await page.locator('[data-cell="fraud→ledger"]').hover();
+      await page.getByTestId('permission-tip').waitFor();
+    },
+  },
 ];
+
+/**
+ * Two more services in the payments mesh and their permissions: legacy `from` items on ledger,
+ * `rules` on checkout, none on fraud (so mTLS denies every caller of it).
+ */
+async function addPaymentsPermissions(page: Page): Promise<void> {
+  const put = (path: string, data: object) => page.request.put(new URL(path, page.url()).href, { data });
+  for (const [name, service, port] of [
+    ['fraud-1', 'fraud', 18101],
+    ['reports-1', 'reports', 18102],
+  ] as const) {
+    const inbound = [{ port, tags: { 'kuma.io/service': service, 'kuma.io/protocol': 'grpc' } }];
+    await put(`/meshes/payments/dataplanes/${name}`, { type: 'Dataplane', mesh: 'payments', name, networking: { address: '127.0.0.1', inbound } });
+  }
+  const permission = (name: string, spec: object) => put(`/meshes/payments/meshtrafficpermissions/${name}`, { type: 'MeshTrafficPermission', mesh: 'payments', name, spec });
+  await permission('ledger-callers', {
+    targetRef: { kind: 'MeshService', name: 'ledger' },
+    from: [
+      { targetRef: { kind: 'Mesh' }, default: { action: 'Deny' } },
+      { targetRef: { kind: 'MeshService', name: 'checkout' }, default: { action: 'Allow' } },
+      { targetRef: { kind: 'MeshService', name: 'fraud' }, default: { action: 'AllowWithShadowDeny' } },
+    ],
+  });
+  await permission('checkout-callers', {
+    targetRef: { kind: 'MeshService', name: 'checkout' },
+    rules: [{ default: { deny: [{ spiffeID: { type: 'Prefix', value: 'spiffe://payments/reports' } }], allow: [{ spiffeID: { type: 'Prefix', value: 'spiffe://payments/' } }] } }],
+  });
+  await permission('reports-open', { targetRef: { kind: 'MeshService', name: 'reports' }, from: [{ targetRef: { kind: 'Mesh' }, default: { action: 'Allow' } }] });
+}
 
 /** Builtin mTLS in the payments mesh, STRICT, 24h certificates (Kuma's default), then the view anew. */
 async function enablePaymentsMtls(page: Page): Promise<void> {

@@ -53,7 +53,7 @@ describe('GET /meshes/{mesh}/_permissions on a real core', () => {
         verdict: {
           decision: 'allowed',
           origin: { type: 'MeshTrafficPermission', mesh: 'default', name: 'client-to-backend', item: 'spec.from[0]' },
-          reason: 'MeshTrafficPermission client-to-backend spec.from[0]: action Allow for kuma.io/service=client-1',
+          reason: 'action Allow for kuma.io/service=client-1',
         },
       },
     ]);

@@ -8,17 +8,13 @@ import type { RuleMatch } from '../core/policy.js';
 export const TRAFFIC_ACTIONS = ['Allow', 'Deny', 'AllowWithShadowDeny'] as const;
 export type TrafficAction = (typeof TRAFFIC_ACTIONS)[number];
 
-/** A `default` block (Kuma's Conf): one action, required by Kuma's validator. */
+/**
+ * A `default` block. A `from` item's is Kuma's Conf: one action, required by Kuma's validator.
+ * A `rules` item's is Kuma's RuleConf: the callers (by SPIFFE ID or SNI) to deny, to allow while
+ * shadow-denying, and to allow. One type holds both, as the rules engine hands a plugin one conf type.
+ */
 export interface MeshTrafficPermissionConf {
   action?: TrafficAction;
-}
-
-/**
- * A `rules[].default` block (Kuma's RuleConf): who is denied, allowed, or allowed and logged as
- * denied, by the caller's SPIFFE ID and the SNI it asked for. Envoy checks every `deny` of every
- * rule before any `allow`, and denies a caller none names.
- */
-export interface MeshTrafficPermissionRuleConf {
   deny?: RuleMatch[];
   allowWithShadowDeny?: RuleMatch[];
   allow?: RuleMatch[];

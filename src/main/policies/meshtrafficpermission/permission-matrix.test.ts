@@ -79,7 +79,7 @@ describe('permission matrix', () => {
     expect(webToBackend.paths[0]!.verdict).toEqual({
       decision: 'allowed',
       origin: origin('backend-callers', 'spec.from[1]'),
-      reason: 'MeshTrafficPermission backend-callers spec.from[1]: action Allow for kuma.io/service=web',
+      reason: 'action Allow for kuma.io/service=web',
     });
     // backend-1 (v1) is denied by the Mesh item, backend-2 (v2) let through and logged as denied.
     const backendToBackend = cell(result, 'backend', 'backend');
@@ -111,7 +111,7 @@ describe('permission matrix', () => {
     expect(webToBackend.paths[0]!.verdict).toEqual({
       decision: 'denied',
       origin: origin('deny-web', 'spec.rules[0].default.deny[0]'),
-      reason: 'MeshTrafficPermission deny-web spec.rules[0].default.deny[0]: deny spiffeID Prefix spiffe://default/web',
+      reason: 'deny spiffeID Prefix spiffe://default/web',
     });
     expect(cell(result, 'backend', 'backend').paths[0]!.verdict).toMatchObject({ decision: 'allowed', origin: origin('allow-mesh', 'spec.rules[0].default.allow[0]') });
     expect(cell(result, 'web', 'web').decision).toBe('allowed');
@@ -135,12 +135,15 @@ describe('permission matrix', () => {
     expect(cell(result, 'backend', 'backend').paths[0]!.verdict).toEqual({
       decision: 'shadow-denied',
       origin: origin('try-deny', 'spec.rules[0].default.allowWithShadowDeny[0]'),
-      reason: 'MeshTrafficPermission try-deny spec.rules[0].default.allowWithShadowDeny[0]: allow spiffeID Prefix spiffe://default/backend: let through, logged as denied',
+      reason: 'allow spiffeID Prefix spiffe://default/backend: let through, logged as denied',
     });
     // Kuma's shadow matcher denies by default: an Allow caller is logged as denied too.
     const web = cell(result, 'web', 'backend').paths[0]!.verdict;
     expect(web.decision).toBe('shadow-denied');
     expect(web.origin).toEqual(origin('try-deny', 'spec.rules[0].default.allow[0]'));
+    expect(web.reason).toBe(
+      'allow spiffeID Prefix spiffe://default/web: let through; the shadow rules (from MeshTrafficPermission try-deny spec.rules[0]) deny every caller they do not name, so it is logged as denied',
+    );
   });
 
   it('matches an SNI rule against the SNI the caller sends, and says why an Exact SPIFFE ID does not match', () => {

@@ -12,7 +12,7 @@ import { inboundKeyOf } from '../core/matching.js';
 import type { RuleMatch } from '../core/policy.js';
 import { computeProxyRules } from '../core/proxy-rules.js';
 import { ruleFor, type InboundKey, type InboundRule, type Rule, type Subset } from '../core/rules.js';
-import type { MeshTrafficPermissionConf, MeshTrafficPermissionRuleConf } from './api.js';
+import type { MeshTrafficPermissionConf } from './api.js';
 
 /** The matrix without where it is enforced: that comes from the proxies' generated configs. */
 export type PermissionMatrix = Omit<PermissionMatrixView, 'enforcement'>;
@@ -120,7 +120,7 @@ function destinationsOf(dataplanes: readonly DataplaneResource[]): Destination[]
 
 /** Kuma's plugin: `rules` when the inbound has any, else the legacy `from` rules, else deny all. */
 function decide(rules: readonly InboundRule<unknown>[] | undefined, from: readonly Rule<unknown>[] | undefined, caller: Caller, sni: string): PermissionVerdict {
-  if (rules && rules.length > 0) return decideByRules(rules as readonly InboundRule<MeshTrafficPermissionRuleConf>[], caller, sni);
+  if (rules && rules.length > 0) return decideByRules(rules as readonly InboundRule<MeshTrafficPermissionConf>[], caller, sni);
   if (from) return decideByFrom(from as readonly Rule<MeshTrafficPermissionConf>[], caller);
   return { decision: 'denied', reason: 'no MeshTrafficPermission selects this inbound: mTLS denies all' };
 }
@@ -136,11 +136,11 @@ function decideByFrom(from: readonly Rule<MeshTrafficPermissionConf>[], caller: 
   const who = `for ${describeSubset(rule.subset)}`;
   switch (rule.conf.action) {
     case 'Allow':
-      return { decision: 'allowed', origin, reason: `${describeOrigin(origin)}: action Allow ${who}` };
+      return { decision: 'allowed', origin, reason: `action Allow ${who}` };
     case 'AllowWithShadowDeny':
-      return { decision: 'shadow-denied', origin, reason: `${describeOrigin(origin)}: action AllowWithShadowDeny ${who}: let through, logged as denied` };
+      return { decision: 'shadow-denied', origin, reason: `action AllowWithShadowDeny ${who}: let through, logged as denied` };
     default:
-      return { decision: 'denied', origin, reason: `${describeOrigin(origin)}: action Deny ${who}` };
+      return { decision: 'denied', origin, reason: `action Deny ${who}` };
   }
 }
 
@@ -150,8 +150,8 @@ function decideByFrom(from: readonly Rule<MeshTrafficPermissionConf>[], caller: 
  * `allowWithShadowDeny`, the shadow matcher denies every caller (those it names, and by default the
  * rest), so Envoy logs every call it lets through as shadow-denied.
  */
-function decideByRules(rules: readonly InboundRule<MeshTrafficPermissionRuleConf>[], caller: Caller, sni: string): PermissionVerdict {
-  const first = (lists: (conf: MeshTrafficPermissionRuleConf) => [string, RuleMatch[] | undefined][]) => {
+function decideByRules(rules: readonly InboundRule<MeshTrafficPermissionConf>[], caller: Caller, sni: string): PermissionVerdict {
+  const first = (lists: (conf: MeshTrafficPermissionConf) => [string, RuleMatch[] | undefined][]) => {
     for (const rule of rules) {
       for (const [field, matches] of lists(rule.conf)) {
         const index = (matches ?? []).findIndex((match) => matchesCaller(match, caller, sni));
@@ -161,18 +161,18 @@ function decideByRules(rules: readonly InboundRule<MeshTrafficPermissionRuleConf
     return undefined;
   };
   const denied = first((conf) => [['deny', conf.deny]]);
-  if (denied) return { decision: 'denied', origin: denied.origin, reason: `${describeOrigin(denied.origin)}: deny ${describeMatch(denied.match)}` };
+  if (denied) return { decision: 'denied', origin: denied.origin, reason: `deny ${describeMatch(denied.match)}` };
   const allowed = first((conf) => [
     ['allow', conf.allow],
     ['allowWithShadowDeny', conf.allowWithShadowDeny],
   ]);
   if (!allowed) return { decision: 'denied', reason: `no rule of the MeshTrafficPermissions on this inbound names this caller: denied by default${exactMatchHint(rules, caller)}` };
-  const reason = `${describeOrigin(allowed.origin)}: allow ${describeMatch(allowed.match)}`;
+  const reason = `allow ${describeMatch(allowed.match)}`;
   const shadowing = rules.find((rule) => (rule.conf.allowWithShadowDeny ?? []).length > 0);
   if (!shadowing) return { decision: 'allowed', origin: allowed.origin, reason };
   const why = allowed.origin.item.includes('.allowWithShadowDeny[')
     ? 'let through, logged as denied'
-    : `let through; the shadow rules of ${describeOrigin(shadowing.origins[0]!)} deny every caller they do not name, so it is logged as denied`;
+    : `let through; the shadow rules (from ${describeOrigin(shadowing.origins[0]!)}) deny every caller they do not name, so it is logged as denied`;
   return { decision: 'shadow-denied', origin: allowed.origin, reason: `${reason}: ${why}` };
 }
 
@@ -191,7 +191,7 @@ function matchesCaller(match: RuleMatch, caller: Caller, sni: string): boolean {
  * identity carries `kuma://` URIs besides its SPIFFE ID: an Exact match on the SPIFFE ID alone
  * never holds. Said when that is why a caller fell through.
  */
-function exactMatchHint(rules: readonly InboundRule<MeshTrafficPermissionRuleConf>[], caller: Caller): string {
+function exactMatchHint(rules: readonly InboundRule<MeshTrafficPermissionConf>[], caller: Caller): string {
   const ids = caller.uriSans.split(',');
   const exact = rules
     .flatMap((rule) => [...(rule.conf.allow ?? []), ...(rule.conf.allowWithShadowDeny ?? [])])
