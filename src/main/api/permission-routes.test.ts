@@ -71,9 +71,12 @@ describe('GET /meshes/{mesh}/_permissions on a real core', () => {
         expect(body.enforcement['backend-1']?.connected).toBe(true);
         return body;
       });
+      // Its inbound listener's RBAC filter: the principal the matrix's allowed cell comes from.
       const [inbound] = after.enforcement['backend-1']!.inbounds;
-      expect(inbound).toMatchObject({ inbound: '127.0.0.1:18081', listener: 'inbound:127.0.0.1:18081' });
-      expect(inbound!.missing).not.toBe('the listener has no mTLS filter chain: callers are not checked here');
+      expect(inbound).toMatchObject({ inbound: '127.0.0.1:18081', listener: 'inbound:127.0.0.1:18081', filters: [{ name: 'envoy.filters.http.rbac' }] });
+      expect(inbound!.missing).toBeUndefined();
+      expect(inbound!.filters[0]!.path).toMatch(/^filter_chains\[\d+\]\.filters\[\d+\]\.typed_config\.http_filters\[0\]$/);
+      expect(JSON.stringify(inbound!.filters[0]!.config)).toContain('"exact":"spiffe://default/client-1"');
     } finally {
       proxy.close();
     }
