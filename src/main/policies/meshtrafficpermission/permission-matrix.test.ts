@@ -100,7 +100,7 @@ describe('permission matrix', () => {
   it('checks every deny of the rules before any allow, and denies a caller no match names', () => {
     const result = matrix(
       mesh('STRICT'),
-      mtp('allow-mesh', { targetRef: { kind: 'Mesh' }, rules: [{ default: { allow: [{ spiffeID: { type: 'Prefix', value: 'spiffe://default/' } }] } }] }),
+      mtp('allow-mesh', { targetRef: { kind: 'Mesh' }, rules: [{ default: { allow: [{ spiffeID: { type: 'Prefix', value: 'spiffe://default' } }] } }] }),
       mtp('deny-web', {
         targetRef: { kind: 'MeshService', name: 'backend' },
         rules: [{ default: { deny: [{ spiffeID: { type: 'Prefix', value: 'spiffe://default/web' } }] } }],
