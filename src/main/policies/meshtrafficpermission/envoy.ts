@@ -12,12 +12,7 @@ import type { PluginInput } from '../core/plugin.js';
 import { inboundSides } from '../core/proxy-sides.js';
 import type { InboundRule } from '../core/rules.js';
 import type { MeshTrafficPermissionConf } from './api.js';
-import { rbacFilterFields, rbacForInbound, type InboundRbac } from './rbac.js';
-
-export const HTTP_RBAC_FILTER = 'envoy.filters.http.rbac';
-export const HTTP_RBAC_TYPE_URL = 'type.googleapis.com/envoy.extensions.filters.http.rbac.v3.RBAC';
-export const NETWORK_RBAC_FILTER = 'envoy.filters.network.rbac';
-export const NETWORK_RBAC_TYPE_URL = 'type.googleapis.com/envoy.extensions.filters.network.rbac.v3.RBAC';
+import { HTTP_RBAC_FILTER, HTTP_RBAC_TYPE_URL, NETWORK_RBAC_FILTER, NETWORK_RBAC_TYPE_URL, rbacFilterFields, rbacForInbound, type InboundRbac } from './rbac.js';
 
 export function applyMeshTrafficPermissionToEnvoy({ proxy, context, rules, resources }: PluginInput<MeshTrafficPermissionConf>): void {
   if (!meshMtls(context.mesh)) return;
