@@ -1,13 +1,13 @@
 import type { InboundEnforcement, PermissionMatrixView, ProxyEnforcement } from '../../shared/permission-types.js';
 import type { ReadOnlyResourceManager } from '../manager/interfaces.js';
 import { permissionMatrix, type PermissionMatrix } from '../policies/meshtrafficpermission/permission-matrix.js';
+import { listenerRbac } from '../policies/meshtrafficpermission/rbac-filters.js';
 import type { MeshContext } from '../xds/context/mesh-context.js';
 import { decodeResource } from '../xds/protocol/decode.js';
 import type { ProtoJson } from '../xds/protocol/proto-json.js';
 import { LISTENER_TYPE_URL } from '../xds/protocol/type-urls.js';
 import type { SnapshotCache } from '../xds/server/snapshot-cache.js';
 import type { Snapshot } from '../xds/server/snapshot.js';
-import { listenerRbac } from '../xds/status/rbac-filters.js';
 import { toApiError } from './api-error.js';
 import type { Route } from './router.js';
 

@@ -1,10 +1,8 @@
 // Where a listener checks its callers: the RBAC filters of its filter chains, as the config dump shows them.
 import type { RbacFilter } from '../../../shared/permission-types.js';
-import { HTTP_CONNECTION_MANAGER_FILTER, TLS_TRANSPORT_SOCKET } from '../generate/extension-types.js';
-import type { ProtoJson } from '../protocol/proto-json.js';
-
-const NETWORK_RBAC_FILTER = 'envoy.filters.network.rbac';
-const HTTP_RBAC_FILTER = 'envoy.filters.http.rbac';
+import { HTTP_CONNECTION_MANAGER_FILTER, TLS_TRANSPORT_SOCKET } from '../../xds/generate/extension-types.js';
+import type { ProtoJson } from '../../xds/protocol/proto-json.js';
+import { HTTP_RBAC_FILTER, NETWORK_RBAC_FILTER } from './rbac.js';
 
 /** What a decoded listener has to check callers with: its mTLS filter chains and their RBAC filters. */
 export interface ListenerRbac {
