@@ -6,7 +6,10 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { startCore } from '../src/main/core.js';
+import { startCore, type Core } from '../src/main/core.js';
+import { DATAPLANE_METADATA_KEY } from '../src/main/xds/generate/bootstrap.js';
+import { LISTENER_TYPE_URL } from '../src/main/xds/protocol/type-urls.js';
+import { RawAdsClient } from '../src/main/xds/server/testing/raw-ads-client.js';
 import { launchChromium, openUi } from '../test/ui/support/browser.js';
 import { startDemoData } from '../test/ui/support/demo-data.js';
 
@@ -15,7 +18,7 @@ interface ViewShot {
   name: string;
   hash: string;
   /** Resolves once the view shows what it should (live data loaded). */
-  ready: (page: Page) => Promise<unknown>;
+  ready: (page: Page, core: Core) => Promise<unknown>;
 }
 
 const VIEWS: ViewShot[] = [
@@ -120,7 +123,63 @@ const VIEWS: ViewShot[] = [
       await page.locator('[data-resource="cds/ledger"]').waitFor();
     },
   },
+  {
+    // Who may call whom in the payments mesh once mTLS is on; one cell's RBAC config open, another's tooltip.
+    name: 'permission-matrix',
+    hash: '#/policies/permissions/payments',
+    ready: async (page, core) => {
+      await addPaymentsPermissions(page, core);
+      await enablePaymentsMtls(page);
+      await page.locator('[data-cell="reports→fraud"]').click();
+      // fraud-1's configuration with mTLS on: its inbound listener's RBAC filter.
+      await page.getByTestId('rbac-config').locator('.cm-line', { hasText: 'spiffe://payments/reports' }).waitFor();
+      await page.locator('[data-cell="ledger→checkout"]').hover();
+      await page.getByTestId('permission-tip').waitFor();
+    },
+  },
 ];
+
+/** Streams the screenshots open besides the demo's, closed before the core. */
+const openStreams: RawAdsClient[] = [];
+
+/**
+ * Two more services in the payments mesh and their permissions: legacy `from` items on ledger,
+ * `rules` on fraud (an Envoy sidecar, connected as a raw ADS stream), none on checkout (so mTLS
+ * denies every caller of it).
+ */
+async function addPaymentsPermissions(page: Page, core: Core): Promise<void> {
+  const put = async (path: string, data: object) => {
+    const response = await page.request.put(new URL(path, page.url()).href, { data });
+    if (!response.ok()) throw new Error(`PUT ${path} answered ${response.status()}: ${await response.text()}`);
+  };
+  for (const [name, service, port] of [
+    ['fraud-1', 'fraud', 18101],
+    ['reports-1', 'reports', 18102],
+  ] as const) {
+    const inbound = [{ port, tags: { 'kuma.io/service': service, 'kuma.io/protocol': 'http' } }];
+    const dataplane = { type: 'Dataplane', mesh: 'payments', name, networking: { address: '127.0.0.1', inbound } };
+    await put(`/meshes/payments/dataplanes/${name}`, dataplane);
+    if (name === 'fraud-1' && openStreams.length === 0) {
+      const sidecar = new RawAdsClient(core.xds.port, { id: 'payments.fraud-1', metadata: { [DATAPLANE_METADATA_KEY]: JSON.stringify(dataplane) } });
+      sidecar.send(LISTENER_TYPE_URL);
+      openStreams.push(sidecar);
+    }
+  }
+  const permission = (name: string, spec: object) => put(`/meshes/payments/meshtrafficpermissions/${name}`, { type: 'MeshTrafficPermission', mesh: 'payments', name, spec });
+  await permission('ledger-callers', {
+    targetRef: { kind: 'MeshService', name: 'ledger' },
+    from: [
+      { targetRef: { kind: 'Mesh' }, default: { action: 'Deny' } },
+      { targetRef: { kind: 'MeshService', name: 'checkout' }, default: { action: 'Allow' } },
+      { targetRef: { kind: 'MeshService', name: 'fraud' }, default: { action: 'AllowWithShadowDeny' } },
+    ],
+  });
+  await permission('fraud-callers', {
+    targetRef: { kind: 'MeshService', name: 'fraud' },
+    rules: [{ default: { deny: [{ spiffeID: { type: 'Prefix', value: 'spiffe://payments/reports' } }], allow: [{ spiffeID: { type: 'Prefix', value: 'spiffe://payments' } }] } }],
+  });
+  await permission('reports-open', { targetRef: { kind: 'MeshService', name: 'reports' }, from: [{ targetRef: { kind: 'Mesh' }, default: { action: 'Allow' } }] });
+}
 
 /** Builtin mTLS in the payments mesh, STRICT, 24h certificates (Kuma's default), then the view anew. */
 async function enablePaymentsMtls(page: Page): Promise<void> {
@@ -174,7 +233,7 @@ async function main(): Promise<void> {
     for (const view of VIEWS.filter((each) => only.length === 0 || only.includes(each.name))) {
       for (const theme of THEMES) {
         const { page, context, errors } = await openUi(browser, core.api.url, { hash: view.hash, colorScheme: theme, viewport });
-        await view.ready(page);
+        await view.ready(page, core);
         if (view.name !== 'cache') await page.waitForTimeout(400);
         const file = join(OUT_DIR, `${view.name}-${theme}.png`);
         await page.screenshot({ path: file });
@@ -183,6 +242,7 @@ async function main(): Promise<void> {
       }
     }
   } finally {
+    for (const stream of openStreams) stream.close();
     await browser.close();
     await demo.close();
     await core.close();

@@ -62,6 +62,11 @@ const VIEWS: ViewCheck[] = [
     key: ['[role=tab]', '[data-matched-policy]', '[data-rules-type] h2'],
   },
   {
+    hash: '#/policies/permissions/default',
+    ready: (page) => page.locator('[data-cell]').first().waitFor(),
+    key: ['[data-cell]', 'select[aria-label=Mesh]', 'a[href="#/policies/new/MeshTrafficPermission"]'],
+  },
+  {
     hash: '#/connect',
     ready: (page) => page.locator('[data-file^="bootstrap-"] .cm-content').waitFor(),
     key: ['[data-file] button', 'form input'],

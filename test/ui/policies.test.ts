@@ -1,9 +1,9 @@
-import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import type { ConfigDump } from '../../src/shared/api-types.js';
 import { applyDataplane, backendDataplane } from '../support/dataplanes.js';
 import { startEchoServer } from '../support/echo-server.js';
 import { eventually } from '../support/eventually.js';
+import { setEditorText } from './support/editor.js';
 import { useUi } from './support/ui-fixture.js';
 
 const ui = useUi();
@@ -33,13 +33,6 @@ spec:
         http:
           requestTimeout: ${requestTimeout}
 `;
-
-/** Replaces the whole editor text, as pasting would (no auto-indent). */
-async function setEditorText(page: Page, text: string): Promise<void> {
-  await page.locator('.cm-content').click();
-  await page.keyboard.press('ControlOrMeta+A');
-  await page.keyboard.insertText(text);
-}
 
 /** A core with echo-1 served by a real echo server and frontend-1, a real grpc-js-xds proxy calling it. */
 async function meshWithProxy() {

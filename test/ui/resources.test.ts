@@ -7,6 +7,7 @@ import type { ListBody, SnapshotSummary } from '../../src/shared/api-types.js';
 import { applyDataplane, backendDataplane } from '../support/dataplanes.js';
 import { startEchoServer } from '../support/echo-server.js';
 import { eventually } from '../support/eventually.js';
+import { setEditorText } from './support/editor.js';
 import { useUi } from './support/ui-fixture.js';
 
 const ui = useUi();
@@ -24,13 +25,6 @@ networking:
       tags:
         kuma.io/service: web
 `;
-
-/** Replaces the whole editor text, as pasting would (no auto-indent). */
-async function setEditorText(page: Page, text: string): Promise<void> {
-  await page.locator('.cm-content').click();
-  await page.keyboard.press('ControlOrMeta+A');
-  await page.keyboard.insertText(text);
-}
 
 async function editorText(page: Page): Promise<string> {
   return page.locator('.cm-content').innerText();

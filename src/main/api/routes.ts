@@ -10,6 +10,7 @@ import type { EventStream } from './event-stream.js';
 import { inspectionRoutes, type InspectionDependencies } from './inspection-routes.js';
 import { kumaDpRoutes, type KumaDpDependencies } from './kuma-dp-routes.js';
 import { mtlsRoutes, type MtlsDependencies } from './mtls-routes.js';
+import { permissionRoutes, type PermissionDependencies } from './permission-routes.js';
 import { policyInspectionRoutes, type PolicyInspectionDependencies } from './policy-inspection-routes.js';
 import { policyPreviewRoutes, type PolicyPreviewDependencies } from './policy-preview-routes.js';
 import { resourceRoutes, unservedCollectionRoute } from './resource-routes.js';
@@ -29,7 +30,8 @@ export interface ApiDependencies
     TokenDependencies,
     StorageDependencies,
     KumaDpDependencies,
-    MtlsDependencies {
+    MtlsDependencies,
+    PermissionDependencies {
   manager: ResourceManager;
   cachedManager: CachedManager;
   settings: Settings;
@@ -52,6 +54,7 @@ export function createApiRouter(deps: ApiDependencies): Router {
     // Before the resource routes: `dataplanes/_overview` would otherwise read as a Dataplane named `_overview`.
     ...dataplaneOverviewRoutes(deps),
     ...mtlsRoutes(deps),
+    ...permissionRoutes(deps),
     ...resourceRoutes(deps.manager),
     ...transferRoutes(deps.manager),
     ...settingsRoutes(deps.settings),

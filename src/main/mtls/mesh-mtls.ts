@@ -1,3 +1,4 @@
+import { enabledBuiltinBackend } from '../../shared/mesh-mtls.js';
 import type { MeshResource } from '../../shared/resources.js';
 import { parseKumaDuration } from '../resources/kuma-duration.js';
 
@@ -23,13 +24,12 @@ export interface MeshMtls {
  * and `notAppliedFields` says so. Kuma's mode enum defaults to STRICT.
  */
 export function meshMtls(mesh: MeshResource): MeshMtls | undefined {
-  const { mtls } = mesh.spec;
-  const backend = mtls?.backends?.find((candidate) => candidate.name === mtls.enabledBackend);
-  if (!mtls?.enabledBackend || backend?.type !== 'builtin') return undefined;
+  const backend = enabledBuiltinBackend(mesh.spec.mtls);
+  if (!backend) return undefined;
   const expiration = parseKumaDuration(backend.dpCert?.rotation?.expiration ?? '');
   return {
     mesh: mesh.meta.name,
-    backend: mtls.enabledBackend,
+    backend: backend.name!,
     mode: backend.mode ?? 'STRICT',
     // Unset or 0 (which would issue certificates already expired): Kuma's default.
     certValidityMs: expiration === undefined || expiration <= 0 ? DEFAULT_CERT_VALIDITY_MS : expiration,

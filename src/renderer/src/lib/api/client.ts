@@ -26,6 +26,7 @@ import type { CacheStats, XdsStats } from '../../../../shared/stats-types.js';
 import type { KumaDpInstructions } from '../../../../shared/kuma-dp-types.js';
 import type { StorageStatus } from '../../../../shared/storage-types.js';
 import type { MeshMtlsView, ProxyIdentityView } from '../../../../shared/mtls-types.js';
+import type { PermissionMatrixView } from '../../../../shared/permission-types.js';
 import type { CoreEvent } from '../../../../shared/events.js';
 import type { ProxyPolicyEffects } from '../../../../shared/policy-types.js';
 import type { ResourceKey, Violation } from '../../../../shared/resources.js';
@@ -251,6 +252,11 @@ export class MeshdeskClient {
   /** The mesh's mTLS (backend, mode, CA fingerprint and validity); `mtls: null` when off. */
   meshMtls(mesh: string): Promise<MeshMtlsView> {
     return this.json('GET', `/meshes/${segment(mesh)}/_mtls`);
+  }
+
+  /** Which service may call which in the mesh (MeshTrafficPermission), and the RBAC filters that enforce it. */
+  permissions(mesh: string): Promise<PermissionMatrixView> {
+    return this.json('GET', `/meshes/${segment(mesh)}/_permissions`);
   }
 
   /** The proxy's identity certificate; null when it has none (offline, or mTLS off). */
