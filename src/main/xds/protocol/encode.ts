@@ -339,43 +339,71 @@ function bytesOf(type: protobuf.Type, converted: ConvertedMessage): Uint8Array {
 }
 
 /**
- * The bytes protobufjs's `type.encode(type.fromObject(object))` writes, with the message fields
- * already in bytes: fields in number order, each message as its tag and its length-delimited
- * bytes (as protobufjs writes one), map entries as key then value; the other fields are left to
- * protobufjs, a run of consecutive ones at a time, into the same writer.
+ * The bytes protobufjs's `type.encode(type.fromObject(object))` writes, field by field as its
+ * generated encoder does: fields in number order, each message as its tag and length-delimited
+ * bytes (already written), map entries as key then value, repeated scalars packed where the field is.
  */
 function writeMessage(type: protobuf.Type, object: ProtoObject): Uint8Array {
   const writer = protobuf.Writer.create();
-  let run: ProtoObject | undefined;
   for (const field of fieldsById(type)) {
     const value = object[field.name];
     if (value === undefined) continue;
     const fieldType = field.resolvedType;
-    if (!(fieldType instanceof protobuf.Type)) {
-      (run ??= {})[field.name] = value;
-      continue;
-    }
-    if (run) {
-      type.encode(type.fromObject(run), writer);
-      run = undefined;
-    }
-    const tag = ((field.id << 3) | 2) >>> 0;
-    if (field.map) {
-      const keyType = (field as unknown as protobuf.MapField).keyType;
-      const keyWireType = (protobuf.types.mapKey as Record<string, number>)[keyType]!;
-      const writeKey = (writer as unknown as Record<string, (key: string) => protobuf.Writer>)[keyType]!;
-      for (const [key, entry] of Object.entries(value as Record<string, ConvertedMessage>)) {
-        writeKey.call(writer.uint32(tag).fork().uint32(8 | keyWireType), key);
-        writer.uint32(18).bytes(bytesOf(fieldType, entry)).ldelim();
-      }
-    } else if (field.repeated) {
-      for (const item of value as ConvertedMessage[]) writer.uint32(tag).bytes(bytesOf(fieldType, item));
-    } else {
-      writer.uint32(tag).bytes(bytesOf(fieldType, value as ConvertedMessage));
-    }
+    if (fieldType instanceof protobuf.Type) writeMessageField(writer, field, fieldType, value);
+    else writeScalarField(writer, field, value);
   }
-  if (run) type.encode(type.fromObject(run), writer);
   return writer.finish();
+}
+
+type ScalarWriter = (this: protobuf.Writer, value: unknown) => protobuf.Writer;
+
+function scalarWriter(writer: protobuf.Writer, kind: string): ScalarWriter {
+  return (writer as unknown as Record<string, ScalarWriter>)[kind]!;
+}
+
+/** A map entry's key, as protobufjs writes it: field 1 of the entry, by the key's type. */
+function writeMapKey(writer: protobuf.Writer, field: protobuf.Field, key: string): void {
+  const keyType = (field as unknown as protobuf.MapField).keyType;
+  scalarWriter(writer, keyType).call(writer.uint32(((field.id << 3) | 2) >>> 0).fork().uint32(8 | (protobuf.types.mapKey as Record<string, number>)[keyType]!), key);
+}
+
+function writeMessageField(writer: protobuf.Writer, field: protobuf.Field, fieldType: protobuf.Type, value: unknown): void {
+  const tag = ((field.id << 3) | 2) >>> 0;
+  if (field.map) {
+    for (const [key, entry] of Object.entries(value as Record<string, ConvertedMessage>)) {
+      writeMapKey(writer, field, key);
+      writer.uint32(18).bytes(bytesOf(fieldType, entry)).ldelim();
+    }
+  } else if (field.repeated) {
+    for (const item of value as ConvertedMessage[]) writer.uint32(tag).bytes(bytesOf(fieldType, item));
+  } else {
+    writer.uint32(tag).bytes(bytesOf(fieldType, value as ConvertedMessage));
+  }
+}
+
+/** Scalars and enums (as int32) as converted (64-bit integers as decimal strings, which protobufjs's writer reads as fromObject's Long). */
+function writeScalarField(writer: protobuf.Writer, field: protobuf.Field, value: unknown): void {
+  const kind = field.resolvedType instanceof protobuf.Enum ? 'int32' : field.type;
+  const wireType = (protobuf.types.basic as Record<string, number>)[kind]!;
+  const write = scalarWriter(writer, kind);
+  if (field.map) {
+    for (const [key, entry] of Object.entries(value as Record<string, unknown>)) {
+      writeMapKey(writer, field, key);
+      write.call(writer.uint32(16 | wireType), entry).ldelim();
+    }
+  } else if (field.repeated) {
+    const items = value as unknown[];
+    if (items.length === 0) return;
+    if (field.packed && (protobuf.types.packed as Record<string, number | undefined>)[kind] !== undefined) {
+      writer.uint32(((field.id << 3) | 2) >>> 0).fork();
+      for (const item of items) write.call(writer, item);
+      writer.ldelim();
+    } else {
+      for (const item of items) write.call(writer.uint32(((field.id << 3) | wireType) >>> 0), item);
+    }
+  } else {
+    write.call(writer.uint32(((field.id << 3) | wireType) >>> 0), value);
+  }
 }
 
 function isValueField(field: protobuf.Field): boolean {
