@@ -42,13 +42,14 @@ export class ResourceEncodingError extends Error {
  * carries. Throws ResourceEncodingError on any field, enum, type or rule Envoy would not accept.
  */
 export function encodeResource(typeUrl: string, resource: ProtoJson): EncodedAny {
-  const label = `${shortTypeName(typeUrl)} resource "${resourceName(resource)}"`;
+  // Built only for an error: a tick encodes hundreds of resources.
+  const label = () => `${shortTypeName(typeUrl)} resource "${resourceName(resource)}"`;
   if (!typeUrl.startsWith(TYPE_URL_PREFIX)) {
-    throw new ResourceEncodingError(label, [{ path: '', problem: `type URL "${typeUrl}" must start with "${TYPE_URL_PREFIX}"` }]);
+    throw new ResourceEncodingError(label(), [{ path: '', problem: `type URL "${typeUrl}" must start with "${TYPE_URL_PREFIX}"` }]);
   }
   const type = findMessageType(typeUrl.slice(TYPE_URL_PREFIX.length));
-  if (!type) throw new ResourceEncodingError(label, [{ path: '', problem: `type URL "${typeUrl}" names no message of the Envoy proto root` }]);
-  return { type_url: typeUrl, value: encodeMessage(fullNameOf(type), resource, label) };
+  if (!type) throw new ResourceEncodingError(label(), [{ path: '', problem: `type URL "${typeUrl}" names no message of the Envoy proto root` }]);
+  return { type_url: typeUrl, value: encodeChecked(type, resource, label) };
 }
 
 /**
@@ -57,10 +58,13 @@ export function encodeResource(typeUrl: string, resource: ProtoJson): EncodedAny
  * `label` names the message in errors.
  */
 export function encodeMessage(typeName: string, json: unknown, label: string = typeName): Uint8Array {
-  const type = messageType(typeName);
+  return encodeChecked(messageType(typeName), json, () => label);
+}
+
+function encodeChecked(type: protobuf.Type, json: unknown, label: () => string): Uint8Array {
   const converter = new JsonToProto();
   const converted = converter.single(type, json, '');
-  if (converter.violations.length > 0 || converted === undefined) throw new ResourceEncodingError(label, converter.violations);
+  if (converter.violations.length > 0 || converted === undefined) throw new ResourceEncodingError(label(), converter.violations);
   return bytesOf(type, converted);
 }
 
@@ -170,21 +174,24 @@ class JsonToProto {
 
   /** Scalars as proto3 JSON writes them; 64-bit integers stay decimal strings for protobufjs's Long. */
   private scalar(kind: string, value: unknown, path: string): unknown {
-    const expected = (what: string) => this.reject(path, `expected ${what} (${kind}), got ${describe(value)}`);
     switch (kind) {
       case 'string':
-        return typeof value === 'string' ? value : expected('a string');
+        return typeof value === 'string' ? value : this.expected('a string', kind, value, path);
       case 'bool':
-        return typeof value === 'boolean' ? value : expected('true or false');
+        return typeof value === 'boolean' ? value : this.expected('true or false', kind, value, path);
       case 'bytes':
         if (value instanceof Uint8Array) return value;
-        return typeof value === 'string' && /^[A-Za-z0-9+/_-]*={0,2}$/.test(value) ? Buffer.from(value, 'base64') : expected('base64');
+        return typeof value === 'string' && /^[A-Za-z0-9+/_-]*={0,2}$/.test(value) ? Buffer.from(value, 'base64') : this.expected('base64', kind, value, path);
       case 'double':
       case 'float':
         return this.floatingPoint(kind, value, path);
       default:
         return this.integer(kind, value, path);
     }
+  }
+
+  private expected(what: string, kind: string, value: unknown, path: string): undefined {
+    return this.reject(path, `expected ${what} (${kind}), got ${describe(value)}`);
   }
 
   private floatingPoint(kind: string, value: unknown, path: string): number | undefined {
@@ -197,6 +204,11 @@ class JsonToProto {
   }
 
   private integer(kind: string, value: unknown, path: string): number | string | undefined {
+    // The common case, a 32-bit field given an integer in range, without the text and BigInt checks.
+    if (typeof value === 'number' && Number.isSafeInteger(value) && !SIXTY_FOUR_BIT_SCALARS.has(kind)) {
+      const unsigned = kind.startsWith('uint') || kind.startsWith('fixed');
+      if (unsigned ? value >= 0 && value <= 0xffffffff : value >= -0x80000000 && value <= 0x7fffffff) return value === 0 ? 0 : value;
+    }
     const text = typeof value === 'number' ? (Number.isSafeInteger(value) ? String(value) : undefined) : typeof value === 'string' ? value : undefined;
     if (text === undefined || !/^-?\d+$/.test(text)) return this.reject(path, `expected an integer (${kind}), got ${describe(value)}`);
     const unsigned = kind.startsWith('uint') || kind.startsWith('fixed');
