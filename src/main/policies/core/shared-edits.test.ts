@@ -33,6 +33,26 @@ describe('putEdited', () => {
     expect(second.attributions()).toEqual([{ typeUrl: CLUSTER_TYPE_URL, resource: 'web', path: 'connect_timeout', origins: [origin] }]);
   });
 
+  it('keeps the parts an edit left alone as the very objects of the resource, and changes nothing shared', () => {
+    const circuitBreakers = Object.freeze({ thresholds: Object.freeze([Object.freeze({ max_connections: 10 })]) });
+    const healthCheck = Object.freeze({ timeout: '1s', interval: '5s', tcp_health_check: Object.freeze({}) });
+    const cluster = Object.freeze({ name: 'web', circuit_breakers: circuitBreakers, health_checks: Object.freeze([healthCheck]) });
+    const shared = { ...generated(), [CLUSTER_TYPE_URL]: [{ name: 'web', resource: cluster }] };
+    const resources = new EnvoyResources(shared);
+    const conf = { path: '/health' };
+    putEdited(resources, CLUSTER_TYPE_URL, 'web', ['test health check'], (draft) => {
+      (draft.health_checks as unknown[]).push({ timeout: '1s', interval: '5s', http_health_check: conf });
+      return [{ path: 'health_checks[1]', origins: [origin] }];
+    });
+
+    const edited = resources.get(CLUSTER_TYPE_URL, 'web')!;
+    expect(edited.circuit_breakers).toBe(circuitBreakers);
+    expect((edited.health_checks as unknown[])[0]).toBe(healthCheck);
+    expect((edited.health_checks as Record<string, unknown>[])[1]!.http_health_check).toBe(conf);
+    expect(cluster.health_checks).toEqual([healthCheck]);
+    expect(conf).toEqual({ path: '/health' });
+  });
+
   it('leaves the resource as it is when the edit changes nothing', () => {
     const shared = generated();
     const resources = new EnvoyResources(shared);

@@ -2,7 +2,7 @@ import type { PolicyOrigin } from '../../../shared/policy-types.js';
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import type { XdsTypeUrl } from '../../xds/protocol/type-urls.js';
 import type { EnvoyResources } from './envoy-resources.js';
-import { draftOf, type Draft } from './listener-parts.js';
+import { draftOf, sharingUnchanged, type Draft } from './listener-parts.js';
 
 /** The fields an edit set, and the policy items behind each (EnvoyResources.put's `set`). */
 export type FieldsSet = { path: string; origins: readonly PolicyOrigin[] }[];
@@ -52,7 +52,7 @@ export function putEdited(
   if (edited === undefined) {
     const draft = draftOf(resource);
     const set = edit(draft);
-    edited = set === undefined ? null : { resource: Object.freeze(draft), set };
+    edited = set === undefined ? null : { resource: Object.freeze(sharingUnchanged(draft, resource)), set };
     level.edited = edited;
   }
   if (edited !== null) resources.put(typeUrl, name, edited.resource, edited.set);

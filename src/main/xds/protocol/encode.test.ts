@@ -1,7 +1,9 @@
+import type protobuf from 'protobufjs';
 import { describe, expect, test } from 'vitest';
 import { decodeMessage, decodeResource } from './decode.js';
 import { ResourceEncodingError, encodeMessage, encodeResource } from './encode.js';
 import type { ProtoJson } from './proto-json.js';
+import { findMessageType, messageType } from './proto-root.js';
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL } from './type-urls.js';
 
 const TCP_PROXY = 'type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy';
@@ -212,6 +214,44 @@ describe("encodeResource checks Envoy's validation rules", () => {
     const error = encodingError(() => encodeResource(LISTENER_TYPE_URL, { traffic_direction: 'UP', name: 7 }));
     expect(error.resource).toBe('lds resource "(unnamed)"');
     expect(error.violations.map((violation) => violation.path)).toEqual(['traffic_direction', 'name']);
+  });
+});
+
+/**
+ * Checks that `bytes` are what protobufjs's own encoder writes for the message they hold: decoded
+ * and encoded again by protobufjs, at every level, Anys' messages included.
+ */
+function expectProtobufjsBytes(type: protobuf.Type, bytes: Uint8Array): void {
+  const message = type.decode(bytes);
+  expect(Buffer.from(type.encode(message).finish())).toEqual(Buffer.from(bytes));
+  const visit = (value: unknown): void => {
+    if (typeof value !== 'object' || value === null || value instanceof Uint8Array) return;
+    const { type_url: typeUrl, value: inner } = value as { type_url?: unknown; value?: unknown };
+    if (typeof typeUrl === 'string' && inner instanceof Uint8Array) {
+      expectProtobufjsBytes(findMessageType(typeUrl.slice(typeUrl.indexOf('/') + 1))!, inner);
+      return;
+    }
+    for (const part of Object.values(value)) visit(part);
+  };
+  visit(message);
+}
+
+describe('encodeResource writes parts once and the whole as protobufjs does', () => {
+  test('resources sharing parts each get the bytes of a whole encode, in field-number order at every level', () => {
+    // Scalars between messages (type, connect_timeout, lb_policy), a map of Anys, repeated messages.
+    const healthCheck = { timeout: '2s', interval: '10s', unhealthy_threshold: 3, healthy_threshold: 1, http_health_check: { path: '/health' } };
+    const first = { ...edsCluster, health_checks: [healthCheck], metadata: { filter_metadata: { 'io.kuma.tags': { app: 'web' } } } };
+    const second = { ...first, name: 'web-2', health_checks: [healthCheck, { ...healthCheck, http_health_check: { path: '/other' } }] };
+    const listeners = [inboundListener(), { ...inboundListener(), name: 'inbound:127.0.0.1:18081' }, outboundListener];
+    for (const [typeUrl, resource] of [
+      [CLUSTER_TYPE_URL, first],
+      [CLUSTER_TYPE_URL, second],
+      ...listeners.map((listener) => [LISTENER_TYPE_URL, listener] as const),
+    ] as const) {
+      const { value } = encodeResource(typeUrl, resource);
+      expectProtobufjsBytes(messageType(typeUrl.slice(typeUrl.indexOf('/') + 1)), value);
+      expect(decodeResource({ type_url: typeUrl, value })).toEqual({ '@type': typeUrl, ...resource });
+    }
   });
 });
 

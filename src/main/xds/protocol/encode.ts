@@ -1,5 +1,5 @@
 import protobuf from 'protobufjs';
-import { findMessageType, messageType } from './proto-root.js';
+import { findMessageType, fullNameOf, messageType } from './proto-root.js';
 import {
   MAX_DURATION_SECONDS,
   SIXTY_FOUR_BIT_SCALARS,
@@ -10,7 +10,7 @@ import {
   type ProtoJson,
 } from './proto-json.js';
 import { TYPE_URL_PREFIX, shortTypeName } from './type-urls.js';
-import { isRequiredOneof, ruleViolations } from './validation-rules.js';
+import { fieldsWithRules, isRequiredOneof, ruleViolations } from './validation-rules.js';
 
 /**
  * The guard between meshdesk's generated JSON and the wire. protobufjs's `fromObject` drops unknown
@@ -42,13 +42,14 @@ export class ResourceEncodingError extends Error {
  * carries. Throws ResourceEncodingError on any field, enum, type or rule Envoy would not accept.
  */
 export function encodeResource(typeUrl: string, resource: ProtoJson): EncodedAny {
-  const label = `${shortTypeName(typeUrl)} resource "${resourceName(resource)}"`;
+  // Built only for an error: a tick encodes hundreds of resources.
+  const label = () => `${shortTypeName(typeUrl)} resource "${resourceName(resource)}"`;
   if (!typeUrl.startsWith(TYPE_URL_PREFIX)) {
-    throw new ResourceEncodingError(label, [{ path: '', problem: `type URL "${typeUrl}" must start with "${TYPE_URL_PREFIX}"` }]);
+    throw new ResourceEncodingError(label(), [{ path: '', problem: `type URL "${typeUrl}" must start with "${TYPE_URL_PREFIX}"` }]);
   }
   const type = findMessageType(typeUrl.slice(TYPE_URL_PREFIX.length));
-  if (!type) throw new ResourceEncodingError(label, [{ path: '', problem: `type URL "${typeUrl}" names no message of the Envoy proto root` }]);
-  return { type_url: typeUrl, value: encodeMessage(type.fullName, resource, label) };
+  if (!type) throw new ResourceEncodingError(label(), [{ path: '', problem: `type URL "${typeUrl}" names no message of the Envoy proto root` }]);
+  return { type_url: typeUrl, value: encodeChecked(type, resource, label) };
 }
 
 /**
@@ -57,11 +58,14 @@ export function encodeResource(typeUrl: string, resource: ProtoJson): EncodedAny
  * `label` names the message in errors.
  */
 export function encodeMessage(typeName: string, json: unknown, label: string = typeName): Uint8Array {
-  const type = messageType(typeName);
+  return encodeChecked(messageType(typeName), json, () => label);
+}
+
+function encodeChecked(type: protobuf.Type, json: unknown, label: () => string): Uint8Array {
   const converter = new JsonToProto();
-  const object = converter.message(type, json, '');
-  if (converter.violations.length > 0 || object === undefined) throw new ResourceEncodingError(label, converter.violations);
-  return type.encode(type.fromObject(object)).finish();
+  const converted = converter.single(type, json, '');
+  if (converter.violations.length > 0 || converted === undefined) throw new ResourceEncodingError(label(), converter.violations);
+  return bytesOf(type, converted);
 }
 
 /** Listener, Cluster and RouteConfiguration are named by `name`, a ClusterLoadAssignment by `cluster_name`. */
@@ -72,6 +76,23 @@ function resourceName(resource: ProtoJson): string {
 
 type ProtoObject = Record<string, unknown>;
 
+/** A message converted and checked, already in its wire bytes: a parent writes them as they are. */
+class EncodedMessage {
+  constructor(readonly bytes: Uint8Array) {}
+}
+
+/** What a message field's JSON converts to: its bytes, or, for the well-known types, the object protobufjs encodes. */
+type ConvertedMessage = EncodedMessage | ProtoObject;
+
+/**
+ * Conversions that succeeded, by JSON object and message type. Resources are never changed in
+ * place once generated (they are shared and frozen), and policy edits share the parts they leave
+ * alone, so the parts many resources have in common (a service's cluster settings, a filter's
+ * typed config) are checked and encoded once, and a resource that differs from another in one
+ * field costs that field only.
+ */
+const convertedByObject = new WeakMap<object, { type: protobuf.Type; converted: ConvertedMessage }>();
+
 /**
  * Converts proto3 JSON into the plain object protobufjs's `fromObject` takes (enums as numbers,
  * Any as type_url + bytes, wrappers as `{ value }`...), collecting a violation for everything it
@@ -80,7 +101,19 @@ type ProtoObject = Record<string, unknown>;
 class JsonToProto {
   readonly violations: EncodingViolation[] = [];
 
-  message(type: protobuf.Type, json: unknown, path: string): ProtoObject | undefined {
+  /** A value of message type `type`: from the cache when this very object converted before. */
+  single(type: protobuf.Type, json: unknown, path: string): ConvertedMessage | undefined {
+    const cacheable = typeof json === 'object' && json !== null;
+    const known = cacheable ? convertedByObject.get(json) : undefined;
+    if (known?.type === type) return known.converted;
+    const violationsBefore = this.violations.length;
+    const converted = this.message(type, json, path);
+    // One type per object: an object read as two types (an empty `{}` constant) keeps the last.
+    if (cacheable && converted !== undefined && this.violations.length === violationsBefore) convertedByObject.set(json, { type, converted });
+    return converted;
+  }
+
+  private message(type: protobuf.Type, json: unknown, path: string): ConvertedMessage | undefined {
     const special = this.wellKnown(type, json, path);
     if (special !== NOT_SPECIAL) return special;
     if (!isPlainObject(json)) return this.reject(path, `expected an object (${typeName(type)}), got ${describe(json)}`);
@@ -97,9 +130,11 @@ class JsonToProto {
       const converted = this.field(field, value, fieldPath);
       if (converted !== undefined) object[key] = converted;
     }
+    const violationsBefore = this.violations.length;
     this.checkOneofs(type, json, path);
     this.checkRules(type, json, object, path);
-    return object;
+    // A message with a problem is never written (the whole encode throws); it still stands for a set field.
+    return this.violations.length > violationsBefore ? object : new EncodedMessage(writeMessage(type, object));
   }
 
   private field(field: protobuf.Field, value: unknown, path: string): unknown {
@@ -110,22 +145,22 @@ class JsonToProto {
         const entryPath = `${path}[${JSON.stringify(key)}]`;
         const keyType = (field as unknown as protobuf.MapField).keyType;
         if (keyType !== 'string' && keyType !== 'bool' && this.integer(keyType, key, entryPath) === undefined) continue;
-        const converted = this.single(field, entry, entryPath);
+        const converted = this.value(field, entry, entryPath);
         if (converted !== undefined) map[key] = converted;
       }
       return map;
     }
     if (field.repeated) {
       if (!Array.isArray(value)) return this.reject(path, `expected an array, got ${describe(value)}`);
-      const items = value.map((item, index) => this.single(field, item, `${path}[${index}]`));
+      const items = value.map((item, index) => this.value(field, item, `${path}[${index}]`));
       return items.includes(undefined) ? undefined : items;
     }
-    return this.single(field, value, path);
+    return this.value(field, value, path);
   }
 
-  private single(field: protobuf.Field, value: unknown, path: string): unknown {
+  private value(field: protobuf.Field, value: unknown, path: string): unknown {
     const resolved = field.resolvedType;
-    if (resolved instanceof protobuf.Type) return this.message(resolved, value, path);
+    if (resolved instanceof protobuf.Type) return this.single(resolved, value, path);
     if (resolved instanceof protobuf.Enum) return this.enumValue(resolved, value, path);
     return this.scalar(field.type, value, path);
   }
@@ -139,21 +174,24 @@ class JsonToProto {
 
   /** Scalars as proto3 JSON writes them; 64-bit integers stay decimal strings for protobufjs's Long. */
   private scalar(kind: string, value: unknown, path: string): unknown {
-    const expected = (what: string) => this.reject(path, `expected ${what} (${kind}), got ${describe(value)}`);
     switch (kind) {
       case 'string':
-        return typeof value === 'string' ? value : expected('a string');
+        return typeof value === 'string' ? value : this.expected('a string', kind, value, path);
       case 'bool':
-        return typeof value === 'boolean' ? value : expected('true or false');
+        return typeof value === 'boolean' ? value : this.expected('true or false', kind, value, path);
       case 'bytes':
         if (value instanceof Uint8Array) return value;
-        return typeof value === 'string' && /^[A-Za-z0-9+/_-]*={0,2}$/.test(value) ? Buffer.from(value, 'base64') : expected('base64');
+        return typeof value === 'string' && /^[A-Za-z0-9+/_-]*={0,2}$/.test(value) ? Buffer.from(value, 'base64') : this.expected('base64', kind, value, path);
       case 'double':
       case 'float':
         return this.floatingPoint(kind, value, path);
       default:
         return this.integer(kind, value, path);
     }
+  }
+
+  private expected(what: string, kind: string, value: unknown, path: string): undefined {
+    return this.reject(path, `expected ${what} (${kind}), got ${describe(value)}`);
   }
 
   private floatingPoint(kind: string, value: unknown, path: string): number | undefined {
@@ -166,6 +204,11 @@ class JsonToProto {
   }
 
   private integer(kind: string, value: unknown, path: string): number | string | undefined {
+    // The common case, a 32-bit field given an integer in range, without the text and BigInt checks.
+    if (typeof value === 'number' && Number.isSafeInteger(value) && !SIXTY_FOUR_BIT_SCALARS.has(kind)) {
+      const unsigned = kind.startsWith('uint') || kind.startsWith('fixed');
+      if (unsigned ? value >= 0 && value <= 0xffffffff : value >= -0x80000000 && value <= 0x7fffffff) return value === 0 ? 0 : value;
+    }
     const text = typeof value === 'number' ? (Number.isSafeInteger(value) ? String(value) : undefined) : typeof value === 'string' ? value : undefined;
     if (text === undefined || !/^-?\d+$/.test(text)) return this.reject(path, `expected an integer (${kind}), got ${describe(value)}`);
     const unsigned = kind.startsWith('uint') || kind.startsWith('fixed');
@@ -179,12 +222,13 @@ class JsonToProto {
 
   /** proto3 JSON forms of the well-known types; NOT_SPECIAL for every other type. */
   private wellKnown(type: protobuf.Type, json: unknown, path: string): ProtoObject | undefined | typeof NOT_SPECIAL {
-    const wrapped = WRAPPER_SCALARS[type.fullName];
+    const fullName = fullNameOf(type);
+    const wrapped = WRAPPER_SCALARS[fullName];
     if (wrapped) {
       const value = this.scalar(wrapped, json, path);
       return value === undefined ? undefined : { value };
     }
-    switch (type.fullName) {
+    switch (fullName) {
       case WELL_KNOWN.any:
         return this.any(json, path);
       case WELL_KNOWN.duration:
@@ -217,8 +261,8 @@ class JsonToProto {
     const type = findMessageType(typeUrl.slice(TYPE_URL_PREFIX.length));
     if (!type) return this.reject(typePath, `unknown type "${typeUrl}": not in the Envoy proto root, it would encode as an empty Any`);
     const { '@type': _typeUrl, ...fields } = json;
-    let object: ProtoObject | undefined;
-    if (hasSpecialJson(type.fullName)) {
+    let object: ConvertedMessage | undefined;
+    if (hasSpecialJson(fullNameOf(type))) {
       // A well-known type inside an Any is written `{ "@type": …, "value": <its JSON form> }`.
       const extra = Object.keys(fields).filter((key) => key !== 'value');
       if (extra.length > 0) return this.reject(joinPath(path, extra[0]!), `unknown field: an Any of ${typeName(type)} holds only "value"`);
@@ -227,7 +271,7 @@ class JsonToProto {
       object = this.message(type, fields, path);
     }
     if (object === undefined) return undefined;
-    return { type_url: typeUrl, value: type.encode(type.fromObject(object)).finish() };
+    return { type_url: typeUrl, value: bytesOf(type, object) };
   }
 
   /** "1.5s", "-0.000000001s": seconds with up to nine fractional digits. */
@@ -278,7 +322,7 @@ class JsonToProto {
   }
 
   private checkRules(type: protobuf.Type, json: Record<string, unknown>, object: ProtoObject, path: string): void {
-    for (const field of type.fieldsArray) {
+    for (const field of fieldsWithRules(type)) {
       // A value that failed to convert already has its violation; its rules would only add noise.
       if (json[field.name] !== undefined && json[field.name] !== null && !(field.name in object)) continue;
       for (const { at, problem } of ruleViolations(field, object[field.name])) this.reject(`${joinPath(path, field.name)}${at}`, problem);
@@ -293,8 +337,89 @@ class JsonToProto {
 
 const NOT_SPECIAL = Symbol('not a well-known type');
 
+const fieldsInWireOrder = new WeakMap<protobuf.Type, protobuf.Field[]>();
+
+/** A type's fields by number: the order protobufjs's encoder writes them in ("sequentially by field number"). */
+function fieldsById(type: protobuf.Type): protobuf.Field[] {
+  let fields = fieldsInWireOrder.get(type);
+  if (!fields) fieldsInWireOrder.set(type, (fields = [...type.fieldsArray].sort((a, b) => a.id - b.id)));
+  return fields;
+}
+
+function bytesOf(type: protobuf.Type, converted: ConvertedMessage): Uint8Array {
+  return converted instanceof EncodedMessage ? converted.bytes : type.encode(type.fromObject(converted)).finish();
+}
+
+/**
+ * The bytes protobufjs's `type.encode(type.fromObject(object))` writes, field by field as its
+ * generated encoder does: fields in number order, each message as its tag and length-delimited
+ * bytes (already written), map entries as key then value, repeated scalars packed where the field is.
+ */
+function writeMessage(type: protobuf.Type, object: ProtoObject): Uint8Array {
+  const writer = protobuf.Writer.create();
+  for (const field of fieldsById(type)) {
+    const value = object[field.name];
+    if (value === undefined) continue;
+    const fieldType = field.resolvedType;
+    if (fieldType instanceof protobuf.Type) writeMessageField(writer, field, fieldType, value);
+    else writeScalarField(writer, field, value);
+  }
+  return writer.finish();
+}
+
+type ScalarWriter = (this: protobuf.Writer, value: unknown) => protobuf.Writer;
+
+function scalarWriter(writer: protobuf.Writer, kind: string): ScalarWriter {
+  return (writer as unknown as Record<string, ScalarWriter>)[kind]!;
+}
+
+/** A map entry's key, as protobufjs writes it: field 1 of the entry, by the key's type. */
+function writeMapKey(writer: protobuf.Writer, field: protobuf.Field, key: string): void {
+  const keyType = (field as unknown as protobuf.MapField).keyType;
+  scalarWriter(writer, keyType).call(writer.uint32(((field.id << 3) | 2) >>> 0).fork().uint32(8 | (protobuf.types.mapKey as Record<string, number>)[keyType]!), key);
+}
+
+function writeMessageField(writer: protobuf.Writer, field: protobuf.Field, fieldType: protobuf.Type, value: unknown): void {
+  const tag = ((field.id << 3) | 2) >>> 0;
+  if (field.map) {
+    for (const [key, entry] of Object.entries(value as Record<string, ConvertedMessage>)) {
+      writeMapKey(writer, field, key);
+      writer.uint32(18).bytes(bytesOf(fieldType, entry)).ldelim();
+    }
+  } else if (field.repeated) {
+    for (const item of value as ConvertedMessage[]) writer.uint32(tag).bytes(bytesOf(fieldType, item));
+  } else {
+    writer.uint32(tag).bytes(bytesOf(fieldType, value as ConvertedMessage));
+  }
+}
+
+/** Scalars and enums (as int32) as converted (64-bit integers as decimal strings, which protobufjs's writer reads as fromObject's Long). */
+function writeScalarField(writer: protobuf.Writer, field: protobuf.Field, value: unknown): void {
+  const kind = field.resolvedType instanceof protobuf.Enum ? 'int32' : field.type;
+  const wireType = (protobuf.types.basic as Record<string, number>)[kind]!;
+  const write = scalarWriter(writer, kind);
+  if (field.map) {
+    for (const [key, entry] of Object.entries(value as Record<string, unknown>)) {
+      writeMapKey(writer, field, key);
+      write.call(writer.uint32(16 | wireType), entry).ldelim();
+    }
+  } else if (field.repeated) {
+    const items = value as unknown[];
+    if (items.length === 0) return;
+    if (field.packed && (protobuf.types.packed as Record<string, number | undefined>)[kind] !== undefined) {
+      writer.uint32(((field.id << 3) | 2) >>> 0).fork();
+      for (const item of items) write.call(writer, item);
+      writer.ldelim();
+    } else {
+      for (const item of items) write.call(writer.uint32(((field.id << 3) | wireType) >>> 0), item);
+    }
+  } else {
+    write.call(writer.uint32(((field.id << 3) | wireType) >>> 0), value);
+  }
+}
+
 function isValueField(field: protobuf.Field): boolean {
-  return field.resolvedType instanceof protobuf.Type && field.resolvedType.fullName === WELL_KNOWN.value;
+  return field.resolvedType instanceof protobuf.Type && fullNameOf(field.resolvedType) === WELL_KNOWN.value;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -306,7 +431,7 @@ function joinPath(path: string, key: string): string {
 }
 
 function typeName(type: protobuf.ReflectionObject): string {
-  return type.fullName.slice(1);
+  return fullNameOf(type).slice(1);
 }
 
 function describe(value: unknown): string {

@@ -84,10 +84,25 @@ export function protoRoot(): protobuf.Root {
   return root;
 }
 
+const typesByName = new Map<string, protobuf.Type | undefined>();
+
 /** The message type with this full name ("envoy.config.cluster.v3.Cluster"), or undefined. */
 export function findMessageType(fullName: string): protobuf.Type | undefined {
+  // The root never changes once loaded, and a lookup walks it: every Any of every encode asks.
+  if (typesByName.has(fullName)) return typesByName.get(fullName);
   const found = protoRoot().lookup(fullName.startsWith('.') ? fullName : `.${fullName}`);
-  return found instanceof protobuf.Type ? found : undefined;
+  const type = found instanceof protobuf.Type ? found : undefined;
+  typesByName.set(fullName, type);
+  return type;
+}
+
+const fullNames = new WeakMap<protobuf.ReflectionObject, string>();
+
+/** `type.fullName`, remembered: protobufjs computes it by walking the parents on every read, and the encoder reads it per value. */
+export function fullNameOf(type: protobuf.ReflectionObject): string {
+  let name = fullNames.get(type);
+  if (name === undefined) fullNames.set(type, (name = type.fullName));
+  return name;
 }
 
 /** Like findMessageType, for names the code itself spells: a missing one is a bug, so it throws. */

@@ -1,5 +1,6 @@
 import protobuf from 'protobufjs';
 import { WELL_KNOWN, WRAPPER_SCALARS, defaultScalar } from './proto-json.js';
+import { fullNameOf } from './proto-root.js';
 
 /**
  * Envoy's protoc-gen-validate (PGV) rules, read from the field options of the loaded protos and
@@ -32,6 +33,15 @@ function validationRules(field: protobuf.Field): Rules | null {
     rulesByField.set(field, rules);
   }
   return rules;
+}
+
+const ruledFields = new WeakMap<protobuf.Type, readonly protobuf.Field[]>();
+
+/** The fields of `type` with any rule, in declaration order: the others can break none, and most fields have none. */
+export function fieldsWithRules(type: protobuf.Type): readonly protobuf.Field[] {
+  let fields = ruledFields.get(type);
+  if (!fields) ruledFields.set(type, (fields = type.fieldsArray.filter((field) => validationRules(field) !== null)));
+  return fields;
 }
 
 /** `oneof x { option (validate.required) = true; … }`: exactly one member must be set. */
@@ -82,15 +92,16 @@ function singleValueProblems(field: protobuf.Field, rules: Rules, value: unknown
   if (rules.message?.required === true && !present) problems.push('is required (message.required)');
   const resolved = field.resolvedType;
   if (resolved instanceof protobuf.Type) {
-    const wrapped = WRAPPER_SCALARS[resolved.fullName];
+    const fullName = fullNameOf(resolved);
+    const wrapped = WRAPPER_SCALARS[fullName];
     if (wrapped) {
       // Rules on a wrapper field apply to the wrapped value, when there is one.
       if (present) problems.push(...scalarProblems(wrapped, rules[wrapped], (value as { value: unknown }).value));
-    } else if (resolved.fullName === WELL_KNOWN.duration) {
+    } else if (fullName === WELL_KNOWN.duration) {
       problems.push(...durationProblems(rules.duration, value as DurationValue | undefined));
-    } else if (resolved.fullName === WELL_KNOWN.any && rules.any?.required === true && !present) {
+    } else if (fullName === WELL_KNOWN.any && rules.any?.required === true && !present) {
       problems.push('is required (any.required)');
-    } else if (resolved.fullName === WELL_KNOWN.timestamp && rules.timestamp?.required === true && !present) {
+    } else if (fullName === WELL_KNOWN.timestamp && rules.timestamp?.required === true && !present) {
       problems.push('is required (timestamp.required)');
     }
     return problems;
