@@ -1,7 +1,7 @@
 import type { Resource, ResourceKey, ResourceType } from '../../shared/resources.js';
 import type { ListOptions, ReadOnlyResourceManager } from '../manager/interfaces.js';
 import type { Metrics } from '../metrics/metrics.js';
-import { deepFreeze } from './deep-freeze.js';
+import { deepFreeze } from '../../shared/deep-freeze.js';
 import { SingleFlightCache } from './single-flight-cache.js';
 
 export interface CachedManagerOptions {

@@ -2,6 +2,7 @@ import type { PolicyOrigin } from '../../../shared/policy-types.js';
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import type { XdsTypeUrl } from '../../xds/protocol/type-urls.js';
 import type { EnvoyResources } from './envoy-resources.js';
+import { deepFreeze } from '../../../shared/deep-freeze.js';
 import { draftOf, sharingUnchanged, type Draft } from './listener-parts.js';
 
 /** The fields an edit set, and the policy items behind each (EnvoyResources.put's `set`). */
@@ -52,7 +53,7 @@ export function putEdited(
   if (edited === undefined) {
     const draft = draftOf(resource);
     const set = edit(draft);
-    edited = set === undefined ? null : { resource: Object.freeze(sharingUnchanged(draft, resource)), set };
+    edited = set === undefined ? null : { resource: deepFreeze(sharingUnchanged(draft, resource)), set };
     level.edited = edited;
   }
   if (edited !== null) resources.put(typeUrl, name, edited.resource, edited.set);

@@ -9,6 +9,7 @@ import {
   type EncodedAny,
   type ProtoJson,
 } from './proto-json.js';
+import { deepFreeze } from '../../../shared/deep-freeze.js';
 import { TYPE_URL_PREFIX, shortTypeName } from './type-urls.js';
 import { fieldsWithRules, isRequiredOneof, ruleViolations } from './validation-rules.js';
 
@@ -62,6 +63,9 @@ export function encodeMessage(typeName: string, json: unknown, label: string = t
 }
 
 function encodeChecked(type: protobuf.Type, json: unknown, label: () => string): Uint8Array {
+  // The conversions are cached by object: what has been encoded must never change again. Frozen,
+  // a later change throws where it is made instead of sending stale bytes.
+  deepFreeze(json);
   const converter = new JsonToProto();
   const converted = converter.single(type, json, '');
   if (converter.violations.length > 0 || converted === undefined) throw new ResourceEncodingError(label(), converter.violations);
@@ -86,7 +90,7 @@ type ConvertedMessage = EncodedMessage | ProtoObject;
 
 /**
  * Conversions that succeeded, by JSON object and message type. Resources are never changed in
- * place once generated (they are shared and frozen), and policy edits share the parts they leave
+ * place once generated (they are shared, and frozen deeply when encoded), and policy edits share the parts they leave
  * alone, so the parts many resources have in common (a service's cluster settings, a filter's
  * typed config) are checked and encoded once, and a resource that differs from another in one
  * field costs that field only.
