@@ -53,6 +53,11 @@ export function spiffeId(mesh: string, service?: string): string {
   return service === undefined ? `spiffe://${mesh}` : `spiffe://${mesh}/${service}`;
 }
 
+/** `kuma://<tag>/<value>`: the URI SAN an identity carries for each of its tags (Kuma's KumaID). */
+export function kumaTagId(tag: string, value: string): string {
+  return `kuma://${tag}/${value}`;
+}
+
 /** A proxy's tags with every value each has across its inbounds (Kuma's MultiValueTagSet). */
 export type MultiValueTags = ReadonlyMap<string, ReadonlySet<string>>;
 
@@ -64,7 +69,7 @@ export type MultiValueTags = ReadonlyMap<string, ReadonlySet<string>>;
 export function identityUris(mesh: string, tags: MultiValueTags): string[] {
   const sorted = (values: Iterable<string>) => [...values].sort();
   const services = sorted(tags.get('kuma.io/service') ?? []).map((service) => spiffeId(mesh, service));
-  const kuma = sorted(tags.keys()).flatMap((tag) => sorted(tags.get(tag)!).map((value) => `kuma://${tag}/${value}`));
+  const kuma = sorted(tags.keys()).flatMap((tag) => sorted(tags.get(tag)!).map((value) => kumaTagId(tag, value)));
   return [...services, ...kuma];
 }
 

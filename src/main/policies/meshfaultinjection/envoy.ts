@@ -8,10 +8,10 @@ import { inboundListenerName, outboundListenerName } from '../../xds/generate/na
 import { DEFAULT_OUTBOUND_ADDRESS } from '../../xds/generate/outbound-proxy-generator.js';
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import { LISTENER_TYPE_URL } from '../../xds/protocol/type-urls.js';
-import { kriOfShortName } from '../../resources/kri.js';
 import type { PolicyOrigin } from '../../../shared/policy-types.js';
 import { filterChains, httpConnectionManagerIndex, insertHttpFiltersBeforeRouter, withChainFilters, withHttpConnectionManager } from '../core/listener-filters.js';
 import type { PluginInput } from '../core/plugin.js';
+import { policyKri } from '../core/policy-kri.js';
 import { reportUnapplied } from '../core/report-unapplied.js';
 import { inboundKey, type InboundRule, type Rule } from '../core/rules.js';
 import type { MeshFaultInjectionConf } from './api.js';
@@ -99,19 +99,12 @@ function matchedFilters(rules: readonly InboundRule<MeshFaultInjectionConf>[], c
   return rules.flatMap((rule) =>
     (rule.conf.http ?? []).map((fault) => ({
       filter: {
-        name: policyKri(rule.origins, context),
+        name: policyKri(meshFaultInjectionDescriptor.shortName, rule.origins, context),
         typed_config: filterUnlessMatched({ name: FAULT_FILTER, typed_config: httpFault(fault) }, rule.match),
       },
       origins: rule.origins,
     })),
   );
-}
-
-/** The KRI of the policy behind an inbound rule (its last origin), with its zone and namespace labels. */
-function policyKri(origins: readonly PolicyOrigin[], context: MeshContext): string {
-  const origin = origins.at(-1);
-  const policy = context.policies.find((each) => each.type === origin?.type && each.meta.name === origin.name);
-  return kriOfShortName(meshFaultInjectionDescriptor.shortName, policy?.meta ?? { mesh: origin?.mesh ?? '', name: origin?.name ?? '', labels: {} });
 }
 
 /** The listener with the filters before the router of every HTTP filter chain, and where each landed. */

@@ -2,28 +2,11 @@
 // ExtensionWithMatcher that SKIPS it unless the connection matches, so each rule's faults hit only
 // the callers it names (their mTLS certificate's URI SAN, or the SNI they asked for).
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
+import { matchPredicate } from '../core/match-predicate.js';
 import type { RuleMatch } from '../core/policy.js';
 
 export const EXTENSION_WITH_MATCHER_TYPE_URL = 'type.googleapis.com/envoy.extensions.common.matching.v3.ExtensionWithMatcher';
 const SKIP_FILTER_TYPE_URL = 'type.googleapis.com/envoy.extensions.filters.common.matcher.action.v3.SkipFilter';
-const URI_SAN_INPUT_TYPE_URL = 'type.googleapis.com/envoy.extensions.matching.common_inputs.ssl.v3.UriSanInput';
-const SERVER_NAME_INPUT_TYPE_URL = 'type.googleapis.com/envoy.extensions.matching.common_inputs.network.v3.ServerNameInput';
-
-function singlePredicate(input: string, typeUrl: string, valueMatch: ProtoJson): ProtoJson {
-  return { single_predicate: { input: { name: input, typed_config: { '@type': typeUrl } }, value_match: valueMatch } };
-}
-
-/** Kuma's matchesConfigurer for one match: spiffeID and SNI both present must both hold. */
-function matchPredicate(match: RuleMatch): ProtoJson | undefined {
-  const predicates: ProtoJson[] = [];
-  if (match.spiffeID) {
-    const value = match.spiffeID.type === 'Prefix' ? { prefix: match.spiffeID.value } : { exact: match.spiffeID.value };
-    predicates.push(singlePredicate('envoy.matching.inputs.uri_san', URI_SAN_INPUT_TYPE_URL, value));
-  }
-  if (match.sni) predicates.push(singlePredicate('envoy.matching.inputs.server_name', SERVER_NAME_INPUT_TYPE_URL, { exact: match.sni.value }));
-  if (predicates.length <= 1) return predicates[0];
-  return { and_matcher: { predicate: predicates } };
-}
 
 /**
  * `filter` (a named typed config) run only for connections matching `match`: the xDS matcher's one

@@ -34,6 +34,9 @@ const ENVOY_PROTO_FILES = [
   'envoy/extensions/access_loggers/file/v3/file.proto',
   'envoy/extensions/access_loggers/filters/cel/v3/cel.proto',
   'envoy/extensions/filters/listener/tls_inspector/v3/tls_inspector.proto',
+  // MeshTrafficPermission: RBAC filters (rules and the xDS matcher form, whose action is config/rbac's Action).
+  'envoy/extensions/filters/http/rbac/v3/rbac.proto',
+  'envoy/extensions/filters/network/rbac/v3/rbac.proto',
   // MeshRetry's host selection: retry host predicates and the retry priority.
   'envoy/extensions/retry/host/previous_hosts/v3/previous_hosts.proto',
   'envoy/extensions/retry/host/omit_host_metadata/v3/omit_host_metadata_config.proto',
