@@ -233,11 +233,14 @@ async function pythonClient(proxyId: string, bootstrap: unknown, services: reado
   };
 }
 
-/** How many calls each server answered, by the name before `:` in its reply, and each failure code. */
-export function tally(results: readonly TimedCallResult[]): Record<string, number> {
+/**
+ * How many calls each server answered, by the name before `:` in its reply (`whole`: by the whole
+ * reply, which an xDS server ends with the caller's identity), and each failure code.
+ */
+export function tally(results: readonly TimedCallResult[], { whole = false } = {}): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const result of results) {
-    const key = result.ok ? result.reply.slice(0, result.reply.indexOf(':')) : result.code;
+    const key = result.ok ? (whole ? result.reply : result.reply.slice(0, result.reply.indexOf(':'))) : result.code;
     counts[key] = (counts[key] ?? 0) + 1;
   }
   return counts;

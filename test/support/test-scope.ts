@@ -1,4 +1,4 @@
-import { afterAll, expect, onTestFinished } from 'vitest';
+import { afterAll, onTestFinished } from 'vitest';
 
 // What a `beforeAll` starts (a core, servers and clients shared by a file's tests) closes once the
 // file's tests have run; vitest's onTestFinished works only inside a test. Registered when a test
@@ -10,6 +10,10 @@ afterAll(async () => {
 
 /** Runs `cleanup` when the running test ends, or, called from a `beforeAll`, after the file's tests. */
 export function onScopeFinished(cleanup: () => unknown): void {
-  if (expect.getState().currentTestName === undefined) afterFile.push(cleanup);
-  else onTestFinished(async () => void (await cleanup()));
+  try {
+    onTestFinished(async () => void (await cleanup()));
+  } catch {
+    // Outside a test, which is the only reason onTestFinished throws ("can only be called inside a test").
+    afterFile.push(cleanup);
+  }
 }
