@@ -78,7 +78,7 @@ describe.each<ClientName>(['grpc-js-xds', 'python3-grpcio'])('MeshTrafficPermiss
         ]),
       ),
     );
-    await eventually(async () => expect(await outcomes()).toEqual(wanted)).catch(async (e) => { console.log(JSON.stringify(await (await fetch(`${mesh.core.api.url}/meshes/default/dataplanes/${SERVER}/xds`)).json())); throw e; });
+    await eventually(async () => expect(await outcomes()).toEqual(wanted));
   }
 
   const everyone = (outcome: Outcome) => ({ 'caller-a': outcome, 'caller-b': outcome });
