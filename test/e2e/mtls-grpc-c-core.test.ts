@@ -14,7 +14,7 @@ import { registerGrpcXds } from '../support/grpc-xds.js';
 import { startPythonEchoClient } from '../support/python-echo-client.js';
 import { startPythonXdsEchoServer } from '../support/python-xds-echo-server.js';
 import { tempDir } from '../support/temp-dir.js';
-import { allowAllTraffic } from '../support/traffic-permission.js';
+import { allowAllTraffic } from '../support/traffic-permissions.js';
 import { freePort, startXdsEchoServer } from '../support/xds-echo-server.js';
 
 await registerGrpcXds();
@@ -29,6 +29,7 @@ async function strictMtlsMesh(server: string, client: string) {
   const mtls = { enabledBackend: 'ca-1', backends: [{ name: 'ca-1', type: 'builtin', mode: 'STRICT' }] };
   const turnedOn = await fetch(`${core.api.url}/meshes/default`, { method: 'PUT', body: JSON.stringify({ type: 'Mesh', name: 'default', mtls }) });
   expect(turnedOn.ok).toBe(true);
+  // These tests are about mTLS, not permissions: every caller may call.
   await allowAllTraffic(core);
   const port = await freePort();
   await applyDataplane(core, backendDataplane(server, port));

@@ -10,7 +10,7 @@ import { applyDataplane, backendDataplane, clientDataplane } from '../support/da
 import { echoClient, type EchoClient } from '../support/echo-server.js';
 import { eventually } from '../support/eventually.js';
 import { registerGrpcXds } from '../support/grpc-xds.js';
-import { allowAllTraffic } from '../support/traffic-permission.js';
+import { allowAllTraffic } from '../support/traffic-permissions.js';
 import { freePort, startXdsEchoServer } from '../support/xds-echo-server.js';
 
 // gRPC's own Node xDS client and server, in process, taking their TLS from meshdesk's xDS (gRFC A29/A36).
@@ -46,6 +46,7 @@ async function meshWithEcho(mtls: object | undefined, refreshInterval = '1s') {
   const core = await startTestCore();
   core.settings.update({ 'store.cache.expirationTime': '100ms', 'xds.dataplaneConfigurationRefreshInterval': '100ms' });
   await putMesh(core, mtls);
+  // These tests are about mTLS, not permissions: every caller may call.
   await allowAllTraffic(core);
   const port = await freePort();
   await applyDataplane(core, backendDataplane('echo-1', port));

@@ -9,6 +9,7 @@ import { meshRateLimitPlugin } from './meshratelimit/plugin.js';
 import { meshRetryPlugin } from './meshretry/plugin.js';
 import { meshTCPRoutePlugin } from './meshtcproute/plugin.js';
 import { meshTimeoutPlugin } from './meshtimeout/plugin.js';
+import { meshTrafficPermissionPlugin } from './meshtrafficpermission/plugin.js';
 
 /**
  * Every policy plugin, the one list: the API, validation, the rules engine and the generator all
@@ -26,5 +27,6 @@ export const POLICY_PLUGINS: readonly PolicyPlugin[] = (
     meshHealthCheckPlugin,
     meshCircuitBreakerPlugin,
     meshRetryPlugin,
+    meshTrafficPermissionPlugin,
   ] as PolicyPlugin[]
 ).sort((a, b) => a.descriptor.order - b.descriptor.order);

@@ -59,13 +59,7 @@ export function compareWithGoldens(policyCase: PolicyCase, resources: EnvoyResou
         differences.push({ resource: name, path: '', kuma: kumaResource && 'present', meshdesk: meshdeskResource && 'present' });
         continue;
       }
-      const kumaLeaves = new Map(leaves(kumaResource).map((leaf) => [leaf.path, leaf.value]));
-      const meshdeskLeaves = new Map(leaves(meshdeskResource).map((leaf) => [leaf.path, leaf.value]));
-      for (const path of [...new Set([...kumaLeaves.keys(), ...meshdeskLeaves.keys()])].sort()) {
-        if (kumaLeaves.get(path) !== meshdeskLeaves.get(path)) {
-          differences.push({ resource: name, path, kuma: kumaLeaves.get(path), meshdesk: meshdeskLeaves.get(path) });
-        }
-      }
+      differences.push(...subObjectDifferences(name, '', kumaResource, meshdeskResource));
     }
   }
   for (const difference of differences) difference.known = knownDifference(policyCase.id, difference);
@@ -81,7 +75,8 @@ function knownDifference(caseId: string, difference: GoldenDifference): KnownDif
   return knownPolicyDifferences(caseId).find((known) => explains(known, difference));
 }
 
-function explains(known: KnownDifference, difference: GoldenDifference): boolean {
+/** A known difference explains a difference when its resource and path patterns (each optional) match it. */
+export function explains(known: KnownDifference, difference: GoldenDifference): boolean {
   return (
     (known.resource === undefined || new RegExp(known.resource).test(difference.resource)) &&
     (known.path === undefined || new RegExp(known.path).test(difference.path))
@@ -141,11 +136,13 @@ export function subObjectDifferences(resource: string, path: string, kumaValue: 
   const kuma = new Map(leaves(kumaValue ?? null).map((leaf) => [leaf.path, leaf.value]));
   const meshdesk = new Map(leaves(meshdeskValue ?? null).map((leaf) => [leaf.path, leaf.value]));
   return [...new Set([...kuma.keys(), ...meshdesk.keys()])]
+    .sort()
     .filter((leaf) => kuma.get(leaf) !== meshdesk.get(leaf))
     .map((leaf) => ({ resource, path: joinLeaf(path, leaf), kuma: kuma.get(leaf), meshdesk: meshdesk.get(leaf) }));
 }
 
 function joinLeaf(path: string, leaf: string): string {
+  if (path === '') return leaf;
   return leaf === '' || leaf.startsWith('[') ? `${path}${leaf}` : `${path}.${leaf}`;
 }
 

@@ -9,7 +9,8 @@ import type { Proxy } from '../../../src/main/xds/generate/proxy.js';
 import type { XdsTypeUrl } from '../../../src/main/xds/protocol/type-urls.js';
 import { caseBaseResources, policyValidationCases, rulesAsTested, type PolicyCase } from './policy-cases.js';
 import { KNOWN_DIFFERENCES, type KnownDifference } from '../known-differences.js';
-import { leaves, toKumaJson, type KumaJson } from './xds-leaves.js';
+import { toKumaJson, type KumaJson } from './xds-leaves.js';
+import { explains, subObjectDifferences } from './policy-goldens.js';
 
 export interface PluginRun {
   resources: EnvoyResources;
@@ -52,16 +53,13 @@ export function runEnvoyPlugin<Conf>(
  * known difference of this case and resource explains; and the known differences that explained none.
  */
 export function goldenDifferences(caseId: string, resource: string, ours: unknown, golden: unknown): { unexplained: string[]; stale: KnownDifference[] } {
-  const mine = new Map(leaves(ours).map(({ path, value }) => [path, value]));
-  const theirs = new Map(leaves(golden).map(({ path, value }) => [path, value]));
-  const differing = [...new Set([...mine.keys(), ...theirs.keys()])].filter((path) => mine.get(path) !== theirs.get(path));
+  const differing = subObjectDifferences(resource, '', golden, ours);
   const known = KNOWN_DIFFERENCES.filter(
     (difference) => difference.area === 'policies' && difference.case === caseId && new RegExp(difference.resource ?? '').test(resource),
   );
-  const explains = (difference: KnownDifference, path: string) => new RegExp(difference.path ?? '').test(path);
   return {
-    unexplained: differing.filter((path) => !known.some((difference) => explains(difference, path))),
-    stale: known.filter((difference) => !differing.some((path) => explains(difference, path))),
+    unexplained: differing.filter((difference) => !known.some((entry) => explains(entry, difference))).map(({ path }) => path),
+    stale: known.filter((entry) => !differing.some((difference) => explains(entry, difference))),
   };
 }
 

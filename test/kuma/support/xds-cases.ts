@@ -7,12 +7,13 @@ import { parse } from 'yaml';
 import { computeLabels } from '../../../src/main/resources/computed-labels.js';
 import { parseResourceDocuments } from '../../../src/main/resources/parse.js';
 import { validateResource } from '../../../src/main/resources/validate.js';
+import type { PolicyResource } from '../../../src/main/policies/core/policy.js';
 import { buildMeshContext } from '../../../src/main/xds/context/build-mesh-context.js';
 import { generateProxy } from '../../../src/main/xds/generate/profile.js';
 import { FEATURE_REUSE_PORT } from '../../../src/main/xds/generate/proxy.js';
 import { SECRET_TYPE_URL, XDS_TYPE_URLS, shortTypeName } from '../../../src/main/xds/protocol/type-urls.js';
 import type { DataplaneResource, MeshResource, MeshSpec, Resource, ResourceInput } from '../../../src/shared/resources.js';
-import { KUMA_MESH_MTLS, redactedIdentity } from './kuma-mesh-mtls.js';
+import { KUMA_MESH_MTLS, KUMA_MESH_PERMISSIONS, redactedIdentity } from './kuma-mesh-mtls.js';
 import { leaves, pointerToPath, toKumaJson, type KumaJson, type Leaf } from './xds-leaves.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -29,12 +30,11 @@ export interface ScopeRule {
 
 /**
  * What every case leaves out, as the cases' notes and the kuma-cases README say: meshdesk has no
- * permissions (RBAC), no transparent proxying, no legacy policies, and does not act as kuma-dp
- * (whose metadata makes Kuma add the admin and readiness resources). mTLS (TLS contexts, SDS
- * secrets) is compared: the cases whose Kuma mesh has it get it (kuma-mesh-mtls.ts).
+ * transparent proxying, no legacy policies, and does not act as kuma-dp (whose metadata makes Kuma
+ * add the admin and readiness resources). mTLS (TLS contexts, SDS secrets) is compared: the cases
+ * whose Kuma mesh has it get it (kuma-mesh-mtls.ts), and their MeshTrafficPermissions with it.
  */
 const CASE_SCOPE: readonly ScopeRule[] = [
-  { resource: /./, path: /\[name=envoy\.filters\.(network|http)\.rbac\]/, feature: 'mTLS (RBAC of TrafficPermission/MeshTrafficPermission)' },
   { resource: /^(inbound|outbound):passthrough:|^self_transparentproxy_/, feature: 'transparent proxying' },
   { resource: /./, path: /^(bindToPort|useOriginalDst|upstreamBindConfig)(\.|$)/, feature: 'transparent proxying' },
   { resource: /^kuma:(envoy:admin|readiness)$/, feature: "kuma-dp's own resources (admin and readiness, from kuma-dp metadata)" },
@@ -44,6 +44,17 @@ const CASE_SCOPE: readonly ScopeRule[] = [
     feature: 'legacy policies of the case mesh (FaultInjection, RateLimit, TrafficLog; the x-kuma-tags header they match on)',
   },
 ];
+
+/**
+ * Kuma's generator tests build RBAC from the legacy TrafficPermission (a network RBAC filter on
+ * every mTLS chain, HTTP ones too, its policies named by the TrafficPermission), which meshdesk does
+ * not implement; MeshTrafficPermission's RBAC is compared in the xds-e2e cases and the plugin goldens.
+ */
+const LEGACY_TRAFFIC_PERMISSION_SCOPE: ScopeRule = {
+  resource: /./,
+  path: /\[name=envoy\.filters\.(network|http)\.rbac\]/,
+  feature: "legacy TrafficPermission (RBAC of Kuma's generator goldens)",
+};
 
 /**
  * Generator and plugin goldens are taken before the default policy plugins run; in a running
@@ -155,7 +166,7 @@ function loadGeneratorCase(dir: string): XdsCaseProxy[] {
       policy: false,
       kuma,
       meshdesk,
-      scope: [...caseRules(json.oosRules), ...CASE_SCOPE, PLUGIN_DEFAULTS_SCOPE, TEST_INTERNAL_ADDRESSES_SCOPE],
+      scope: [...caseRules(json.oosRules), ...CASE_SCOPE, LEGACY_TRAFFIC_PERMISSION_SCOPE, PLUGIN_DEFAULTS_SCOPE, TEST_INTERNAL_ADDRESSES_SCOPE],
       policyFields: new Set(),
       refused: generated.refused,
     },
@@ -190,6 +201,7 @@ function loadE2eCase(dir: string): XdsCaseProxy[] {
       features: KUMA_DP_DEFAULT_FEATURES,
       zone: E2E_ZONE,
       mtls: KUMA_MESH_MTLS[json.id],
+      policies: KUMA_MESH_PERMISSIONS[json.id],
     });
     const meshdesk = new Map<string, KumaJson>(
       [...generated.resources].map(([key, resource]) => {
@@ -307,10 +319,12 @@ interface CaseControlPlane {
   zone?: string;
   /** The mTLS of the case's Kuma mesh, which its meshdesk.yaml leaves out (test/kuma/support/kuma-mesh-mtls.ts). */
   mtls?: MeshSpec['mtls'];
+  /** The MeshTrafficPermissions of the case's Kuma mesh, which its meshdesk.yaml leaves out (same file). */
+  policies?: readonly PolicyResource[];
 }
 
 /** meshdesk's resources from the case's meshdesk.yaml, read as the API reads them, and the proxy's generated configuration. */
-function generateForCase(inputPath: string, meshName: string, proxyName: string, { features = new Set(), zone, mtls }: CaseControlPlane = {}): GeneratedCase {
+function generateForCase(inputPath: string, meshName: string, proxyName: string, { features = new Set(), zone, mtls, policies = [] }: CaseControlPlane = {}): GeneratedCase {
   const refused: string[] = [];
   const inputs: ResourceInput[] = [];
   for (const document of parseResourceDocuments(fs.readFileSync(inputPath, 'utf8'))) {
@@ -328,7 +342,7 @@ function generateForCase(inputPath: string, meshName: string, proxyName: string,
   const dataplanes = resources.filter(
     (resource): resource is DataplaneResource => resource.type === 'Dataplane' && resource.meta.mesh === meshName,
   );
-  const context = buildMeshContext(mesh, dataplanes, zone === undefined ? {} : { zone });
+  const context = buildMeshContext(mesh, dataplanes, { policies, ...(zone !== undefined && { zone }) });
   // The proxy's Dataplane as the watchdog takes it, from the context (xds/sync/dataplane-watchdog.ts).
   const dataplane = context.dataplanesByName.get(proxyName);
   if (!dataplane) throw new Error(`${inputPath}: no Dataplane "${proxyName}" in mesh "${meshName}"`);

@@ -29,6 +29,11 @@ export interface PolicyDescriptor {
   hasRules: boolean;
   /** Kuma's isFromAsRules: `from` items are read as inbound rules without match. */
   fromAsRules: boolean;
+  /**
+   * The plugin reads every inbound rule with its own conf and origin, the rules without match not
+   * merged into one (MeshTrafficPermission: Kuma's RBAC configurer names each policy's matchers).
+   */
+  inboundRulesApart?: boolean;
   /** How Kuma's validator of this type checks the sections beyond their kinds; absent: no such checks. */
   sections?: SectionRules;
 }

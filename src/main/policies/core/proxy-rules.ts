@@ -23,7 +23,7 @@ export interface ComputedRules {
   type: PolicyType;
   /** Every policy of the type that selects the proxy, in merge order (least specific first). */
   matched: readonly PolicyResource[];
-  /** The rules handed to the type's plugin (inbound catch-all rules merged into one). */
+  /** The rules handed to the type's plugin (inbound catch-all rules merged into one, unless the type keeps them apart). */
   rules: ProxyRules<unknown>;
   /** Per inbound, every inbound rule with its own conf, as Kuma's `_rules` lists them. */
   inboundRules: ReadonlyMap<InboundKey, readonly InboundRule<unknown>[]>;
@@ -79,7 +79,7 @@ function compute(context: MeshContext, dataplane: DataplaneResource, type: Polic
     if (descriptor.hasRules || descriptor.fromAsRules) {
       const rules = memoizedForContext(context, `inbound:${type}:${names}`, () => {
         const all = buildInboundRules(type, inOrder, descriptor.fromAsRules);
-        return { all, forPlugins: withMergedCatchAll(type, all) };
+        return { all, forPlugins: descriptor.inboundRulesApart ? all : withMergedCatchAll(type, all) };
       });
       if (rules.all.length > 0) {
         inboundRules.set(key, rules.all);

@@ -318,6 +318,12 @@ function readTargetRef(value: unknown, path: string, violations: ViolationList):
   return result as unknown as TargetRef;
 }
 
+/** A match given inside a type's own conf (MeshTrafficPermission's `allow`/`deny` lists), read as `rules[].matches` are. */
+export function readRuleMatch(value: unknown, path: string, violations: ViolationList): RuleMatch | undefined {
+  const match = readObject(value, path, violations);
+  return match && readMatch(match, path, violations);
+}
+
 function readMatch(match: Record<string, unknown>, path: string, violations: ViolationList): RuleMatch {
   const result: Record<string, unknown> = {};
   for (const field of MATCH_FIELDS) {

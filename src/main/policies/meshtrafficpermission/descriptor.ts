@@ -12,5 +12,6 @@ export const meshTrafficPermissionDescriptor: PolicyDescriptor = {
   fromKinds: ['Mesh', 'MeshSubset', 'MeshService', 'MeshServiceSubset'],
   hasRules: true,
   fromAsRules: false,
+  inboundRulesApart: true,
   sections: { requireOneOf: 'from or rules', rulesExclude: 'from' },
 };

@@ -19,10 +19,7 @@ import { keyOf, putEdited } from '../core/shared-edits.js';
 import { reportUnapplied } from '../core/unapplied.js';
 import type { MeshTrafficPermissionConf } from './api.js';
 import { meshTrafficPermissionDescriptor } from './descriptor.js';
-import { rbacForInbound, type RbacScope } from './rbac.js';
-
-export const RBAC_HTTP_FILTER = 'envoy.filters.http.rbac';
-const RBAC_TYPE_URL = 'type.googleapis.com/envoy.extensions.filters.http.rbac.v3.RBAC';
+import { HTTP_RBAC_FILTER, HTTP_RBAC_TYPE_URL, rbacForInbound, type RbacScope } from './rbac.js';
 
 const NO_SHADOW =
   'gRPC has no shadow rules (gRFC A41 reads only RBAC `rules`): these callers are allowed, but nothing records that a Deny would refuse them';
@@ -37,7 +34,7 @@ export function applyMeshTrafficPermissionToGrpc(input: PluginInput<MeshTrafficP
     const address = inbound.address ?? networking.address;
     const key = inboundKey(address, inbound.port);
     const { rules: rbacRules, origins } = grpcRbac(input, key);
-    const filter = { name: RBAC_HTTP_FILTER, typed_config: { '@type': RBAC_TYPE_URL, rules: rbacRules } };
+    const filter = { name: HTTP_RBAC_FILTER, typed_config: { '@type': HTTP_RBAC_TYPE_URL, rules: rbacRules } };
     putEdited(resources, LISTENER_TYPE_URL, grpcServerListenerName(address, inbound.port), ['MeshTrafficPermission gRPC RBAC', keyOf(filter)], (listener) =>
       withRbacFilter(listener, filter, origins),
     );

@@ -4,9 +4,8 @@ import { toKumaJson, type KumaJson } from '../../../../test/kuma/support/xds-lea
 import type { PolicyResource } from '../core/policy.js';
 import { emptyProxyRules, type ProxyRules } from '../core/rules.js';
 import type { MeshTrafficPermissionConf } from './api.js';
-import { rbacFilterFields, rbacForInbound, type RbacScope } from './rbac.js';
+import { HTTP_RBAC_TYPE_URL, rbacFilterFields, rbacForInbound, type RbacScope } from './rbac.js';
 
-const HTTP_RBAC_TYPE_URL = 'type.googleapis.com/envoy.extensions.filters.http.rbac.v3.RBAC';
 const cases = new Map(policyCases('meshtrafficpermission').map((policyCase) => [policyCase.id.split('/')[1]!, policyCase]));
 
 /** The proxy's mesh and the case's policies as stored resources (their labels name the `rules` actions). */

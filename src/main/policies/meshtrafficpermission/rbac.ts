@@ -13,6 +13,11 @@ import type { InboundKey, InboundRule, ProxyRules, Rule, Subset } from '../core/
 import type { MeshTrafficPermissionConf } from './api.js';
 import { meshTrafficPermissionDescriptor } from './descriptor.js';
 
+export const HTTP_RBAC_FILTER = 'envoy.filters.http.rbac';
+export const HTTP_RBAC_TYPE_URL = 'type.googleapis.com/envoy.extensions.filters.http.rbac.v3.RBAC';
+export const NETWORK_RBAC_FILTER = 'envoy.filters.network.rbac';
+export const NETWORK_RBAC_TYPE_URL = 'type.googleapis.com/envoy.extensions.filters.network.rbac.v3.RBAC';
+
 /** The one RBAC policy the legacy `from` form writes, named as Kuma names it. */
 export const RBAC_POLICY_NAME = 'MeshTrafficPermission';
 const RBAC_ACTION_TYPE_URL = 'type.googleapis.com/envoy.config.rbac.v3.Action';

@@ -1,0 +1,13 @@
+import type { PolicyPlugin } from '../core/plugin.js';
+import type { MeshTrafficPermissionConf } from './api.js';
+import { meshTrafficPermissionDescriptor } from './descriptor.js';
+import { applyMeshTrafficPermissionToEnvoy } from './envoy.js';
+import { applyMeshTrafficPermissionToGrpc } from './grpc.js';
+import { validateMeshTrafficPermission } from './validate.js';
+
+export const meshTrafficPermissionPlugin: PolicyPlugin<MeshTrafficPermissionConf> = {
+  descriptor: meshTrafficPermissionDescriptor,
+  validate: validateMeshTrafficPermission,
+  applyEnvoy: applyMeshTrafficPermissionToEnvoy,
+  applyGrpc: applyMeshTrafficPermissionToGrpc,
+};
