@@ -83,6 +83,18 @@ describe.each<ClientName>(['grpc-js-xds', 'python3-grpcio'])('MeshTrafficPermiss
 
   const everyone = (outcome: Outcome) => ({ 'caller-a': outcome, 'caller-b': outcome });
 
+  /**
+   * Deletes the permission and waits until every caller is denied again. Besides checking the
+   * delete, it lets every client reconnect before the next change: grpc-js-xds 1.14's XdsServer
+   * leaves a connection whose TLS handshake spans a listener swap on the old filter chain (the
+   * swap closes only the sessions it already knows), so a change landing mid-reconnect would
+   * keep that caller on the permissions before it.
+   */
+  async function deletePermission(name: string): Promise<void> {
+    await mesh.deletePolicy(PATH, name, [SERVER_PROXY]);
+    await expectOutcomes(everyone('denied'));
+  }
+
   it('denies every caller while mTLS is on and no MeshTrafficPermission exists (Kuma’s default)', async () => {
     await expectOutcomes(everyone('denied'));
   });
@@ -90,8 +102,7 @@ describe.each<ClientName>(['grpc-js-xds', 'python3-grpcio'])('MeshTrafficPermiss
   it('lets every caller through with an Allow permission, and the server sees each caller’s SPIFFE identity', async () => {
     await mesh.putPolicy(PATH, 'allow-all', permission('allow-all', 'from', from('Mesh', 'Allow')), [SERVER_PROXY]);
     await expectOutcomes(everyone('allowed'));
-    await mesh.deletePolicy(PATH, 'allow-all', [SERVER_PROXY]);
-    await expectOutcomes(everyone('denied'));
+    await deletePermission('allow-all');
   });
 
   it('denies the callers a permission names, serves the others, and flips live when the permission changes', async () => {
@@ -107,7 +118,7 @@ describe.each<ClientName>(['grpc-js-xds', 'python3-grpcio'])('MeshTrafficPermiss
     const streamsAfter = [SERVER_PROXY, ...mesh.clients.flatMap((client) => client.proxyIds)].map((proxyId) => adsStreams(mesh.core, proxyId));
     expect(streamsAfter).toEqual(streamsBefore);
     expect(streamsAfter.every((streams) => streams.length === 1)).toBe(true);
-    await mesh.deletePolicy(PATH, 'callers', [SERVER_PROXY]);
+    await deletePermission('callers');
   });
 
   it('denies by SPIFFE ID with the `rules` API: deny before allow, and a caller neither names is denied', async () => {
@@ -119,7 +130,7 @@ describe.each<ClientName>(['grpc-js-xds', 'python3-grpcio'])('MeshTrafficPermiss
           - spiffeID: { type: Prefix, value: spiffe://default }`;
     await mesh.putPolicy(PATH, 'by-spiffe-id', permission('by-spiffe-id', 'rules', rules), [SERVER_PROXY]);
     await expectOutcomes({ 'caller-a': 'denied', 'caller-b': 'allowed' });
-    await mesh.deletePolicy(PATH, 'by-spiffe-id', [SERVER_PROXY]);
+    await deletePermission('by-spiffe-id');
   });
 
   it('lets AllowWithShadowDeny callers through (gRPC keeps no shadow record, and says so) while the others stay denied', async () => {
@@ -129,6 +140,6 @@ describe.each<ClientName>(['grpc-js-xds', 'python3-grpcio'])('MeshTrafficPermiss
     expect(unapplied.filter(({ policy }) => policy.type === 'MeshTrafficPermission')).toEqual([
       expect.objectContaining({ policy: { type: 'MeshTrafficPermission', name: 'shadow' }, field: 'spec.from[0].default.action' }),
     ]);
-    await mesh.deletePolicy(PATH, 'shadow', [SERVER_PROXY]);
+    await deletePermission('shadow');
   });
 });
