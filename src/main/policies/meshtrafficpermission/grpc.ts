@@ -35,7 +35,7 @@ export function applyMeshTrafficPermissionToGrpc(input: PluginInput<MeshTrafficP
     const key = inboundKey(address, inbound.port);
     const { rules: rbacRules, origins } = grpcRbac(input, key);
     const filter = { name: HTTP_RBAC_FILTER, typed_config: { '@type': HTTP_RBAC_TYPE_URL, rules: rbacRules } };
-    putEdited(resources, LISTENER_TYPE_URL, grpcServerListenerName(address, inbound.port), ['MeshTrafficPermission gRPC RBAC', keyOf(filter)], (listener) =>
+    putEdited(resources, LISTENER_TYPE_URL, grpcServerListenerName(address, inbound.port), ['MeshTrafficPermission gRPC RBAC', keyOf(filter), JSON.stringify(origins)], (listener) =>
       withRbacFilter(listener, filter, origins),
     );
   }
