@@ -15,6 +15,8 @@ export type Tags = Record<string, string>;
 /** Tags every Kuma user knows. */
 export const SERVICE_TAG = 'kuma.io/service';
 export const PROTOCOL_TAG = 'kuma.io/protocol';
+/** Kuma's Dataplane label naming its workload (an identity, and `%KUMA_WORKLOAD%` in access logs). */
+export const WORKLOAD_LABEL = 'kuma.io/workload';
 export type Protocol = 'tcp' | 'http' | 'http2' | 'grpc';
 export const PROTOCOLS: readonly Protocol[] = ['tcp', 'http', 'http2', 'grpc'];
 

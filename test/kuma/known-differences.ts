@@ -160,12 +160,15 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     area: 'policies',
     case: 'meshratelimit/spiffeid-and-catch-all',
     resource: '^inbound:127\\.0\\.0\\.1:17777$',
-    path: '^(networkFilters|routes)(\\[|$)',
+    path: '^networkFilters($|\\[name=envoy\\.filters\\.network\\.set_filter_state\\])|^routes\\[0\\]\\.(filterState|headers)',
     reason:
-      "For the rule matching callers by SPIFFE ID, Kuma adds a set_filter_state network filter " +
-      "(on_downstream_tls_handshake) and a copy of the route with a RouteMatch.filter_state match. Neither field is in " +
-      'the Envoy API meshdesk encodes with (the protos @grpc/grpc-js-xds 1.14 ships), and without mTLS no caller has ' +
-      'a SPIFFE ID: meshdesk writes the catch-all limit, as Kuma does, and reports the matched rule on the proxy.',
+      "The copy of the route for the callers the SPIFFE ID rule matches is Kuma's, limit and place, but for how it " +
+      "recognises them: Kuma matches filter state (RouteMatch.filter_state) that a set_filter_state network filter " +
+      'writes at the TLS handshake (on_downstream_tls_handshake); neither field is in the Envoy protos meshdesk ' +
+      'encodes with (those @grpc/grpc-js-xds 1.14 ships). meshdesk matches the caller certificate\'s URI SAN in ' +
+      'x-forwarded-client-cert, which the inbound connection manager writes from the connection (SANITIZE_SET) before ' +
+      'routing (policies/core/caller-routes.ts). Without mTLS (this case) no caller has an identity: the rule is ' +
+      'reported and only the catch-all limit is written.',
   },
   {
     area: 'policies',

@@ -14,6 +14,7 @@ import type { PolicyPlugin, UnappliedField } from '../../src/main/policies/core/
 import { emptyProxyRules, type ProxyRules } from '../../src/main/policies/core/rules.js';
 import { twoVersionMesh } from '../../src/main/policies/core/testing/two-version-mesh.js';
 import { generateGrpcBootstrap } from '../../src/main/xds/generate/bootstrap.js';
+import type { ProxyUserAgent } from '../../src/main/xds/generate/proxy.js';
 import { encodeResource } from '../../src/main/xds/protocol/encode.js';
 import type { ProtoJson } from '../../src/main/xds/protocol/proto-json.js';
 import { CLUSTER_TYPE_URL, ROUTE_TYPE_URL, XDS_TYPE_URLS } from '../../src/main/xds/protocol/type-urls.js';
@@ -29,15 +30,18 @@ export const GRPC_CLIENT_ID = 'default.client';
 /**
  * The proxyless client `default.client` of service `echo` (src/main/policies/core/testing/two-version-mesh.ts),
  * whose two endpoints listen on 127.0.0.1 at `ports` (one port: both on it), after `plugin`'s gRPC
- * form ran with `rules` (only `to` rules unless given).
+ * form ran with `rules` (only `to` rules unless given); `userAgent` is the client the node names (none unless given).
  */
 export function grpcClientWithPolicy<Conf>(
   plugin: PolicyPlugin<Conf>,
   rules: Partial<ProxyRules<Conf>>,
   ports: number | readonly [number, number] = 1,
+  userAgent?: ProxyUserAgent,
 ): { resources: EnvoyResources; unapplied: UnappliedField[] } {
   const [first, second] = typeof ports === 'number' ? [ports, ports] : ports;
-  const { proxy, context, resources } = twoVersionMesh(first, second, 'grpc');
+  const mesh = twoVersionMesh(first, second, 'grpc');
+  const { context, resources } = mesh;
+  const proxy = { ...mesh.proxy, userAgent };
   const unapplied: UnappliedField[] = [];
   plugin.applyGrpc({ rulesOf: () => emptyProxyRules(), proxy, context, rules: { ...emptyProxyRules<Conf>(), ...rules }, resources, unapplied: (field) => unapplied.push(field) });
   return { resources, unapplied };

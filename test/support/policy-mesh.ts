@@ -58,6 +58,14 @@ export interface PolicyMeshOptions {
   mtls?: boolean;
 }
 
+/** Whose new configuration a policy write waits for. */
+export interface PolicyWrite {
+  /** Clients the policy sends nothing new (the test waits on what it expects of them instead); default: none. */
+  unchanged?: readonly ClientName[];
+  /** The xDS-enabled servers too (a server-side policy: MeshTrafficPermission). */
+  servers?: boolean;
+}
+
 export interface MeshClient {
   readonly name: ClientName;
   /** Its `kuma.io/workload`, when it was given one. */
@@ -78,12 +86,12 @@ export interface PolicyMesh {
   /** The proxy ids of the xDS-enabled servers. */
   serverProxyIds: readonly string[];
   /**
-   * PUTs a policy (Kuma YAML) at `/meshes/default/<path>/<name>` and returns once every proxy of
-   * `awaited` (every client proxy by default) ACKed the configuration generated after the write.
+   * PUTs a policy (Kuma YAML) at `/meshes/default/<path>/<name>` and returns once the proxies it
+   * changes ACKed the configuration generated after the write (see PolicyWrite).
    */
-  putPolicy(path: string, name: string, yaml: string, awaited?: readonly string[]): Promise<void>;
-  /** DELETEs a policy and returns once every proxy of `awaited` ACKed the configuration generated after it. */
-  deletePolicy(path: string, name: string, awaited?: readonly string[]): Promise<void>;
+  putPolicy(path: string, name: string, yaml: string, awaiting?: PolicyWrite): Promise<void>;
+  /** DELETEs a policy and returns once the proxies it changes ACKed the configuration generated after it. */
+  deletePolicy(path: string, name: string, awaiting?: PolicyWrite): Promise<void>;
 }
 
 /**
@@ -142,21 +150,22 @@ export async function startPolicyMesh(
       started.push(await grpcJsClient(bootstraps, { mtls, workload }));
     }
   }
-  const clientProxyIds = started.flatMap(({ proxyIds }) => proxyIds);
   // Policies change configuration the clients already have: each has its endpoints before the test acts.
-  await Promise.all(clientProxyIds.map((proxyId) => eventually(() => expect(core.xds.timeline.events(proxyId).some((event) => event.kind === 'ack' && event.typeUrl === ENDPOINT_TYPE_URL)).toBe(true))));
-  const write = async (method: 'PUT' | 'DELETE', path: string, name: string, body: string | undefined, awaited: readonly string[]) => {
+  await Promise.all(started.flatMap(({ proxyIds }) => proxyIds).map((proxyId) => eventually(() => expect(core.xds.timeline.events(proxyId).some((event) => event.kind === 'ack' && event.typeUrl === ENDPOINT_TYPE_URL)).toBe(true))));
+  const serverProxyIds = backends.flatMap(({ name, xdsServer }) => (xdsServer === undefined ? [] : [`default.${name}`]));
+  const write = async (method: 'PUT' | 'DELETE', path: string, name: string, { unchanged = [], servers = false }: PolicyWrite = {}, body?: string) => {
     const since = now();
     const response = await fetch(`${core.api.url}/meshes/default/${path}/${name}`, { method, body });
     if (!response.ok) throw new Error(`${method} ${path}/${name} answered ${response.status}: ${await response.text()}`);
-    await Promise.all(awaited.map((proxyId) => configuredSince(core, proxyId, since)));
+    const changed = started.filter((client) => !unchanged.includes(client.name)).flatMap(({ proxyIds }) => proxyIds);
+    await Promise.all([...changed, ...(servers ? serverProxyIds : [])].map((proxyId) => configuredSince(core, proxyId, since)));
   };
   return {
     core,
     clients: started,
-    serverProxyIds: backends.flatMap(({ name, xdsServer }) => (xdsServer === undefined ? [] : [`default.${name}`])),
-    putPolicy: (path, name, yaml, awaited = clientProxyIds) => write('PUT', path, name, yaml, awaited),
-    deletePolicy: (path, name, awaited = clientProxyIds) => write('DELETE', path, name, undefined, awaited),
+    serverProxyIds,
+    putPolicy: (path, name, yaml, awaiting) => write('PUT', path, name, awaiting, yaml),
+    deletePolicy: (path, name, awaiting) => write('DELETE', path, name, awaiting),
   };
 }
 

@@ -130,6 +130,37 @@ describe('Policies view', () => {
   });
 });
 
+describe('Policies view with several meshes', () => {
+  it('shows the policies of the mesh the user chooses, keeps the choice in Resources, and starts new policies in it', async () => {
+    const core = await ui.core();
+    const put = await fetch(`${core.api.url}/meshes/payments`, { method: 'PUT', body: JSON.stringify({ type: 'Mesh', name: 'payments' }) });
+    expect(put.status).toBe(201);
+    const { page } = await ui.open(core, '#/policies/MeshTimeout');
+    const rows = page.locator('[data-policy]');
+    const listed = () => rows.evaluateAll((each) => each.map((row) => row.getAttribute('data-policy')));
+    // Both meshes' initial MeshTimeouts.
+    await page.locator('[data-policy-type=MeshTimeout] .count', { hasText: '4' }).waitFor();
+
+    await page.getByLabel('Mesh filter').selectOption('payments');
+    await page.locator('[data-policy-type=MeshTimeout] .count', { hasText: '2' }).waitFor();
+    await eventually(async () => expect((await listed()).every((key) => key?.startsWith('payments/'))).toBe(true));
+    expect(await listed()).toHaveLength(2);
+    await page.getByTestId('policy-counts').getByText(/policies in payments/).waitFor();
+
+    // One choice for both views.
+    await page.goto(new URL('#/resources', page.url()).href);
+    expect(await page.getByLabel('Mesh filter').inputValue()).toBe('payments');
+    await page.goto(new URL('#/policies/MeshTimeout', page.url()).href);
+    expect(await page.getByLabel('Mesh filter').inputValue()).toBe('payments');
+
+    await page.getByRole('button', { name: 'New MeshTimeout' }).click();
+    await page.locator('.cm-line', { hasText: 'mesh: payments' }).waitFor();
+
+    await page.getByLabel('Mesh filter').selectOption('');
+    await page.locator('[data-policy-type=MeshTimeout] .count', { hasText: '4' }).waitFor();
+  });
+});
+
 describe('Proxy detail and policies', () => {
   it("shows the proxy's matched policies and rules, linking to each policy", async () => {
     const { core, close } = await meshWithProxy();

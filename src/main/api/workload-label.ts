@@ -1,8 +1,6 @@
-import type { ResourceInput } from '../../shared/resources.js';
+import { WORKLOAD_LABEL, type ResourceInput } from '../../shared/resources.js';
 import { dns1035LabelProblems } from '../resources/dns-1035-label.js';
 import { ApiError } from './api-error.js';
-
-const WORKLOAD_LABEL = 'kuma.io/workload';
 
 /**
  * Kuma's API refuses a universal Dataplane created with a `kuma.io/workload` label that is not a

@@ -1,12 +1,9 @@
 import type { DataplaneResource, MeshResource } from '../../shared/resources.js';
-import { SERVICE_TAG } from '../../shared/resources.js';
+import { SERVICE_TAG, WORKLOAD_LABEL } from '../../shared/resources.js';
 import type { ProxyKind } from '../xds/generate/proxy.js';
 import { identityUris, issueIdentityCert, type MultiValueTags } from './mesh-ca.js';
 import { caDigest, type MeshCaStore } from './mesh-ca-store.js';
 import { meshMtls } from './mesh-mtls.js';
-
-/** Kuma's label naming a workload, its identity when the Dataplane has no tagged inbound. */
-const WORKLOAD_LABEL = 'kuma.io/workload';
 
 /** Kuma renews an identity after 4/5 of its lifetime (pkg/xds/secrets, `ExpiringSoon`). */
 const RENEW_AT_FRACTION = 4 / 5;

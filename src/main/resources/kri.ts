@@ -1,11 +1,13 @@
 // Kuma Resource Identifiers (pkg/core/kri/kri.go): `kri_<short>_<mesh>_<zone>_<namespace>_<name>_<section>`.
-import type { Resource, ResourceType } from '../../shared/resources.js';
+import { WORKLOAD_LABEL, type Resource, type ResourceType } from '../../shared/resources.js';
 import { POLICY_DESCRIPTORS } from '../policies/descriptors.js';
 
 const PREFIX = 'kri';
 const ZONE_LABEL = 'kuma.io/zone';
 const NAMESPACE_LABEL = 'k8s.kuma.io/namespace';
 const DISPLAY_NAME_LABEL = 'kuma.io/display-name';
+/** Kuma's Workload type, which meshdesk does not store; Dataplanes name theirs by label. */
+const WORKLOAD_SHORT_NAME = 'wl';
 
 /** Kuma's short names of the types meshdesk stores (a policy's is in its descriptor). */
 export const SHORT_NAMES = {
@@ -32,6 +34,16 @@ export function kriOf({ type, meta }: Pick<Resource, 'type' | 'meta'>): string {
 /** The same for any type by its short name (a policy's is in its descriptor: `mfi`). */
 export function kriOfShortName(shortName: string, meta: Pick<Resource['meta'], 'mesh' | 'name' | 'labels'>): string {
   return [PREFIX, shortName, meta.mesh, meta.labels[ZONE_LABEL] ?? '', meta.labels[NAMESPACE_LABEL] ?? '', meta.labels[DISPLAY_NAME_LABEL] ?? meta.name, ''].join('_');
+}
+
+/**
+ * The KRI of the Workload a Dataplane's `kuma.io/workload` label names, in the Dataplane's mesh, zone
+ * and namespace (Kuma's meshaccesslog workloadIdentity); empty without the label.
+ */
+export function workloadKri(meta: Pick<Resource['meta'], 'mesh' | 'labels'>): string {
+  const workload = meta.labels[WORKLOAD_LABEL];
+  if (!workload) return '';
+  return [PREFIX, WORKLOAD_SHORT_NAME, meta.mesh, meta.labels[ZONE_LABEL] ?? '', meta.labels[NAMESPACE_LABEL] ?? '', workload, ''].join('_');
 }
 
 export function formatKri(parts: KriParts): string {

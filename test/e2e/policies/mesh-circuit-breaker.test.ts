@@ -3,7 +3,7 @@
 import { status } from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
 import { eventually } from '../../support/eventually.js';
-import { startPolicyMesh, tally } from '../../support/policy-mesh.js';
+import { startPolicyMesh, tally, type TimedCallResult } from '../../support/policy-mesh.js';
 
 // Named before mesh-circuit-breaker-all-default (maxRequests 1024 on every outbound), which would
 // otherwise merge last and win: Kuma merges same-kind policies in descending name order.
@@ -38,7 +38,7 @@ spec:
 const CALLS = 6;
 
 describe('MeshCircuitBreaker on real data planes', () => {
-  it('fails calls over maxRequests without reaching the server, and ejects an endpoint failing every call', async () => {
+  it('fails calls over maxRequests without reaching the server, ejects an endpoint failing every call, and neither once deleted', async () => {
     let held: (() => void)[] = [];
     const mesh = await startPolicyMesh([
       { name: 'held', service: 'held', handler: (call, callback) => held.push(() => callback(null, `held: ${call.request}`)) },
@@ -46,14 +46,30 @@ describe('MeshCircuitBreaker on real data planes', () => {
       // INTERNAL, which mesh-retry-all-default does not retry: every call it gets fails.
       { name: 'bad', service: 'flaky', handler: (_call, callback) => callback({ code: status.INTERNAL, details: 'always failing' }) },
     ]);
-    /** `CALLS` calls at once to the held server, released once it holds `expected` of them. */
+    /**
+     * `CALLS` calls to the held server, released once it holds what it will. C-core's start at once,
+     * and the server holds `expected` of them. grpc-js-xds counts a call against max_requests only
+     * once it started, a promise after its pick (load-balancing-call.js): calls picked in one burst
+     * would all pass, so each of its calls starts once the one before is held or has failed.
+     */
     const heldCalls = async (client: (typeof mesh.clients)[number], expected: number) => {
       held = [];
-      const calls = client.calls('held', CALLS, { deadlineMs: 20_000 });
-      await eventually(() => expect(held.length, client.name).toBe(expected));
+      const started: Promise<TimedCallResult[]>[] = [];
+      if (client.name === 'python3-grpcio') {
+        started.push(client.calls('held', CALLS, { deadlineMs: 20_000 }));
+        await eventually(() => expect(held.length, client.name).toBe(expected));
+      } else {
+        let failed = 0;
+        for (let call = 1; call <= CALLS; call++) {
+          const calls = client.calls('held', 1, { deadlineMs: 20_000 });
+          started.push(calls);
+          void calls.then((results) => (failed += results.filter(({ ok }) => !ok).length));
+          await eventually(() => expect(held.length + failed, client.name).toBe(call));
+        }
+      }
       const reached = held.length;
       for (const release of held) release();
-      return { reached, counts: tally(await calls) };
+      return { reached, counts: tally((await Promise.all(started)).flat()) };
     };
     for (const client of mesh.clients) expect(await heldCalls(client, CALLS), client.name).toEqual({ reached: CALLS, counts: { held: CALLS } });
     // Without outlier detection, round robin keeps sending to the bad endpoint (once both connections are up).
@@ -61,15 +77,15 @@ describe('MeshCircuitBreaker on real data planes', () => {
 
     await mesh.putPolicy('meshcircuitbreakers', 'backend-breaker', breaker);
     // The calls over the limit fail at once with UNAVAILABLE: the server only ever saw two.
-    // python3-grpcio only: @grpc/grpc-js-xds 1.14.1 reads max_requests into the picker its
-    // xds_cluster_impl policy builds when the child policy reports a new state
-    // (load-balancer-xds-cluster-impl.js), so a limit changed on a READY cluster waits for the next
-    // connectivity change. Measured: all 6 calls reached the server after the ACK.
-    for (const client of mesh.clients.filter(({ name }) => name === 'python3-grpcio')) expect(await heldCalls(client, 2), client.name).toEqual({ reached: 2, counts: { held: 2, UNAVAILABLE: CALLS - 2 } });
+    for (const client of mesh.clients) expect(await heldCalls(client, 2), client.name).toEqual({ reached: 2, counts: { held: 2, UNAVAILABLE: CALLS - 2 } });
     // Once an interval counted the bad endpoint's failures, it is ejected: every call reaches the good one.
-    // python3-grpcio only: @grpc/grpc-js-xds 1.14.1 kept calling the bad endpoint for 20 s after
-    // outlier detection was added to a live cluster (5 of 10 calls INTERNAL), though it ejects it
-    // when the cluster has outlier detection from the start (src/main/policies/meshcircuitbreaker/grpc.test.ts).
-    for (const client of mesh.clients.filter(({ name }) => name === 'python3-grpcio')) await eventually(async () => expect(tally(await client.calls('flaky', 10)), client.name).toEqual({ good: 10 }));
+    // (grpc-js-xds sees outlier detection added to a live cluster thanks to the cluster's NO_EJECTION
+    // form before: src/main/policies/meshcircuitbreaker/grpc.ts.)
+    for (const client of mesh.clients) await eventually(async () => expect(tally(await client.calls('flaky', 10)), client.name).toEqual({ good: 10 }));
+
+    // Deleted: every call reaches the held server again, and the bad endpoint is back (well before its 60 s ejection ends).
+    await mesh.deletePolicy('meshcircuitbreakers', 'backend-breaker');
+    for (const client of mesh.clients) expect(await heldCalls(client, CALLS), client.name).toEqual({ reached: CALLS, counts: { held: CALLS } });
+    for (const client of mesh.clients) await eventually(async () => expect(tally(await client.calls('flaky', 10))['INTERNAL'], client.name).toBeGreaterThan(0));
   });
 });

@@ -28,13 +28,9 @@ const CLOCK_GRAIN_MS = 5;
 
 describe('MeshFaultInjection on real data planes', () => {
   it('aborts the configured share of calls, then delays every call, and injects nothing once deleted', async () => {
-    // python3-grpcio only. @grpc/grpc-js-xds 1.14.1 does not apply a changed Listener while its
-    // RouteConfiguration name stays the same: XdsDependencyManager's listener watcher stores the
-    // update but calls maybeSendUpdate only when the RDS name changes, so new HTTP filters (these
-    // faults) wait for the next RDS/CDS/EDS update. Measured: 0 of 100 calls aborted at 30 %
-    // after the ACK, while C-core aborted 28 of 100. A live fault change needs meshdesk to also
-    // change the RouteConfiguration (left for the fault plugin's owner, see the report).
-    const mesh = await startPolicyMesh([{ name: 'faulty', service: 'faulty' }], ['python3-grpcio']);
+    // Each change reaches @grpc/grpc-js-xds as a new RouteConfiguration name: it applies a changed
+    // Listener only then (src/main/policies/core/grpc-route-config-names.ts).
+    const mesh = await startPolicyMesh([{ name: 'faulty', service: 'faulty' }]);
     const calls = () => Promise.all(mesh.clients.map(async (client) => [client.name, await client.calls('faulty', ABORT.calls)] as const));
     for (const [name, results] of await calls()) expect(tally(results), name).toEqual({ faulty: ABORT.calls });
 

@@ -4,6 +4,7 @@ import { ResourceGeneratorError } from '../../xds/generate/generator.js';
 import type { Proxy } from '../../xds/generate/proxy.js';
 import type { GeneratedResources } from '../../xds/generate/resources.js';
 import { EnvoyResources, type Attribution } from './envoy-resources.js';
+import { nameRouteConfigsAfterHttpFilters } from './grpc-route-config-names.js';
 import type { PolicyPlugin, UnappliedField } from './plugin.js';
 import { computeProxyRules } from './proxy-rules.js';
 
@@ -19,7 +20,8 @@ export interface GeneratedProxy {
  * order for POLICY_PLUGINS), each with its type's rules for this proxy. Every plugin runs even
  * when no policy of its type selects the proxy: some write Kuma's defaults then (MeshTimeout).
  * A plugin that throws fails the proxy's generation as a ResourceGeneratorError naming the plugin
- * and the proxy; the snapshot in place then stays.
+ * and the proxy; the snapshot in place then stays. A gRPC client's route configurations are then
+ * named after its listeners' HTTP filters (grpc-route-config-names.ts).
  */
 export function applyPolicyPlugins(plugins: readonly PolicyPlugin[], context: MeshContext, proxy: Proxy, generated: GeneratedResources): GeneratedProxy {
   if (plugins.length === 0) return { resources: generated, attributions: [], unapplied: [] };
@@ -43,5 +45,7 @@ export function applyPolicyPlugins(plugins: readonly PolicyPlugin[], context: Me
       throw new ResourceGeneratorError(`policy plugin ${type}`, proxy.id, error);
     }
   }
+  // Once every plugin wrote its filters: grpc-js follows a filter change only as a new route name.
+  if (proxy.kind === 'grpc') nameRouteConfigsAfterHttpFilters(resources);
   return { resources: resources.toResources(), attributions: resources.attributions(), unapplied };
 }

@@ -50,6 +50,15 @@ export class EnvoyResources {
     this.#byType.get(typeUrl)!.delete(name);
   }
 
+  /** Serves the resource `from` as `resource` under the name `to`, with the fields policies set in it. */
+  rename(typeUrl: XdsTypeUrl, from: string, to: string, resource: ProtoJson): void {
+    this.remove(typeUrl, from);
+    this.#byType.get(typeUrl)!.set(to, resource);
+    this.#attributions.forEach((attribution, at) => {
+      if (attribution.typeUrl === typeUrl && attribution.resource === from) this.#attributions[at] = { ...attribution, resource: to };
+    });
+  }
+
   toResources(): GeneratedResources {
     const list = (typeUrl: XdsTypeUrl) => this.list(typeUrl);
     return Object.fromEntries(XDS_TYPE_URLS.map((typeUrl) => [typeUrl, list(typeUrl)])) as unknown as GeneratedResources;

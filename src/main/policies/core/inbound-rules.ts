@@ -22,7 +22,12 @@ export function buildInboundRules(type: PolicyType, policies: readonly PolicyRes
       for (const match of matches) rules.push({ match, conf: item.default, origins });
     });
   }
-  return rules.sort((a, b) => matchRank(a.match) - matchRank(b.match));
+  return rules.sort((a, b) => compareMatches(a.match, b.match));
+}
+
+/** Kuma's CompareByMatch: below 0 when `a` is the more specific match. */
+export function compareMatches(a: RuleMatch | undefined, b: RuleMatch | undefined): number {
+  return matchRank(a) - matchRank(b);
 }
 
 /** Kuma's CompareMatch: a spiffeID match before none (Exact before Prefix), then an SNI match before none. */

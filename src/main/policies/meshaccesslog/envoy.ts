@@ -4,6 +4,7 @@
 import type { PolicyOrigin } from '../../../shared/policy-types.js';
 import { SERVICE_TAG, type DataplaneSpec } from '../../../shared/resources.js';
 import { inboundListenerName, outboundListenerName } from '../../xds/generate/names.js';
+import { workloadKri } from '../../resources/kri.js';
 import { DEFAULT_OUTBOUND_ADDRESS } from '../../xds/generate/outbound-proxy-generator.js';
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import { LISTENER_TYPE_URL } from '../../xds/protocol/type-urls.js';
@@ -34,7 +35,7 @@ export function applyMeshAccessLogToEnvoy(input: PluginInput<MeshAccessLogConf>)
   const { proxy, rules } = input;
   const { meta, spec } = proxy.dataplane;
   const { networking } = spec;
-  const base = { sourceIp: networking.address, mesh: meta.mesh, zone: meta.labels['kuma.io/zone'] ?? '', workload: '' };
+  const base = { sourceIp: networking.address, mesh: meta.mesh, zone: meta.labels['kuma.io/zone'] ?? '', workload: workloadKri(meta) };
   const socket = proxy.workDir === undefined ? undefined : accessLogSocketPath(proxy.workDir, meta.name, meta.mesh);
   const reported = new Set<string>();
   const report = (logs: readonly ListenerLogs[]) => reportUnappliedBackends(input, logs, socket !== undefined, reported);

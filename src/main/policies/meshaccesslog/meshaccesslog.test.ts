@@ -61,6 +61,30 @@ describe('MeshAccessLog on Envoy, against Kuma v2.14.3 goldens', () => {
   });
 });
 
+describe("MeshAccessLog's Kuma placeholders", () => {
+  // Kuma's "outbound file backend with workload variables" (golden outbound_file_workload_identity):
+  // labels zone-1, namespace kuma-demo, workload backend give "default zone-1 kri_wl_default_zone-1_kuma-demo_backend_".
+  const caseWithFormat = (plain: string): PolicyCase => {
+    const policyCase = cases.get('basic-outbound-route')!;
+    const toRules = [{ subset: [], conf: { backends: [{ type: 'File', file: { path: '/tmp/log', format: { plain } } }] } }];
+    return { ...policyCase, json: { ...policyCase.json, rulesAsTested: { toRules } } };
+  };
+  const loggedLine = (plain: string, labels: Record<string, string>) => {
+    const run = runEnvoyPlugin(meshAccessLogPlugin, caseWithFormat(plain), {
+      proxy: (proxy) => ({ ...proxy, dataplane: { ...proxy.dataplane, meta: { ...proxy.dataplane.meta, labels: { ...proxy.dataplane.meta.labels, ...labels } } } }),
+    });
+    const [log] = accessLogs(run.after(LISTENER_TYPE_URL, 'outbound:127.0.0.1:27777')) as { typedConfig: { logFormat: { textFormatSource: { inlineString: string } } } }[];
+    return log!.typedConfig.logFormat.textFormatSource.inlineString;
+  };
+
+  it("writes %KUMA_WORKLOAD% as the KRI of the Dataplane's kuma.io/workload, and as nothing without one, as Kuma does", () => {
+    expect(loggedLine('%KUMA_MESH% %KUMA_ZONE% %KUMA_WORKLOAD%', { 'kuma.io/zone': 'zone-1', 'k8s.kuma.io/namespace': 'kuma-demo', 'kuma.io/workload': 'backend' })).toBe(
+      'default zone-1 kri_wl_default_zone-1_kuma-demo_backend_\n',
+    );
+    expect(loggedLine('[%KUMA_WORKLOAD%]', { 'kuma.io/zone': 'zone-1' })).toBe('[]\n');
+  });
+});
+
 describe('MeshAccessLog for proxyless gRPC', () => {
   it('reports the backends of the rules for its outbounds and changes nothing', () => {
     const policyCase = cases.get('basic-outbound-route')!;

@@ -1,4 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
+import { ClusterResourceType } from '@grpc/grpc-js-xds/build/src/xds-resource-type/cluster-resource-type.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startEchoServer } from '../../../../test/support/echo-server.js';
 import { eventually } from '../../../../test/support/eventually.js';
@@ -62,6 +63,22 @@ describe('MeshCircuitBreaker for proxyless gRPC (gRFC A32, A50)', () => {
     });
     expect(grpcCluster(disabled.resources).outlierDetectionUpdate).toEqual({ child_policy: [] });
     expect(disabled.unapplied).toEqual([]);
+  });
+
+  it('gives every other cluster outlier detection that ejects nothing, so that grpc-js-xds sees ejection added, changed and removed', () => {
+    const cluster = (to: Rule<MeshCircuitBreakerConf>[]) => grpcCluster(grpcClientWithPolicy(meshCircuitBreakerPlugin, { to }).resources);
+    const none = cluster([]);
+    const limitOnly = cluster(toEcho({ connectionLimits: { maxRequests: 2 } }));
+    const outlierDetection = { interval: '1s', detectors: { failurePercentage: { threshold: 50 } } };
+    const ejecting = cluster(toEcho({ outlierDetection }));
+    const limitAndEjecting = cluster(toEcho({ connectionLimits: { maxRequests: 2 }, outlierDetection }));
+    for (const update of [none, limitOnly]) {
+      const outlierDetection = update.outlierDetectionUpdate as Record<string, unknown>;
+      expect([outlierDetection.success_rate_ejection, outlierDetection.failure_percentage_ejection]).toEqual([undefined, undefined]);
+    }
+    // grpc-js-xds drops an update its resource type calls equal to the one before (XdsClient).
+    const sameForGrpcJs = (before: object, after: object) => ClusterResourceType.get().resourcesEqual(before, after);
+    expect([sameForGrpcJs(none, ejecting), sameForGrpcJs(limitOnly, limitAndEjecting), sameForGrpcJs(ejecting, none)]).toEqual([false, false, false]);
   });
 
   it('reports inbound rules, which a proxyless client gets no configuration for', () => {

@@ -64,7 +64,8 @@ const NO_INBOUND = 'meshdesk sends a proxyless gRPC proxy no inbound (server-sid
  * `max_requests` (gRFC A32) and outlier detection by success rate and failure percentage (gRFC
  * A50), on the service's cluster. What Kuma writes for Envoy is filtered down to what gRPC reads,
  * so that both eject on the same terms (with `detectors` but no successRate, Kuma writes
- * enforcing_success_rate 0, which gRPC, like Envoy, needs to leave success rate off).
+ * enforcing_success_rate 0, which gRPC, like Envoy, needs to leave success rate off). Every other
+ * gRPC cluster gets outlier detection that ejects nothing (NO_EJECTION), for grpc-js-xds.
  */
 export function applyMeshCircuitBreakerToGrpc(input: PluginInput<Conf>): void {
   const { proxy, rules, resources } = input;
@@ -72,13 +73,13 @@ export function applyMeshCircuitBreakerToGrpc(input: PluginInput<Conf>): void {
   const clusters = serviceClusterNames(resources);
   for (const outbound of proxy.dataplane.spec.networking.outbound ?? []) {
     const service = outbound.tags?.[SERVICE_TAG];
-    const rule = service === undefined ? undefined : ruleFor(rules.to, destinationTags(service));
-    if (service === undefined || rule === undefined) continue;
-    if (!reported.has(rule)) {
+    if (service === undefined) continue;
+    const rule = ruleFor(rules.to, destinationTags(service));
+    if (rule !== undefined && !reported.has(rule)) {
       for (const { field, isSet, reason } of NOT_IN_GRPC) if (isSet(rule.conf)) reportUnapplied(input, rule.origins, field, reason);
+      reported.add(rule);
     }
-    reported.add(rule);
-    // The service's cluster and its split clusters (a route's weighted subsets).
+    // The service's cluster and its split clusters (a route's weighted subsets), with or without a rule (NO_EJECTION).
     for (const name of clusters.get(service) ?? []) {
       putEdited(resources, CLUSTER_TYPE_URL, name, ['MeshCircuitBreaker gRPC cluster', keyOf(rule)], (cluster) => configureGrpcCluster(cluster, rule));
     }
@@ -96,20 +97,32 @@ function reportInbound(input: PluginInput<Conf>, rule: InboundRule<Conf>): void 
   }
 }
 
-/** The DEFAULT threshold's max_requests and the outlier detection gRPC reads, of Kuma's Envoy form. */
-function configureGrpcCluster(cluster: Draft, { conf, origins }: Rule<Conf>): FieldsSet | undefined {
+/**
+ * Outlier detection that ejects nothing (success rate off, no failure percentage), for a gRPC
+ * cluster no rule gives any. grpc-js-xds 1.14 compares a cluster update with the one before over
+ * the old update's keys only (deepEqual in build/src/xds-resource-type/xds-resource-type.js), and
+ * the update of a cluster without outlier_detection has none of its keys: outlier detection added
+ * later would compare equal and be dropped. From this form every key is there, so adding,
+ * changing and removing ejection all reach it; C-core and grpc-js both run no ejection with it.
+ */
+const NO_EJECTION = { enforcing_success_rate: 0 };
+
+/** The DEFAULT threshold's max_requests and the outlier detection gRPC reads, of Kuma's Envoy form; NO_EJECTION without one. */
+function configureGrpcCluster(cluster: Draft, rule: Rule<Conf> | undefined): FieldsSet {
   const set: FieldsSet = [];
-  const maxRequests = conf.connectionLimits?.maxRequests;
-  if (maxRequests !== undefined) {
+  const maxRequests = rule?.conf.connectionLimits?.maxRequests;
+  if (rule !== undefined && maxRequests !== undefined) {
     cluster.circuit_breakers = { thresholds: [{ priority: 'DEFAULT', max_requests: maxRequests }] };
-    set.push({ path: 'circuit_breakers.thresholds[0].max_requests', origins });
+    set.push({ path: 'circuit_breakers.thresholds[0].max_requests', origins: rule.origins });
   }
-  const outlierDetection = envoyOutlierDetection(conf.outlierDetection);
-  if (outlierDetection !== undefined) {
+  const outlierDetection = envoyOutlierDetection(rule?.conf.outlierDetection);
+  if (rule !== undefined && outlierDetection !== undefined) {
     cluster.outlier_detection = Object.fromEntries(
       GRPC_OUTLIER_DETECTION_FIELDS.filter((field) => field in outlierDetection).map((field) => [field, outlierDetection[field]]),
     );
-    set.push({ path: 'outlier_detection', origins });
+    set.push({ path: 'outlier_detection', origins: rule.origins });
+  } else {
+    cluster.outlier_detection = NO_EJECTION;
   }
-  return set.length > 0 ? set : undefined;
+  return set;
 }

@@ -40,9 +40,17 @@ export function callerTags(dataplane: DataplaneSpec): ReadonlyMap<string, Readon
   return tags;
 }
 
-/** Whether `callerHeaderMatchers(subset)` let a caller with these tags through. */
+/**
+ * Whether `callerHeaderMatchers(subset)` let a caller with these tags through: those very matchers,
+ * run on the header the caller's sidecar would send, so a proxyless client is judged exactly as
+ * Envoy judges a sidecar (a value also matches as a suffix, `v1` in `release-v1`, as Kuma's regex
+ * does). Envoy and gRPC run RE2; tag values (letters, digits, `.-_/`) read the same in JS.
+ */
 export function subsetMatchesCaller(subset: Subset, tags: ReadonlyMap<string, ReadonlySet<string>>): boolean {
-  const has = ({ key, value }: SubsetTag) => (value === '*' ? tags.has(key) : (tags.get(key)?.has(value) ?? false));
-  const negated = subset.filter((tag) => tag.not);
-  return subset.filter((tag) => !tag.not).every(has) && (negated.length === 0 || !negated.every(has));
+  const header = serializeCallerTags(tags);
+  return callerHeaderMatchers(subset).every((matcher) => {
+    const { regex } = (matcher.string_match as { safe_regex: { regex: string } }).safe_regex;
+    // safe_regex matches the whole value.
+    return new RegExp(`^(?:${regex})$`).test(header) !== (matcher.invert_match === true);
+  });
 }

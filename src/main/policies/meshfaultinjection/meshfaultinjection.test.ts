@@ -101,6 +101,15 @@ describe('who calls, by x-kuma-tags', () => {
     expect(subsetMatchesCaller([{ key: 'kuma.io/service', value: 'web', not: true }, { key: 'version', value: 'v2', not: true }], caller)).toBe(true);
     expect(subsetMatchesCaller([], caller)).toBe(true);
   });
+
+  it("reads a tag value as Kuma's regex does: a suffix of one of the caller's values, dots literal", () => {
+    const caller = callerTags({ networking: { address: '127.0.0.1', inbound: [{ port: 1, tags: { 'kuma.io/service': 'web', version: 'release-v1.2' } }, { port: 2, tags: { 'kuma.io/service': 'web', version: 'v3' } }] } });
+    expect(subsetMatchesCaller([{ key: 'version', value: 'v1.2' }], caller)).toBe(true);
+    expect(subsetMatchesCaller([{ key: 'version', value: 'v3' }], caller)).toBe(true);
+    expect(subsetMatchesCaller([{ key: 'version', value: 'v1x2' }], caller)).toBe(false);
+    expect(subsetMatchesCaller([{ key: 'version', value: 'release' }], caller)).toBe(false);
+    expect(subsetMatchesCaller([{ key: 'kuma.io/service', value: 'eb' }, { key: 'version', value: 'v1.2', not: true }], caller)).toBe(false);
+  });
 });
 
 describe('x-kuma-tags on the callers', () => {

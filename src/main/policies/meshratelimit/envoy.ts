@@ -1,6 +1,6 @@
 // MeshRateLimit on an Envoy sidecar (Kuma's plugin/v1alpha1/plugin.go applyToInbounds and
 // plugin/xds/configurer.go): the catch-all rule's limits on every route and chain of the inbound
-// listener. Rules matching a caller's SPIFFE ID are reported instead (see MATCHED_RULES_UNSUPPORTED).
+// listener, and for callers a rule matches by SPIFFE ID their own copy of each route (caller-routes.ts).
 import type { PolicyOrigin } from '../../../shared/policy-types.js';
 import { SERVICE_TAG } from '../../../shared/resources.js';
 import { inboundListenerName } from '../../xds/generate/names.js';
@@ -10,6 +10,16 @@ import { filterChains, httpConnectionManagerIndex, insertHttpFiltersBeforeRouter
 import type { PluginInput } from '../core/plugin.js';
 import { reportUnapplied } from '../core/report-unapplied.js';
 import { catchAllInboundRule, inboundKey, type InboundRule } from '../core/rules.js';
+import {
+  CALLER_RULE_NEEDS_MTLS,
+  SNI_CALLER_RULE_NOT_ENCODABLE,
+  SNI_RULES_ON_ZONE_PROXIES,
+  callerRoutes,
+  callersHaveIdentities,
+  withCallerRoutes,
+  withClientCertUris,
+  type CallerRoute,
+} from '../core/caller-routes.js';
 import type { MeshRateLimitConf } from './api.js';
 import {
   HTTP_LOCAL_RATE_LIMIT_FILTER,
@@ -26,18 +36,13 @@ import {
  */
 type Marks = Map<ProtoJson, { origins: readonly PolicyOrigin[]; field?: string }>;
 
-/**
- * Kuma gives the callers a spiffeID rule names their own copy of each route, reached through a
- * filter-state match (RouteMatch.filter_state, set by set_filter_state's on_downstream_tls_handshake).
- * Neither field is in the Envoy API meshdesk encodes with (the protos @grpc/grpc-js-xds ships), and
- * without mTLS no caller has a SPIFFE ID: such a rule is reported, the catch-all limit still applies.
- */
-const MATCHED_RULES_UNSUPPORTED =
-  "a limit for callers matched by SPIFFE ID needs RouteMatch.filter_state and set_filter_state's on_downstream_tls_handshake, which meshdesk's Envoy API does not have; the catch-all limit applies to them";
-const SNI_RULES_ON_ZONE_PROXIES = 'Kuma applies SNI-matched rate limits on zone proxies only, not on a sidecar inbound';
+export const MATCHED_TCP_LIMIT_NOT_APPLIED = "Kuma limits a sidecar's TCP connections for all callers only: a rule matching callers limits no TCP connection";
 
-export function applyMeshRateLimitToEnvoy(input: PluginInput<MeshRateLimitConf>): void {
-  const { proxy, rules, resources } = input;
+type Conf = MeshRateLimitConf;
+
+export function applyMeshRateLimitToEnvoy(input: PluginInput<Conf>): void {
+  const { proxy, context, rules, resources } = input;
+  const identities = callersHaveIdentities(context.mesh);
   const { networking } = proxy.dataplane.spec;
   for (const inbound of networking.inbound ?? []) {
     if (inbound.tags?.[SERVICE_TAG] === undefined) continue;
@@ -51,15 +56,24 @@ export function applyMeshRateLimitToEnvoy(input: PluginInput<MeshRateLimitConf>)
       if (status !== undefined && status !== 0 && !envoyAcceptsStatus(status)) reportUnapplied(input, rule.origins, 'default.local.http.onRateLimit.status', STATUS_NOT_IN_ENVOY);
     }
     for (const rule of inboundRules) {
-      if (rule.match && routeRateLimit(rule.conf.local?.http)) {
-        reportUnapplied(input, rule.origins, 'default.local.http', rule.match.spiffeID ? MATCHED_RULES_UNSUPPORTED : SNI_RULES_ON_ZONE_PROXIES);
-      }
+      if (!rule.match) continue;
+      if (rule.conf.local?.tcp) reportUnapplied(input, rule.origins, 'default.local.tcp', MATCHED_TCP_LIMIT_NOT_APPLIED);
+      const unapplied = !rule.match.spiffeID ? SNI_RULES_ON_ZONE_PROXIES : rule.match.sni ? SNI_CALLER_RULE_NOT_ENCODABLE : identities ? undefined : CALLER_RULE_NEEDS_MTLS;
+      if (rule.conf.local?.http && unapplied) reportUnapplied(input, rule.origins, 'default.local.http', unapplied);
     }
     const catchAll = catchAllInboundRule(inboundRules);
-    if (!catchAll) continue;
+    // Kuma's matched routes: rules with an HTTP conf, over the catch-all's HTTP conf.
+    const callers = identities
+      ? callerRoutes('MeshRateLimit', inboundRules, (conf) => conf.local?.http !== undefined, catchAll?.conf.local?.http ? catchAll : undefined)
+      : [];
+    const copies = callers.some((caller) => routeRateLimit(caller.conf.local?.http)) || Boolean(catchAll && routeRateLimit(catchAll.conf.local?.http)) ? callers : [];
+    if (!catchAll && copies.length === 0) continue;
     let changed = listener;
     const marks: Marks = new Map();
-    for (const chain of filterChains(listener)) changed = withChainFilters(changed, chain.chain, withCatchAll([...chain.filters], catchAll, marks));
+    for (const chain of filterChains(listener)) {
+      const filters = catchAll ? withCatchAll([...chain.filters], catchAll, marks) : [...chain.filters];
+      changed = withChainFilters(changed, chain.chain, withCallerCopies(filters, copies, marks));
+    }
     if (marks.size > 0) resources.put(LISTENER_TYPE_URL, name, changed, markedPaths(changed, marks));
   }
 }
@@ -89,6 +103,35 @@ function withCatchAll(filters: ProtoJson[], rule: InboundRule<MeshRateLimitConf>
   const tcp = tcpRateLimitFilter(rule.conf.local?.tcp);
   if (tcp) result = upsertNetworkFilter(result, tcp, rule.origins, marks);
   return result;
+}
+
+/** Kuma's ConfigureMatchedRoutes: each route's copies for the callers, each with its callers' limit (or none). */
+function withCallerCopies(filters: ProtoJson[], callers: readonly CallerRoute<Conf>[], marks: Marks): ProtoJson[] {
+  const at = httpConnectionManagerIndex(filters);
+  const hcm = at < 0 ? undefined : (filters[at]!.typed_config as ProtoJson);
+  if (callers.length === 0 || !hcm?.route_config) return filters;
+  const routeConfig = hcm.route_config as ProtoJson;
+  const virtualHosts = ((routeConfig.virtual_hosts ?? []) as ProtoJson[]).map((virtualHost) => ({
+    ...virtualHost,
+    routes: withCallerRoutes(
+      (virtualHost.routes ?? []) as ProtoJson[],
+      callers,
+      (copy, caller) => {
+        // The copy carries its callers' limit; none, when their conf disables it.
+        const rateLimit = routeRateLimit(caller.conf.local?.http);
+        const others = Object.entries((copy.typed_per_filter_config ?? {}) as ProtoJson).filter(([name]) => name !== HTTP_LOCAL_RATE_LIMIT_FILTER);
+        const perFilter = Object.fromEntries(rateLimit ? [...others, [HTTP_LOCAL_RATE_LIMIT_FILTER, rateLimit]] : others);
+        const route = Object.fromEntries(Object.entries(copy).filter(([key]) => key !== 'typed_per_filter_config'));
+        return Object.keys(perFilter).length > 0 ? { ...route, typed_per_filter_config: perFilter } : route;
+      },
+      (copy, caller) => marks.set(copy, { origins: caller.origins }),
+    ),
+  }));
+  let changed = withClientCertUris({ ...hcm, route_config: { ...routeConfig, virtual_hosts: virtualHosts } });
+  const limited = callers.filter((caller) => routeRateLimit(caller.conf.local?.http));
+  const hasShell = ((changed.http_filters ?? []) as ProtoJson[]).some((filter) => filter.name === HTTP_LOCAL_RATE_LIMIT_FILTER);
+  if (limited.length > 0 && !hasShell) changed = upsertHttpFilter(changed, limited.flatMap((caller) => caller.origins), marks);
+  return filters.map((filter, index) => (index === at ? { ...filter, typed_config: changed } : filter));
 }
 
 /** The HCM with the rate limit shell filter, replacing one of that name or before the router. */

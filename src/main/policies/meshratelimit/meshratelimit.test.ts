@@ -6,6 +6,8 @@ import { ViolationList } from '../../resources/validation-error.js';
 import { LISTENER_TYPE_URL, ROUTE_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import type { UnappliedField } from '../core/plugin.js';
 import { emptyProxyRules } from '../core/rules.js';
+import { CALLER_RULE_NEEDS_MTLS } from '../core/caller-routes.js';
+import { withBuiltinMtls } from '../core/testing/mesh-mtls.js';
 import { meshRateLimitPlugin } from './plugin.js';
 import { HTTP_LOCAL_RATE_LIMIT_FILTER, STATUS_NOT_IN_ENVOY, routeRateLimit } from './rate-limit.js';
 
@@ -28,7 +30,7 @@ type Chain = { filters: { name: string; typedConfig: { httpFilters?: KumaJson[];
 const chain = (listener: KumaJson | undefined) => ((listener?.filterChains ?? []) as Chain[])[0]!;
 const hcm = (listener: KumaJson | undefined) => chain(listener).filters.find((filter) => filter.name === 'envoy.filters.network.http_connection_manager')!.typedConfig;
 
-/** What MeshRateLimit writes on a listener: the network filters before the last one, the HTTP filters but the router, and per route its filter-state match and per-filter configs. */
+/** What MeshRateLimit writes on a listener: the network filters before the last one, the HTTP filters but the router, and per route its caller match (Kuma's filter state, meshdesk's header) and per-filter configs. */
 function rateLimitParts(listener: KumaJson | undefined): KumaJson {
   const filters = chain(listener).filters;
   const http = filters.some((filter) => filter.name === 'envoy.filters.network.http_connection_manager') ? hcm(listener) : undefined;
@@ -37,7 +39,11 @@ function rateLimitParts(listener: KumaJson | undefined): KumaJson {
     ...(http && {
       httpFilters: (http.httpFilters ?? []).filter((filter) => filter.name !== 'envoy.filters.http.router'),
       routes: http.routeConfig!.virtualHosts.flatMap((host) =>
-        host.routes.map((route) => ({ filterState: (route.match as KumaJson).filterState, typedPerFilterConfig: route.typedPerFilterConfig })),
+        host.routes.map((route) => ({
+          filterState: (route.match as KumaJson).filterState,
+          headers: (route.match as KumaJson).headers,
+          typedPerFilterConfig: route.typedPerFilterConfig,
+        })),
       ),
     }),
   };
@@ -66,17 +72,36 @@ describe('MeshRateLimit on Envoy, against Kuma v2.14.3 goldens', () => {
     expect(run.resources.attributions()).toEqual([]);
   });
 
-  it('spiffeid-and-catch-all: the catch-all limit as Kuma writes it; the SPIFFE ID rule reported, its route copy not written', () => {
+  it('spiffeid-and-catch-all, mTLS on: the callers the SPIFFE ID rule matches get their copy of the route first, with their limit, as Kuma', () => {
+    const policyCase = cases.get('spiffeid-and-catch-all')!;
+    const run = runEnvoyPlugin(meshRateLimitPlugin, policyCase, { context: withBuiltinMtls });
+    const golden = rateLimitParts(policyCase.goldens.get('inbound_matches_spiffeid_and_catchall.listener.golden.yaml')!);
+    const ours = rateLimitParts(run.after(LISTENER_TYPE_URL, HTTP));
+    // Kuma's copy matches filter state; meshdesk's the caller's certificate in x-forwarded-client-cert (listed).
+    expectMatchesGolden(policyCase.id, HTTP, ours, golden);
+    expect((ours.routes as KumaJson[])[0]!.headers).toEqual([
+      { name: 'x-forwarded-client-cert', stringMatch: { safeRegex: { regex: '(.*;)?URI=spiffe://default/ns/clients/[^;,]*(;.*)?' } } },
+    ]);
+    // The header is the one the connection manager writes from the connection, never the caller's.
+    expect(hcm(run.after(LISTENER_TYPE_URL, HTTP))).toMatchObject({ forwardClientCertDetails: 'SANITIZE_SET', setCurrentClientCertDetails: { uri: true } });
+    expect(run.unapplied).toEqual([]);
+    expect(run.resources.attributions().map(({ resource, path, origins }) => `${resource} ${path} ${origins.map((origin) => origin.item).join(',')}`)).toEqual([
+      `${HTTP} filter_chains[0].filters[0].typed_config.http_filters[0] spec.rules[0]`,
+      `${HTTP} filter_chains[0].filters[0].typed_config.route_config.virtual_hosts[0].routes[0] spec.rules[0],spec.rules[1]`,
+      `${HTTP} filter_chains[0].filters[0].typed_config.route_config.virtual_hosts[0].routes[1].typed_per_filter_config["envoy.filters.http.local_ratelimit"] spec.rules[0]`,
+    ]);
+  });
+
+  it('spiffeid-and-catch-all, mTLS off: the catch-all limit only; the SPIFFE ID rule reported, since no caller has an identity', () => {
     const policyCase = cases.get('spiffeid-and-catch-all')!;
     const run = runEnvoyPlugin(meshRateLimitPlugin, policyCase);
     const golden = rateLimitParts(policyCase.goldens.get('inbound_matches_spiffeid_and_catchall.listener.golden.yaml')!);
     const ours = rateLimitParts(run.after(LISTENER_TYPE_URL, HTTP));
-    expectMatchesGolden(policyCase.id, HTTP, ours, golden);
     // The route Kuma leaves for every other caller is ours, limit and all.
     expect(ours.routes).toEqual((golden.routes as unknown[]).slice(-1));
     expect(ours.httpFilters).toEqual(golden.httpFilters);
     expect(run.unapplied).toEqual([
-      { policy: { type: 'MeshRateLimit', name: 'mrl-clients' }, field: 'spec.rules[1].default.local.http', reason: expect.stringContaining('SPIFFE ID') },
+      { policy: { type: 'MeshRateLimit', name: 'mrl-clients' }, field: 'spec.rules[1].default.local.http', reason: CALLER_RULE_NEEDS_MTLS },
     ]);
   });
 });

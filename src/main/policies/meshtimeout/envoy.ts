@@ -13,7 +13,17 @@ import { child, httpConnectionManagers, inlineRouteNames, inlineRoutes, tcpProxi
 import type { PluginInput } from '../core/plugin.js';
 import { serviceClusterNames } from '../core/outbound-targets.js';
 import { destinationTags, inboundSides, outboundSides } from '../core/proxy-sides.js';
-import { catchAllInboundRule, ruleFor } from '../core/rules.js';
+import { catchAllInboundRule, ruleFor, type InboundRule } from '../core/rules.js';
+import {
+  CALLER_RULE_NEEDS_MTLS,
+  SNI_CALLER_RULE_NOT_ENCODABLE,
+  SNI_RULES_ON_ZONE_PROXIES,
+  callerRoutes,
+  callersHaveIdentities,
+  withCallerRoutes,
+  withClientCertUris,
+  type CallerRoute,
+} from '../core/caller-routes.js';
 import { keyOf, putEdited, type FieldsSet } from '../core/shared-edits.js';
 import { reportUnapplied } from '../core/unapplied.js';
 import { resolveMeshTimeoutConf, setFields, type MeshTimeoutPolicyConf } from './api.js';
@@ -33,22 +43,23 @@ interface Applied {
  */
 export function applyMeshTimeoutToEnvoy(input: PluginInput<Conf>): void {
   const { proxy, context, rules, resources } = input;
+  const identities = callersHaveIdentities(context.mesh);
   for (const side of inboundSides(proxy)) {
     const inboundRules = rules.inbound.get(side.key) ?? [];
-    for (const rule of inboundRules) {
-      if (rule.match === undefined) continue;
-      for (const field of setFields(rule.conf)) {
-        reportUnapplied(input, rule.origins, field, 'a rule matching callers by spiffeID or SNI needs mTLS, which meshdesk does not issue');
-      }
-    }
+    reportMatchedRules(input, inboundRules, identities);
     const catchAll = catchAllInboundRule(inboundRules);
-    if (catchAll === undefined) continue;
-    putEdited(resources, LISTENER_TYPE_URL, side.listener, ['MeshTimeout inbound listener', keyOf(catchAll)], (listener) =>
-      configureFilterChains(listener, catchAll),
-    );
-    putEdited(resources, CLUSTER_TYPE_URL, side.cluster, ['MeshTimeout cluster', side.protocol, keyOf(catchAll)], (cluster) =>
-      configureCluster(cluster, side.protocol, catchAll),
-    );
+    const callers = identities ? callerRoutes('MeshTimeout', inboundRules, hasRouteTimeouts) : [];
+    if (catchAll !== undefined || callers.length > 0) {
+      // Kuma's ListenerConfigurer: the catch-all's timeouts, then the callers' copies of the routes it configured.
+      putEdited(resources, LISTENER_TYPE_URL, side.listener, ['MeshTimeout inbound listener', keyOf(catchAll), ...callers.map(keyOf)], (listener) =>
+        withCallerCopies(listener, catchAll === undefined ? [] : configureFilterChains(listener, catchAll), callers),
+      );
+    }
+    if (catchAll !== undefined) {
+      putEdited(resources, CLUSTER_TYPE_URL, side.cluster, ['MeshTimeout cluster', side.protocol, keyOf(catchAll)], (cluster) =>
+        configureCluster(cluster, side.protocol, catchAll),
+      );
+    }
   }
   const clusters = serviceClusterNames(resources);
   for (const side of outboundSides(proxy, context)) {
@@ -69,6 +80,84 @@ export function applyMeshTimeoutToEnvoy(input: PluginInput<Conf>): void {
       );
     }
   }
+}
+
+/** The timeouts Kuma gives the callers a rule matches, on their copy of each route (matchedRouteTimeoutRules). */
+const ROUTE_TIMEOUT_FIELDS = ['http.requestTimeout', 'http.streamIdleTimeout'];
+
+function hasRouteTimeouts(conf: Conf): boolean {
+  return conf.http?.requestTimeout !== undefined || conf.http?.streamIdleTimeout !== undefined;
+}
+
+export const NOT_PER_CALLER =
+  "Kuma gives the callers a rule matches only their route timeouts (http.requestTimeout, http.streamIdleTimeout); this one is the connection's or the inbound cluster's, the same for every caller";
+
+/** The fields of matched rules that do not apply, and why. */
+function reportMatchedRules(input: PluginInput<Conf>, rules: readonly InboundRule<Conf>[], identities: boolean): void {
+  for (const rule of rules) {
+    if (rule.match === undefined) continue;
+    const routeReason = rule.match.sni ? SNI_CALLER_RULE_NOT_ENCODABLE : identities ? undefined : CALLER_RULE_NEEDS_MTLS;
+    for (const field of setFields(rule.conf)) {
+      const reason = rule.match.spiffeID === undefined ? SNI_RULES_ON_ZONE_PROXIES : ROUTE_TIMEOUT_FIELDS.includes(field) ? routeReason : NOT_PER_CALLER;
+      if (reason) reportUnapplied(input, rule.origins, field, reason);
+    }
+  }
+}
+
+/** The listener's inline routes, each by its draft object, at its path. */
+function routePaths(listener: Draft): Map<object, string> {
+  return new Map(httpConnectionManagers(listener).flatMap((hcm) => inlineRoutes(hcm).map((route) => [route.value, route.path] as const)));
+}
+
+/**
+ * Adds the callers' route copies to a listener the catch-all has configured (`set`), whose fields
+ * on routes move with their routes; undefined when nothing was set or copied.
+ */
+function withCallerCopies(listener: Draft, set: FieldsSet, callers: readonly CallerRoute<Conf>[]): FieldsSet | undefined {
+  if (callers.length === 0) return set.length > 0 ? set : undefined;
+  const before = routePaths(listener);
+  const copied = configureCallerRoutes(listener, callers);
+  const moved = new Map([...routePaths(listener)].flatMap(([route, path]) => (before.has(route) ? [[before.get(route)!, path] as const] : [])));
+  const movedPath = (path: string) => {
+    const route = [...moved.keys()].find((old) => path.startsWith(`${old}.`));
+    return route === undefined ? path : `${moved.get(route)}${path.slice(route.length)}`;
+  };
+  const all = [...set.map((field) => ({ ...field, path: movedPath(field.path) })), ...copied];
+  return all.length > 0 ? all : undefined;
+}
+
+/** Kuma's ConfigureMatchedRoutes: before each inbound route, its copies for the callers, with their route timeouts. */
+function configureCallerRoutes(listener: Draft, callers: readonly CallerRoute<Conf>[]): FieldsSet {
+  const copies = new Map<object, CallerRoute<Conf>>();
+  for (const hcm of httpConnectionManagers(listener)) {
+    const routeConfig = hcm.value.route_config as Draft | undefined;
+    for (const virtualHost of (routeConfig?.virtual_hosts ?? []) as Draft[]) {
+      virtualHost.routes = withCallerRoutes(
+        (virtualHost.routes ?? []) as Draft[],
+        callers,
+        (copy, caller) => {
+          // Only what the callers' rules set: the rest stays as the catch-all left the route (ConfigureMatchedRouteAction).
+          const { requestTimeout, streamIdleTimeout } = caller.conf.http ?? {};
+          const { timeout, idle_timeout } = meshTimeoutRouteActionFields(resolveMeshTimeoutConf(caller.conf));
+          const action = copy.route as Draft;
+          return { ...copy, route: { ...action, ...(requestTimeout !== undefined && { timeout }), ...(streamIdleTimeout !== undefined && { idle_timeout }) } };
+        },
+        (copy, caller) => copies.set(copy, caller),
+      );
+    }
+    Object.assign(hcm.value, withClientCertUris(hcm.value));
+  }
+  const set: FieldsSet = [];
+  for (const hcm of httpConnectionManagers(listener)) {
+    for (const route of inlineRoutes(hcm)) {
+      const caller = copies.get(route.value);
+      if (caller === undefined) continue;
+      const http = caller.conf.http ?? {};
+      if (http.requestTimeout !== undefined) set.push({ path: `${route.path}.route.timeout`, origins: caller.origins });
+      if (http.streamIdleTimeout !== undefined) set.push({ path: `${route.path}.route.idle_timeout`, origins: caller.origins });
+    }
+  }
+  return set;
 }
 
 function origins(applied: Applied, isSet: boolean): readonly PolicyOrigin[] {

@@ -7,6 +7,7 @@ import type { InboundRule, Rule } from '../core/rules.js';
 import { keyOf, putEdited, type FieldsSet } from '../core/shared-edits.js';
 import { reportUnapplied } from '../core/unapplied.js';
 import { setFields, type MeshTimeoutPolicyConf } from './api.js';
+import { earlyDeadlineReason } from './c-core-early-deadline.js';
 
 type Conf = MeshTimeoutPolicyConf;
 
@@ -25,17 +26,21 @@ const NO_INBOUND = 'meshdesk sends a proxyless gRPC proxy no inbound (server-sid
  * `max_stream_duration` caps every call's deadline. It comes from `http.requestTimeout` (a gRPC call
  * is one request) and `http.maxStreamDuration`, the shorter of the two when both are set; 0 leaves
  * the application's deadline alone. Only what a rule sets is applied: Kuma's defaults describe
- * Envoy's configuration, and a gRPC client without a policy keeps its own behaviour.
+ * Envoy's configuration, and a gRPC client without a policy keeps its own behaviour. C-core gets
+ * no deadline at all: it would end every call 1 to 2 s early (c-core-early-deadline.ts).
  */
 export function applyMeshTimeoutToGrpc(input: PluginInput<Conf>): void {
   const { rules, resources } = input;
+  const earlyDeadline = earlyDeadlineReason(input.proxy.userAgent);
   const reported = new Set<Rule<Conf>>();
   for (const { service, routeRules } of grpcRouteRules(input)) {
     for (const rule of new Set(routeRules)) {
       if (rule === undefined || reported.has(rule)) continue;
-      reportUnappliedFields(input, rule, (field) => NOT_IN_GRPC[field]);
+      const deadlineFields = new Set(deadlineLimits(rule.conf).map(({ field }) => field));
+      reportUnappliedFields(input, rule, (field) => NOT_IN_GRPC[field] ?? (deadlineFields.has(field) ? earlyDeadline : undefined));
       reported.add(rule);
     }
+    if (earlyDeadline !== undefined) continue;
     putEdited(resources, ROUTE_TYPE_URL, service, ['MeshTimeout gRPC routes', ...routeRules.map(keyOf)], (draft) => {
       const set: FieldsSet = [];
       routesOf(draft, '').forEach((route, index) => {
@@ -61,11 +66,18 @@ function reportUnappliedFields(input: PluginInput<Conf>, rule: Rule<Conf> | Inbo
   }
 }
 
+/** The conf's fields that cap a call's deadline, each set to a non-zero duration, shortest first. */
+function deadlineLimits(conf: Conf): { field: string; value: string }[] {
+  return [
+    { field: 'http.requestTimeout', value: conf.http?.requestTimeout },
+    { field: 'http.maxStreamDuration', value: conf.http?.maxStreamDuration },
+  ]
+    .filter((limit): limit is { field: string; value: string } => limit.value !== undefined && (parseGoDuration(limit.value) ?? 0) > 0)
+    .sort((a, b) => parseGoDuration(a.value)! - parseGoDuration(b.value)!);
+}
+
 /** The shortest non-zero of the request timeout and the max stream duration, as a proto3 JSON duration. */
 function callDeadline(conf: Conf): string | undefined {
-  const limits = [conf.http?.requestTimeout, conf.http?.maxStreamDuration]
-    .filter((value): value is string => value !== undefined)
-    .filter((value) => (parseGoDuration(value) ?? 0) > 0)
-    .sort((a, b) => parseGoDuration(a)! - parseGoDuration(b)!);
-  return limits[0] === undefined ? undefined : goDurationToProtoJson(limits[0]);
+  const shortest = deadlineLimits(conf)[0];
+  return shortest === undefined ? undefined : goDurationToProtoJson(shortest.value);
 }

@@ -1,4 +1,8 @@
-import { emptyProxyRules } from '../core/rules.js';
+import { toKumaJson, type KumaJson } from '../../../../test/kuma/support/xds-leaves.js';
+import { CALLER_RULE_NEEDS_MTLS, SNI_CALLER_RULE_NOT_ENCODABLE, SNI_RULES_ON_ZONE_PROXIES } from '../core/caller-routes.js';
+import type { UnappliedField } from '../core/plugin.js';
+import { emptyProxyRules, type InboundRule } from '../core/rules.js';
+import { withBuiltinMtls } from '../core/testing/mesh-mtls.js';
 import { describe, expect, it } from 'vitest';
 import { caseBaseResources, policyCases, policyValidationCases, rulesAsTested, type PolicyCase } from '../../../../test/kuma/support/policy-cases.js';
 import { explainDifferences, goldenDifferences, knownPolicyDifferences } from '../../../../test/kuma/support/policy-goldens.js';
@@ -7,6 +11,7 @@ import { HTTP_PROTOCOL_OPTIONS } from '../../xds/generate/extension-types.js';
 import { CLUSTER_TYPE_URL, LISTENER_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import type { PolicySpec } from '../core/policy.js';
 import type { MeshTimeoutPolicyConf } from './api.js';
+import { NOT_PER_CALLER } from './envoy.js';
 import { meshTimeoutPlugin } from './plugin.js';
 
 // Kuma v2.14.3's MeshTimeout plugin and validator cases (../shared/kuma-cases/policies/meshtimeout).
@@ -69,4 +74,67 @@ describe('MeshTimeout validation, against Kuma v2.14.3 validator cases', () => {
       expect(violations.violations).toEqual(expected === 'valid' ? [] : expected.filter(({ field }) => field.includes('.default')));
     });
   }
+});
+
+describe('MeshTimeout inbound rules matching callers', () => {
+  const origin = (item: string) => [{ type: 'MeshTimeout' as const, mesh: 'default', name: 'timeout-callers', item }];
+  const inboundRules: InboundRule<MeshTimeoutPolicyConf>[] = [
+    { match: { spiffeID: { type: 'Exact', value: 'spiffe://default/ns/web' } }, conf: { http: { streamIdleTimeout: '20s' } }, origins: origin('spec.rules[2]') },
+    { match: { spiffeID: { type: 'Prefix', value: 'spiffe://default/ns/' } }, conf: { connectionTimeout: '1s', http: { requestTimeout: '3s' } }, origins: origin('spec.rules[1]') },
+    { match: { spiffeID: { type: 'Exact', value: 'spiffe://default/ns/api' }, sni: { type: 'Exact', value: 'backend.mesh' } }, conf: { http: { requestTimeout: '4s' } }, origins: origin('spec.rules[3]') },
+    { match: { sni: { type: 'Exact', value: 'backend.mesh' } }, conf: { idleTimeout: '5s' }, origins: origin('spec.rules[4]') },
+    { conf: { http: { requestTimeout: '10s' } }, origins: origin('spec.rules[0]') },
+  ];
+  const HTTP = 'inbound:127.0.0.1:80';
+  const run = (mtls: boolean) => {
+    const base = caseBaseResources(policyCases('meshtimeout').find(({ id }) => id === 'meshtimeout/basic-inbound-route')!);
+    const unapplied: UnappliedField[] = [];
+    meshTimeoutPlugin.applyEnvoy({
+      ...base,
+      context: mtls ? withBuiltinMtls(base.context) : base.context,
+      rules: { ...emptyProxyRules(), inbound: new Map([['127.0.0.1:80', inboundRules]]) },
+      rulesOf: () => emptyProxyRules(),
+      unapplied: (field) => unapplied.push(field),
+    });
+    const listener = toKumaJson(LISTENER_TYPE_URL, base.resources.get(LISTENER_TYPE_URL, HTTP)!);
+    const routes = (listener.filterChains as { filters: { typedConfig: { routeConfig: { virtualHosts: { routes: KumaJson[] }[] } } }[] }[])[0]!.filters[0]!.typedConfig.routeConfig.virtualHosts[0]!.routes;
+    const timeouts = routes.map((route) => {
+      const { timeout, idleTimeout } = route.route as KumaJson;
+      const headers = (route.match as KumaJson).headers as { stringMatch: { safeRegex: { regex: string } } }[] | undefined;
+      return [headers?.[0]?.stringMatch.safeRegex.regex, timeout, idleTimeout];
+    });
+    return { unapplied, timeouts, attributions: base.resources.attributions() };
+  };
+
+  it('gives, in an mTLS mesh, the callers a SPIFFE ID rule matches their copy of each route with its route timeouts, most specific first, as Kuma', () => {
+    const { unapplied, timeouts, attributions } = run(true);
+    expect(timeouts).toEqual([
+      // The Exact caller: the Prefix rule's request timeout, its own stream idle timeout.
+      ['(.*;)?URI=spiffe://default/ns/web(;.*)?', '3s', '20s'],
+      ['(.*;)?URI=spiffe://default/ns/[^;,]*(;.*)?', '3s', '1800s'],
+      [undefined, '10s', '1800s'],
+    ]);
+    expect(unapplied).toEqual([
+      { policy: { type: 'MeshTimeout', name: 'timeout-callers' }, field: 'spec.rules[1].default.connectionTimeout', reason: NOT_PER_CALLER },
+      { policy: { type: 'MeshTimeout', name: 'timeout-callers' }, field: 'spec.rules[3].default.http.requestTimeout', reason: SNI_CALLER_RULE_NOT_ENCODABLE },
+      { policy: { type: 'MeshTimeout', name: 'timeout-callers' }, field: 'spec.rules[4].default.idleTimeout', reason: SNI_RULES_ON_ZONE_PROXIES },
+    ]);
+    // Fields move with their routes: the catch-all's request timeout is on the original route, now last.
+    const routePath = 'filter_chains[0].filters[0].typed_config.route_config.virtual_hosts[0].routes';
+    expect(attributions.filter(({ path }) => path.startsWith(routePath)).map(({ path, origins }) => `${path.slice(routePath.length)} ${origins.map((each) => each.item).join(',')}`)).toEqual([
+      '[2].route.timeout spec.rules[0]',
+      '[0].route.timeout spec.rules[1],spec.rules[2]',
+      '[0].route.idle_timeout spec.rules[1],spec.rules[2]',
+      '[1].route.timeout spec.rules[1]',
+    ]);
+  });
+
+  it('without mTLS, leaves the routes to the catch-all and reports the rules, since no caller has a SPIFFE ID', () => {
+    const { unapplied, timeouts } = run(false);
+    expect(timeouts).toEqual([[undefined, '10s', '1800s']]);
+    expect(unapplied.filter(({ reason }) => reason === CALLER_RULE_NEEDS_MTLS).map(({ field }) => field)).toEqual([
+      'spec.rules[2].default.http.streamIdleTimeout',
+      'spec.rules[1].default.http.requestTimeout',
+    ]);
+  });
 });
