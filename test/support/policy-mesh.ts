@@ -36,7 +36,8 @@ export interface BackendSpec {
   /**
    * An xDS-enabled server of this implementation (gRFC A36), itself a proxy of the mesh that takes
    * its listener (mTLS, permissions) from meshdesk, proxy id `default.<name>`; without it, a plain
-   * gRPC server.
+   * gRPC server. A grpc-js-xds server under mTLS enforces permissions only when the test file
+   * imports grpc-js-xds-rbac.js first.
    */
   xdsServer?: ClientName;
 }
