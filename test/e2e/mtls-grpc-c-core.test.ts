@@ -1,8 +1,6 @@
-import { spawn } from 'node:child_process';
+import '../support/grpc-js-xds-rbac.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import { XdsChannelCredentials } from '@grpc/grpc-js-xds';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -13,16 +11,13 @@ import { applyDataplane, backendDataplane, clientDataplane } from '../support/da
 import { echoClient } from '../support/echo-server.js';
 import { eventually } from '../support/eventually.js';
 import { registerGrpcXds } from '../support/grpc-xds.js';
+import { startPythonEchoClient } from '../support/python-echo-client.js';
+import { startPythonXdsEchoServer } from '../support/python-xds-echo-server.js';
 import { tempDir } from '../support/temp-dir.js';
 import { allowAllTraffic } from '../support/traffic-permissions.js';
 import { freePort, startXdsEchoServer } from '../support/xds-echo-server.js';
 
 await registerGrpcXds();
-
-const CLIENT_SCRIPT = fileURLToPath(new URL('./python/echo_client.py', import.meta.url));
-const SERVER_SCRIPT = fileURLToPath(new URL('./python/echo_server.py', import.meta.url));
-
-type CallResult = { ok: true; reply: string } | { ok: false; code: string; details: string };
 
 /**
  * A core whose default mesh has STRICT mTLS with the builtin CA, a server Dataplane on a free port
@@ -58,23 +53,11 @@ describe('mesh mTLS between C-core (python3-grpcio) and grpc-js-xds', () => {
 
     const bootstrapFile = join(tempDir(), 'bootstrap.json');
     writeFileSync(bootstrapFile, JSON.stringify(bootstrapOf('py-client')));
-    const child = spawn('/usr/bin/python3', [CLIENT_SCRIPT, 'xds:///echo', '--xds-credentials'], {
-      env: { ...process.env, GRPC_XDS_BOOTSTRAP: bootstrapFile },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    onTestFinished(() => void child.kill());
-    let stderr = '';
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
-    const read = async (): Promise<CallResult> => {
-      const line = await lines.next();
-      if (line.done) throw new Error(`the python client exited:\n${stderr}`);
-      return JSON.parse(line.value) as CallResult;
-    };
-    await read(); // ready
+    const client = startPythonEchoClient('xds:///echo', bootstrapFile, [], { xdsCredentials: true });
+    onTestFinished(() => client.stop());
+    await client.ready();
     const call = async (text: string) => {
-      child.stdin.write(`${text}\n`);
-      const result = await read();
+      const result = await client.call(text);
       if (!result.ok) throw new Error(`${result.code}: ${result.details}`);
       return result.reply;
     };
@@ -84,15 +67,8 @@ describe('mesh mTLS between C-core (python3-grpcio) and grpc-js-xds', () => {
 
   it('serves a grpc-js-xds client over mTLS from a C-core xDS server (python3-grpcio), which sees the caller’s SPIFFE identity', async () => {
     const { port, bootstrapOf } = await strictMtlsMesh('py-echo', 'client-1');
-    const bootstrapFile = join(tempDir(), 'bootstrap.json');
-    writeFileSync(bootstrapFile, JSON.stringify(bootstrapOf('py-echo')));
-    const child = spawn('/usr/bin/python3', [SERVER_SCRIPT, 'py-echo', String(port)], {
-      env: { ...process.env, GRPC_XDS_BOOTSTRAP: bootstrapFile },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    onTestFinished(() => void child.kill());
-    let stderr = '';
-    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const server = await startPythonXdsEchoServer('py-echo', port, bootstrapOf('py-echo'));
+    onTestFinished(() => server.stop());
 
     const client = echoClient(
       'xds:///echo',
@@ -101,7 +77,7 @@ describe('mesh mTLS between C-core (python3-grpcio) and grpc-js-xds', () => {
     );
     onTestFinished(() => client.close());
     const reply = await eventually(() => client.echo('hello', 2000)).catch((error: unknown) => {
-      throw new Error(`${String(error)}\npython server:\n${stderr}`);
+      throw new Error(`${String(error)}\npython server:\n${server.stderr()}`);
     });
     expect(reply).toBe('py-echo: hello from URI:spiffe://default/client-1, URI:kuma://kuma.io/service/client-1');
   });

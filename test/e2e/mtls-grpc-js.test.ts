@@ -1,3 +1,4 @@
+import '../support/grpc-js-xds-rbac.js';
 import * as grpc from '@grpc/grpc-js';
 import { XdsChannelCredentials } from '@grpc/grpc-js-xds';
 import { describe, expect, it, onTestFinished } from 'vitest';

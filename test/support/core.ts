@@ -1,12 +1,12 @@
 import { request } from 'node:http';
-import { onTestFinished } from 'vitest';
 import { startCore, type Core } from '../../src/main/core.js';
 import { tempDir } from './temp-dir.js';
+import { onScopeFinished } from './test-scope.js';
 
-/** A real core on a temp data directory and ephemeral loopback ports, closed after the test. */
+/** A real core on a temp data directory and ephemeral loopback ports, closed after the test (or the file, from a beforeAll). */
 export async function startTestCore(dataDir = tempDir()): Promise<Core> {
   const core = await startCore({ dataDir, host: '127.0.0.1', apiPort: 0, adsPort: 0 });
-  onTestFinished(() => core.close());
+  onScopeFinished(() => core.close());
   return core;
 }
 

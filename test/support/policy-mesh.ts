@@ -5,9 +5,11 @@
 // Kuma YAML PUT at Kuma's paths.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { status, type ServiceError } from '@grpc/grpc-js';
-import { expect, onTestFinished } from 'vitest';
+import { credentials, status, type ServiceError } from '@grpc/grpc-js';
+import { XdsChannelCredentials } from '@grpc/grpc-js-xds';
+import { expect } from 'vitest';
 import type { Core } from '../../src/main/core.js';
+import { grpcCertificateFiles } from '../../src/main/mtls/grpc-certificate-files.js';
 import { generateGrpcBootstrap } from '../../src/main/xds/generate/bootstrap.js';
 import { ENDPOINT_TYPE_URL } from '../../src/main/xds/protocol/type-urls.js';
 import { now } from '../../src/main/xds/status/proxy-timeline.js';
@@ -17,7 +19,10 @@ import { echoClient, startEchoServer, type EchoClient, type EchoHandler } from '
 import { eventually } from './eventually.js';
 import { registerGrpcXds } from './grpc-xds.js';
 import { startPythonEchoClient, type TimedCallResult } from './python-echo-client.js';
+import { startPythonXdsEchoServer } from './python-xds-echo-server.js';
 import { tempDir } from './temp-dir.js';
+import { onScopeFinished } from './test-scope.js';
+import { freePort, startXdsEchoServer } from './xds-echo-server.js';
 
 export type { TimedCallResult } from './python-echo-client.js';
 
@@ -28,12 +33,44 @@ export interface BackendSpec {
   /** Extra inbound tags, e.g. `version: v2`. */
   tags?: Record<string, string>;
   handler?: EchoHandler;
+  /**
+   * An xDS-enabled server of this implementation (gRFC A36), itself a proxy of the mesh that takes
+   * its listener (mTLS, permissions) from meshdesk, proxy id `default.<name>`; without it, a plain
+   * gRPC server. A grpc-js-xds server under mTLS enforces permissions only when the test file
+   * imports grpc-js-xds-rbac.js first.
+   */
+  xdsServer?: ClientName;
 }
 
 export type ClientName = 'grpc-js-xds' | 'python3-grpcio';
 
+/**
+ * A client whose proxies carry the `kuma.io/workload` label `workload`, their identity with mesh
+ * mTLS: `spiffe://default/<workload>` (Dataplanes `<workload>` for python3-grpcio,
+ * `<workload>-<service>` for grpc-js-xds). A bare ClientName is `client-py` / `client-js-<service>`.
+ */
+export interface ClientSpec {
+  name: ClientName;
+  workload: string;
+}
+
+export interface PolicyMeshOptions {
+  /** Mesh mTLS (builtin CA, STRICT) from the start: clients and xDS servers take their TLS from meshdesk's xDS. */
+  mtls?: boolean;
+}
+
+/** Whose new configuration a policy write waits for. */
+export interface PolicyWrite {
+  /** Clients the policy sends nothing new (the test waits on what it expects of them instead); default: none. */
+  unchanged?: readonly ClientName[];
+  /** The xDS-enabled servers too (a server-side policy: MeshTrafficPermission). */
+  servers?: boolean;
+}
+
 export interface MeshClient {
   readonly name: ClientName;
+  /** Its `kuma.io/workload`, when it was given one. */
+  readonly workload?: string;
   /**
    * Its proxy ids in the core (`default.<dataplane>`). grpc-js-xds makes one xDS client per
    * bootstrap given as a channel option, so it is one proxy per service (two ADS streams under one
@@ -47,58 +84,97 @@ export interface MeshClient {
 export interface PolicyMesh {
   core: Core;
   clients: readonly MeshClient[];
+  /** The proxy ids of the xDS-enabled servers. */
+  serverProxyIds: readonly string[];
   /**
-   * PUTs a policy (Kuma YAML) at `/meshes/default/<path>/<name>` and returns once every client proxy
-   * ACKed the configuration generated after the write, but those of `unchanged`: clients the policy
-   * sends nothing new (the test waits on what it expects of them instead).
+   * PUTs a policy (Kuma YAML) at `/meshes/default/<path>/<name>` and returns once the proxies it
+   * changes ACKed the configuration generated after the write (see PolicyWrite).
    */
-  putPolicy(path: string, name: string, yaml: string, unchanged?: readonly ClientName[]): Promise<void>;
-  /** DELETEs a policy and returns once every client but those of `unchanged` ACKed the configuration generated after it. */
-  deletePolicy(path: string, name: string, unchanged?: readonly ClientName[]): Promise<void>;
+  putPolicy(path: string, name: string, yaml: string, awaiting?: PolicyWrite): Promise<void>;
+  /** DELETEs a policy and returns once the proxies it changes ACKed the configuration generated after it. */
+  deletePolicy(path: string, name: string, awaiting?: PolicyWrite): Promise<void>;
 }
 
 /**
  * The core (short cache and refresh interval, as every e2e test), the servers, and the clients of
  * `clients` (both by default), each a Dataplane with an outbound to every service of `backends`.
- * Everything closes when the test ends.
+ * Everything closes when the test ends (or the file's tests, when started in a `beforeAll`).
  */
-export async function startPolicyMesh(backends: readonly BackendSpec[], clients: readonly ClientName[] = ['grpc-js-xds', 'python3-grpcio']): Promise<PolicyMesh> {
+export async function startPolicyMesh(
+  backends: readonly BackendSpec[],
+  clients: readonly (ClientName | ClientSpec)[] = ['grpc-js-xds', 'python3-grpcio'],
+  { mtls = false }: PolicyMeshOptions = {},
+): Promise<PolicyMesh> {
   const core = await startTestCore();
   core.settings.update({ 'store.cache.expirationTime': '100ms', 'xds.dataplaneConfigurationRefreshInterval': '100ms' });
+  if (mtls) await putStrictMtls(core);
+  const bootstrapOf = (dataplane: string) =>
+    generateGrpcBootstrap({
+      nodeId: `default.${dataplane}`,
+      adsHost: '127.0.0.1',
+      adsPort: core.xds.port,
+      locality: { region: 'local', zone: 'default' },
+      ...(mtls && { certificates: { mesh: 'default', files: grpcCertificateFiles(core.dataDir, 'default', dataplane) } }),
+    });
   for (const backend of backends) {
-    const server = await startEchoServer(backend.name, backend.handler);
-    onTestFinished(() => server.stop());
-    await applyDataplane(core, backendDataplane(backend.name, server.port, backend.service, 'default', backend.tags));
+    if (backend.xdsServer === undefined) {
+      const server = await startEchoServer(backend.name, backend.handler);
+      onScopeFinished(() => server.stop());
+      await applyDataplane(core, backendDataplane(backend.name, server.port, backend.service, 'default', backend.tags));
+      continue;
+    }
+    // An xDS server binds the port its listener names, so the Dataplane comes first.
+    const port = await freePort();
+    await applyDataplane(core, backendDataplane(backend.name, port, backend.service, 'default', backend.tags));
+    const start = backend.xdsServer === 'grpc-js-xds' ? startXdsEchoServer : startPythonXdsEchoServer;
+    const server = await start(backend.name, port, bootstrapOf(backend.name));
+    onScopeFinished(() => server.stop());
   }
   const services = [...new Set(backends.map(({ service }) => service))];
-  const bootstrapOf = async (dataplane: string, outbounds: readonly string[]) => {
-    await applyDataplane(core, clientDataplane(dataplane, outbounds));
-    return generateGrpcBootstrap({ nodeId: `default.${dataplane}`, adsHost: '127.0.0.1', adsPort: core.xds.port, locality: { region: 'local', zone: 'default' } });
+  const clientOf = async (dataplane: string, outbounds: readonly string[], workload?: string) => {
+    const labels = workload === undefined ? {} : { labels: { 'kuma.io/workload': workload } };
+    await applyDataplane(core, { ...clientDataplane(dataplane, outbounds), ...labels });
+    return bootstrapOf(dataplane);
   };
   const started: MeshClient[] = [];
-  for (const name of clients) {
-    if (name === 'python3-grpcio') started.push(await pythonClient('default.client-py', await bootstrapOf('client-py', services), services));
-    else {
-      const bootstraps = new Map<string, unknown>();
-      for (const service of services) bootstraps.set(service, await bootstrapOf(`client-js-${service}`, [service]));
-      started.push(await grpcJsClient(bootstraps));
+  for (const spec of clients) {
+    const { name, workload } = typeof spec === 'string' ? { name: spec, workload: undefined } : spec;
+    if (name === 'python3-grpcio') {
+      const dataplane = workload ?? 'client-py';
+      started.push(await pythonClient(`default.${dataplane}`, await clientOf(dataplane, services, workload), services, { mtls, workload }));
+    } else {
+      const bootstraps = new Map<string, { proxyId: string; bootstrap: unknown }>();
+      for (const service of services) {
+        const dataplane = `${workload ?? 'client-js'}-${service}`;
+        bootstraps.set(service, { proxyId: `default.${dataplane}`, bootstrap: await clientOf(dataplane, [service], workload) });
+      }
+      started.push(await grpcJsClient(bootstraps, { mtls, workload }));
     }
   }
   // Policies change configuration the clients already have: each has its endpoints before the test acts.
   await Promise.all(started.flatMap(({ proxyIds }) => proxyIds).map((proxyId) => eventually(() => expect(core.xds.timeline.events(proxyId).some((event) => event.kind === 'ack' && event.typeUrl === ENDPOINT_TYPE_URL)).toBe(true))));
-  const write = async (method: 'PUT' | 'DELETE', path: string, name: string, unchanged: readonly ClientName[] = [], body?: string) => {
+  const serverProxyIds = backends.flatMap(({ name, xdsServer }) => (xdsServer === undefined ? [] : [`default.${name}`]));
+  const write = async (method: 'PUT' | 'DELETE', path: string, name: string, { unchanged = [], servers = false }: PolicyWrite = {}, body?: string) => {
     const since = now();
     const response = await fetch(`${core.api.url}/meshes/default/${path}/${name}`, { method, body });
     if (!response.ok) throw new Error(`${method} ${path}/${name} answered ${response.status}: ${await response.text()}`);
-    const changed = started.filter((client) => !unchanged.includes(client.name));
-    await Promise.all(changed.flatMap(({ proxyIds }) => proxyIds).map((proxyId) => configuredSince(core, proxyId, since)));
+    const changed = started.filter((client) => !unchanged.includes(client.name)).flatMap(({ proxyIds }) => proxyIds);
+    await Promise.all([...changed, ...(servers ? serverProxyIds : [])].map((proxyId) => configuredSince(core, proxyId, since)));
   };
   return {
     core,
     clients: started,
-    putPolicy: (path, name, yaml, unchanged) => write('PUT', path, name, unchanged, yaml),
-    deletePolicy: (path, name, unchanged) => write('DELETE', path, name, unchanged),
+    serverProxyIds,
+    putPolicy: (path, name, yaml, awaiting) => write('PUT', path, name, awaiting, yaml),
+    deletePolicy: (path, name, awaiting) => write('DELETE', path, name, awaiting),
   };
+}
+
+/** Turns on the default mesh's mTLS: builtin CA, STRICT. */
+async function putStrictMtls(core: Core): Promise<void> {
+  const mtls = { enabledBackend: 'ca-1', backends: [{ name: 'ca-1', type: 'builtin', mode: 'STRICT' }] };
+  const response = await fetch(`${core.api.url}/meshes/default`, { method: 'PUT', body: JSON.stringify({ type: 'Mesh', name: 'default', mtls }) });
+  if (!response.ok) throw new Error(`PUT mesh answered ${response.status}: ${await response.text()}`);
 }
 
 /**
@@ -122,13 +198,14 @@ export function adsStreams(core: Core, proxyId: string): number[] {
   return core.xds.timeline.events(proxyId).flatMap((event) => (event.kind === 'stream-opened' ? [event.streamId] : []));
 }
 
-/** A channel per service, each with its own bootstrap (its own proxy). */
-async function grpcJsClient(bootstraps: ReadonlyMap<string, unknown>): Promise<MeshClient> {
+/** A channel per service, each with its own bootstrap (its own proxy); with `mtls`, TLS from xDS. */
+async function grpcJsClient(bootstraps: ReadonlyMap<string, { proxyId: string; bootstrap: unknown }>, { mtls, workload }: { mtls: boolean; workload?: string }): Promise<MeshClient> {
   await registerGrpcXds();
   const channels = new Map<string, EchoClient>();
-  for (const [service, bootstrap] of bootstraps) {
-    const client = echoClient(`xds:///${service}`, { 'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config': JSON.stringify(bootstrap) });
-    onTestFinished(() => client.close());
+  for (const [service, { bootstrap }] of bootstraps) {
+    const options = { 'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config': JSON.stringify(bootstrap) };
+    const client = echoClient(`xds:///${service}`, options, mtls ? new XdsChannelCredentials(credentials.createInsecure()) : undefined);
+    onScopeFinished(() => client.close());
     client.connect();
     channels.set(service, client);
   }
@@ -145,30 +222,35 @@ async function grpcJsClient(bootstraps: ReadonlyMap<string, unknown>): Promise<M
   };
   return {
     name: 'grpc-js-xds',
-    proxyIds: [...bootstraps.keys()].map((service) => `default.client-js-${service}`),
+    workload,
+    proxyIds: [...bootstraps.values()].map(({ proxyId }) => proxyId),
     calls: (service, count, { headers = {}, deadlineMs = 5000 } = {}) => Promise.all(Array.from({ length: count }, () => call(service, deadlineMs, headers))),
   };
 }
 
-async function pythonClient(proxyId: string, bootstrap: unknown, services: readonly string[]): Promise<MeshClient> {
+async function pythonClient(proxyId: string, bootstrap: unknown, services: readonly string[], { mtls, workload }: { mtls: boolean; workload?: string }): Promise<MeshClient> {
   const bootstrapFile = join(tempDir(), 'bootstrap.json');
   writeFileSync(bootstrapFile, JSON.stringify(bootstrap));
-  const client = startPythonEchoClient(`xds:///${services[0]}`, bootstrapFile, services.slice(1).map((service) => `xds:///${service}`));
-  onTestFinished(() => client.stop());
+  const client = startPythonEchoClient(`xds:///${services[0]}`, bootstrapFile, services.slice(1).map((service) => `xds:///${service}`), { xdsCredentials: mtls });
+  onScopeFinished(() => client.stop());
   await client.ready();
   return {
     name: 'python3-grpcio',
+    workload,
     proxyIds: [proxyId],
     calls: (service, count, { headers, deadlineMs = 5000 } = {}) =>
       client.batch({ count, target: `xds:///${service}`, metadata: headers, timeout: deadlineMs / 1000 }),
   };
 }
 
-/** How many calls each server answered, by the name before `:` in its reply, and each failure code. */
-export function tally(results: readonly TimedCallResult[]): Record<string, number> {
+/**
+ * How many calls each server answered, by the name before `:` in its reply (`whole`: by the whole
+ * reply, which an xDS server ends with the caller's identity), and each failure code.
+ */
+export function tally(results: readonly TimedCallResult[], { whole = false } = {}): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const result of results) {
-    const key = result.ok ? result.reply.slice(0, result.reply.indexOf(':')) : result.code;
+    const key = result.ok ? (whole ? result.reply : result.reply.slice(0, result.reply.indexOf(':'))) : result.code;
     counts[key] = (counts[key] ?? 0) + 1;
   }
   return counts;

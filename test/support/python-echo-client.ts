@@ -26,10 +26,13 @@ export interface PythonEchoClient {
   stop(): void;
 }
 
-/** Debian's python3-grpcio (gRPC C-core's xDS client) as a subprocess: one line in, one JSON result out. */
-/** `connectTo` are more targets whose channels connect at once, as the first's does. */
-export function startPythonEchoClient(target: string, bootstrapFile: string, connectTo: readonly string[] = []): PythonEchoClient {
-  const child = spawn('/usr/bin/python3', [CLIENT_SCRIPT, target, ...connectTo], {
+/**
+ * Debian's python3-grpcio (gRPC C-core's xDS client) as a subprocess: one line in, one JSON result out.
+ * `connectTo` are more targets whose channels connect at once, as the first's does; with
+ * `xdsCredentials` the channels take their TLS from xDS (mesh mTLS, gRFC A29).
+ */
+export function startPythonEchoClient(target: string, bootstrapFile: string, connectTo: readonly string[] = [], { xdsCredentials = false } = {}): PythonEchoClient {
+  const child = spawn('/usr/bin/python3', [CLIENT_SCRIPT, target, ...connectTo, ...(xdsCredentials ? ['--xds-credentials'] : [])], {
     // Between calls nothing in Python's gRPC polls the xDS stream but C-core's backup poller, every
     // 5 s by default: updates would sit unread (and unACKed) that long. 50 ms keeps it close to a server's pace.
     env: { ...process.env, GRPC_XDS_BOOTSTRAP: bootstrapFile, GRPC_CLIENT_CHANNEL_BACKUP_POLL_INTERVAL_MS: '50' },

@@ -2,6 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { XdsServer, XdsServerCredentials } from '@grpc/grpc-js-xds';
 import { createServer } from 'node:net';
 import { ECHO_SERVICE } from './echo-server.js';
+import { registerGrpcXds } from './grpc-xds.js';
 
 export interface XdsEchoServer {
   port: number;
@@ -27,6 +28,8 @@ export function freePort(): Promise<number> {
  * `from -` for a plaintext caller.
  */
 export async function startXdsEchoServer(name: string, port: number, bootstrap: object): Promise<XdsEchoServer> {
+  // register() also registers the HTTP filters (router, RBAC) the server's listener names.
+  await registerGrpcXds();
   const server = new XdsServer({ 'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config': JSON.stringify(bootstrap) } as grpc.ServerOptions);
   server.addService(ECHO_SERVICE, {
     Echo: (call: grpc.ServerUnaryCall<string, string>, callback: grpc.sendUnaryData<string>) => {

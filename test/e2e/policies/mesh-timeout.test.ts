@@ -40,7 +40,7 @@ describe('MeshTimeout on real data planes', () => {
     const timeoutUnapplied = () => mesh.core.xds.policyEffects.get(python!)?.unapplied.filter(({ policy }) => policy.name === 'client-timeout');
     // C-core would end these calls at once (1 to 2 s before any max_stream_duration,
     // grpc/grpc#34547): it gets no deadline, so nothing new; its proxy says why.
-    await mesh.putPolicy('meshtimeouts', 'client-timeout', timeout, ['python3-grpcio']);
+    await mesh.putPolicy('meshtimeouts', 'client-timeout', timeout, { unchanged: ['python3-grpcio'] });
     await eventually(() =>
       expect(timeoutUnapplied()).toEqual([
         { policy: { type: 'MeshTimeout', name: 'client-timeout' }, field: 'spec.to[0].default.http.requestTimeout', reason: expect.stringContaining('grpc/grpc#34547') },
@@ -55,7 +55,7 @@ describe('MeshTimeout on real data planes', () => {
       for (const { ms } of results) expect(ms, name).toBeGreaterThanOrEqual(TIMEOUT_MS - CLOCK_GRAIN_MS);
     }
 
-    await mesh.deletePolicy('meshtimeouts', 'client-timeout', ['python3-grpcio']);
+    await mesh.deletePolicy('meshtimeouts', 'client-timeout', { unchanged: ['python3-grpcio'] });
     await eventually(() => expect(timeoutUnapplied()).toEqual([]));
     for (const [name, results] of await calls()) expect(tally(results), name).toEqual({ slow: 3 });
   });
