@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -7,6 +8,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // At least two test files at a time, even on 2 cores (vitest's default is one per core but one):
+    // much of a file's time is spent waiting on sockets, child processes and Chromium, which the
+    // other file fills. Tests wait on conditions, never on time, so they hold under that load.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     // The UI tests (test/ui) load the built renderer; this builds it once, when sources changed.
     globalSetup: ['test/ui/support/build-renderer.ts'],
   },
