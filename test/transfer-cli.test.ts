@@ -1,27 +1,12 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { runMeshdesk } from './support/cli-process.js';
 import { startHeadless } from './support/headless-process.js';
 import { tempDir } from './support/temp-dir.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const TSX = fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url));
-/** Each case starts real processes (tsx compiles on start): generous on a busy machine. */
+/** Each case starts real processes: generous on a busy machine. */
 const PROCESS_TIMEOUT = 120_000;
-
-/** `npm run meshdesk -- <args>`, as a real child process. */
-async function meshdesk(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(TSX, ['src/main/cli.ts', ...args], { cwd: ROOT });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  const [code] = await once(child, 'exit');
-  return { code: code as number | null, stdout, stderr };
-}
 
 async function runningMeshdesk(dataDir: string) {
   const headless = await startHeadless(['--data-dir', dataDir, '--api-port', '0', '--ads-port', '0']);
@@ -47,7 +32,7 @@ describe('meshdesk export / import against a running meshdesk', { timeout: PROCE
     expect((await fetch(`${source.apiUrl}/meshes/payments/dataplanes/backend-1`, { method: 'PUT', body: JSON.stringify(BACKEND) })).status).toBe(201);
 
     const out = join(tempDir(), 'export.yaml');
-    const exported = await meshdesk(['export', '--data-dir', sourceDir, '--out', out]);
+    const exported = await runMeshdesk(['export', '--data-dir', sourceDir, '--out', out]);
     expect(exported).toMatchObject({ code: 0, stdout: '' });
     expect(exported.stderr).toContain(`exported 7 resources to ${out}`);
     const text = readFileSync(out, 'utf8');
@@ -57,7 +42,7 @@ describe('meshdesk export / import against a running meshdesk', { timeout: PROCE
 
     const targetDir = tempDir();
     const target = await runningMeshdesk(targetDir);
-    const dryRun = await meshdesk(['import', '--data-dir', targetDir, '--dry-run', out]);
+    const dryRun = await runMeshdesk(['import', '--data-dir', targetDir, '--dry-run', out]);
     expect(dryRun).toMatchObject({ code: 0, stderr: '' });
     expect(dryRun.stdout).toBe(
       'resource type="Mesh" mesh="" name="default" Unchanged\n' +
@@ -72,18 +57,18 @@ describe('meshdesk export / import against a running meshdesk', { timeout: PROCE
     );
     expect((await fetch(`${target.apiUrl}/meshes/payments`)).status).toBe(404);
 
-    const imported = await meshdesk(['import', '--data-dir', targetDir, out]);
+    const imported = await runMeshdesk(['import', '--data-dir', targetDir, out]);
     expect(imported).toMatchObject({ code: 0, stderr: '' });
     expect(imported.stdout).toContain('resource type="Dataplane" mesh="payments" name="backend-1" Created');
     expect(await (await fetch(`${target.apiUrl}/meshes/payments/dataplanes/backend-1`)).json()).toMatchObject(BACKEND);
 
     // The same names with other content: refused without --overwrite, nothing written.
     writeFileSync(out, text.replace('team: payments', 'team: search'));
-    const refused = await meshdesk(['import', '--data-dir', targetDir, out]);
+    const refused = await runMeshdesk(['import', '--data-dir', targetDir, out]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('Resources already exist');
     expect(refused.stderr).toContain('resource[2]: Dataplane "backend-1" in mesh "payments" exists (version 1) with other content');
-    const overwritten = await meshdesk(['import', '--data-dir', targetDir, '--overwrite', out]);
+    const overwritten = await runMeshdesk(['import', '--data-dir', targetDir, '--overwrite', out]);
     expect(overwritten).toMatchObject({ code: 0, stderr: '' });
     expect(overwritten.stdout).toContain('resource type="Dataplane" mesh="payments" name="backend-1" Updated');
     expect(await (await fetch(`${target.apiUrl}/meshes/payments/dataplanes/backend-1`)).json()).toMatchObject({ labels: { team: 'search' }, version: 2 });
@@ -95,7 +80,7 @@ describe('meshdesk export / import against a running meshdesk', { timeout: PROCE
     const file = join(tempDir(), 'bad.yaml');
     writeFileSync(file, `type: Mesh\nname: staging\n---\n${JSON.stringify({ ...BACKEND, mesh: 'staging', networking: { address: '::' } })}\n`);
 
-    const { code, stderr } = await meshdesk(['import', '--data-dir', dataDir, file]);
+    const { code, stderr } = await runMeshdesk(['import', '--data-dir', dataDir, file]);
 
     expect(code).toBe(1);
     expect(stderr).toContain('the import is not valid; nothing was written');
@@ -107,8 +92,8 @@ describe('meshdesk export / import against a running meshdesk', { timeout: PROCE
     const dataDir = tempDir();
     const out = join(tempDir(), 'export.yaml');
 
-    const exported = await meshdesk(['export', '--data-dir', dataDir, '--out', out]);
-    const imported = await meshdesk(['import', '--data-dir', dataDir, '-']);
+    const exported = await runMeshdesk(['export', '--data-dir', dataDir, '--out', out]);
+    const imported = await runMeshdesk(['import', '--data-dir', dataDir, '-']);
 
     for (const run of [exported, imported]) {
       expect(run.code).toBe(1);

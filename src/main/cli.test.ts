@@ -1,38 +1,17 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { validateBootstrapConfig } from '@grpc/grpc-js-xds/build/src/xds-bootstrap.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { runMeshdesk } from '../../test/support/cli-process.js';
 import { startCore } from './core.js';
 import { adminPortOf } from './xds/generate/admin-port.js';
 import { DATAPLANE_METADATA_KEY, DATAPLANE_TOKEN_METADATA_KEY } from './xds/generate/bootstrap.js';
 import { encodeMessage } from './xds/protocol/encode.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const TSX = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
-/** Each case starts a real process (tsx compiles on start): generous on a busy machine. */
+/** Each case starts a real process: generous on a busy machine. */
 const PROCESS_TIMEOUT = 60_000;
-
-interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** `npm run meshdesk -- <args>`, as a real child process. */
-async function meshdesk(args: string[]): Promise<CliRun> {
-  const child = spawn(TSX, ['src/main/cli.ts', ...args], { cwd: ROOT });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  const [code] = await once(child, 'exit');
-  return { code: code as number | null, stdout, stderr };
-}
 
 const BACKEND_YAML = `type: Dataplane
 mesh: default
@@ -65,7 +44,7 @@ function dataplaneFile(text = BACKEND_YAML): string {
 
 describe('meshdesk CLI', { timeout: PROCESS_TIMEOUT }, () => {
   it('prints an Envoy bootstrap for the Dataplane file that passes Envoy\'s Bootstrap proto', async () => {
-    const { code, stdout, stderr } = await meshdesk(['bootstrap', dataplaneFile(), '--ads-address', '127.0.0.1:15678']);
+    const { code, stdout, stderr } = await runMeshdesk(['bootstrap', dataplaneFile(), '--ads-address', '127.0.0.1:15678']);
 
     expect(stderr).toBe('');
     expect(code).toBe(0);
@@ -87,7 +66,7 @@ describe('meshdesk CLI', { timeout: PROCESS_TIMEOUT }, () => {
     const json = JSON.stringify(parse(BACKEND_YAML));
     const dataDir = join(dir, 'nobody-runs-here');
 
-    const { code, stdout, stderr } = await meshdesk(['bootstrap', '--data-dir', dataDir, dataplaneFile(json)]);
+    const { code, stdout, stderr } = await runMeshdesk(['bootstrap', '--data-dir', dataDir, dataplaneFile(json)]);
 
     expect(code).toBe(0);
     expect(stderr).toContain(`warning: no meshdesk is running on data directory ${dataDir}; the bootstrap uses the default ADS address 127.0.0.1:5678`);
@@ -97,14 +76,14 @@ describe('meshdesk CLI', { timeout: PROCESS_TIMEOUT }, () => {
   });
 
   it('makes Envoy speak delta ADS with --xds-protocol delta (api_type DELTA_GRPC)', async () => {
-    const { code, stdout } = await meshdesk(['bootstrap', '--xds-protocol', 'delta', dataplaneFile()]);
+    const { code, stdout } = await runMeshdesk(['bootstrap', '--xds-protocol', 'delta', dataplaneFile()]);
 
     expect(code).toBe(0);
     expect((parse(stdout) as Record<string, any>).dynamic_resources.ads_config.api_type).toBe('DELTA_GRPC');
   });
 
   it('prints a gRPC bootstrap with --grpc that grpc-js-xds accepts', async () => {
-    const { code, stdout } = await meshdesk(['bootstrap', '--grpc', '--ads-address=127.0.0.1:15678', dataplaneFile()]);
+    const { code, stdout } = await runMeshdesk(['bootstrap', '--grpc', '--ads-address=127.0.0.1:15678', dataplaneFile()]);
 
     expect(code).toBe(0);
     const bootstrap = JSON.parse(stdout) as Record<string, any>;
@@ -119,12 +98,12 @@ describe('meshdesk CLI', { timeout: PROCESS_TIMEOUT }, () => {
     const tokenFile = join(dir, 'token');
     writeFileSync(tokenFile, `${token}\n`);
 
-    const envoy = await meshdesk(['bootstrap', '--token-file', tokenFile, dataplaneFile()]);
+    const envoy = await runMeshdesk(['bootstrap', '--token-file', tokenFile, dataplaneFile()]);
     expect(envoy.code).toBe(0);
     expect((parse(envoy.stdout) as Record<string, any>).node.metadata[DATAPLANE_TOKEN_METADATA_KEY]).toBe(token);
 
     writeFileSync(tokenFile, 'token: nope\n');
-    const refused = await meshdesk(['bootstrap', '--grpc', '--token-file', tokenFile, dataplaneFile()]);
+    const refused = await runMeshdesk(['bootstrap', '--grpc', '--token-file', tokenFile, dataplaneFile()]);
     expect(refused.code).toBe(1);
     expect(refused.stdout).toBe('');
     expect(refused.stderr).toContain(`${tokenFile} does not hold a token`);
@@ -133,7 +112,7 @@ describe('meshdesk CLI', { timeout: PROCESS_TIMEOUT }, () => {
   it('writes the bootstrap to --out and says where', async () => {
     const out = join(dir, 'bootstrap.yaml');
 
-    const { code, stdout } = await meshdesk(['bootstrap', dataplaneFile(), '--out', out]);
+    const { code, stdout } = await runMeshdesk(['bootstrap', dataplaneFile(), '--out', out]);
 
     expect(code).toBe(0);
     expect(stdout).toContain(`to ${out}`);
@@ -152,7 +131,7 @@ networking:
         version: v1
 `;
 
-    const { code, stdout, stderr } = await meshdesk(['bootstrap', dataplaneFile(invalid), '--out', out]);
+    const { code, stdout, stderr } = await runMeshdesk(['bootstrap', dataplaneFile(invalid), '--out', out]);
 
     expect(code).toBe(1);
     expect(stdout).toBe('');
@@ -163,12 +142,12 @@ networking:
   });
 
   it('rejects a file that is not YAML, or not there, with exit code 1', async () => {
-    const garbled = await meshdesk(['bootstrap', dataplaneFile('type: Dataplane\nnetworking: [unclosed')]);
+    const garbled = await runMeshdesk(['bootstrap', dataplaneFile('type: Dataplane\nnetworking: [unclosed')]);
     expect(garbled.code).toBe(1);
     expect(garbled.stderr).toContain('is not a valid Dataplane: resource is not valid YAML or JSON');
 
     const missing = join(dir, 'missing.yaml');
-    const absent = await meshdesk(['bootstrap', missing]);
+    const absent = await runMeshdesk(['bootstrap', missing]);
     expect(absent.code).toBe(1);
     expect(absent.stderr).toContain(`cannot read ${missing}`);
   });
@@ -188,7 +167,7 @@ networking:
     ];
     for (const [title, args, message] of cases) {
       it(title, async () => {
-        const { code, stderr } = await meshdesk(args);
+        const { code, stderr } = await runMeshdesk(args);
         expect(code).toBe(2);
         expect(stderr).toContain(`meshdesk: ${message}`);
         expect(stderr).toContain('usage: npm run meshdesk -- bootstrap');
@@ -204,7 +183,7 @@ networking:
       const slot = adminPortOf({ mesh: 'default', name: 'backend-1', networking: { address: '127.0.0.1' } }, []);
       await core.manager.create({ type: 'Dataplane', mesh: 'default', name: 'other-1', labels: {}, spec: { networking: { address: '127.0.0.1', inbound: [{ port: slot, tags: { 'kuma.io/service': 'other' } }] } } });
 
-      const { code, stdout, stderr } = await meshdesk(['bootstrap', '--data-dir', join(dir, 'data'), file]);
+      const { code, stdout, stderr } = await runMeshdesk(['bootstrap', '--data-dir', join(dir, 'data'), file]);
 
       expect(stderr).toBe('');
       expect(code).toBe(0);
@@ -221,13 +200,13 @@ networking:
   });
 
   it('prints its usage on --help and exits 0', async () => {
-    const { code, stdout } = await meshdesk(['--help']);
+    const { code, stdout } = await runMeshdesk(['--help']);
     expect(code).toBe(0);
     expect(stdout).toContain('usage: npm run meshdesk -- bootstrap');
     // Tokens are issued in Connect a proxy (or through the API), not in Settings.
     expect(stdout).toContain('issued in Connect a proxy');
     expect(stdout).not.toContain('issued in Settings');
     expect(stdout).toContain('--grpc');
-    expect((await meshdesk(['bootstrap', '--help'])).code).toBe(0);
+    expect((await runMeshdesk(['bootstrap', '--help'])).code).toBe(0);
   });
 });

@@ -1,13 +1,13 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import type { Core } from '../../src/main/core.js';
 import { ORIGIN_LABEL, PROXY_ORIGIN } from '../../src/main/xds/callbacks/dataplane-lifecycle.js';
 import { startTestCore } from '../support/core.js';
 import { eventually } from '../support/eventually.js';
 import { megabytes, settledMemory } from './support/memory.js';
 import { churnProxyName, type ChurnClientCounts, type ChurnPlan } from './support/churn-clients.js';
-import { bundledEntry, removeBundles } from './support/control-plane-process.js';
+import { bundledEntry } from '../support/bundled-entry.js';
 import { LONG_RUN, seededRandom } from './support/seeded-random.js';
 
 /**
@@ -95,8 +95,6 @@ function expectCacheWithinTtl(core: Core): void {
     expect(entry.timeLeftMs, entry.key).toBeGreaterThan(0);
   }
 }
-
-afterAll(removeBundles);
 
 describe('churn of universal proxies', () => {
   it(

@@ -1,7 +1,8 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { tempDir } from '../support/temp-dir.js';
 import { AcknowledgedWrites } from './support/acknowledged-writes.js';
-import { ControlPlaneProcess, headlessBundle, removeBundles } from './support/control-plane-process.js';
+import { headlessBundle } from '../support/headless-process.js';
+import { ControlPlaneProcess } from './support/control-plane-process.js';
 import { inspectCrashedDatabase } from './support/database-check.js';
 import { LONG_RUN, seededRandom } from './support/seeded-random.js';
 import { WriteStream } from './support/write-stream.js';
@@ -17,8 +18,6 @@ import { WriteStream } from './support/write-stream.js';
 const KILLS = Number(process.env.MESHDESK_KILLS ?? (LONG_RUN ? 200 : 10));
 /** Some kills land during startup (loading, opening the database, migrations, the default mesh), before anything listens. */
 const STARTUP_KILL_CHANCE = 0.15;
-
-afterAll(removeBundles);
 
 describe('crash safety', () => {
   it(

@@ -1,7 +1,7 @@
 import { status, type StatusObject } from '@grpc/grpc-js';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DATABASE_FILE } from '../../src/main/core.js';
 import { ORIGIN_LABEL, PROXY_ORIGIN } from '../../src/main/xds/callbacks/dataplane-lifecycle.js';
 import { inboundPortOf, nodeWithDataplane, universalDataplane } from '../../src/main/xds/callbacks/testing/control-plane.js';
@@ -11,7 +11,8 @@ import type { Node } from '../../src/main/xds/protocol/ads-service.js';
 import { eventually } from '../support/eventually.js';
 import { tempDir } from '../support/temp-dir.js';
 import { AcknowledgedWrites } from './support/acknowledged-writes.js';
-import { ControlPlaneProcess, headlessBundle, removeBundles } from './support/control-plane-process.js';
+import { headlessBundle } from '../support/headless-process.js';
+import { ControlPlaneProcess } from './support/control-plane-process.js';
 import { inspectDatabase, resourceId } from './support/database-check.js';
 import { LONG_RUN, seededRandom, type Random } from './support/seeded-random.js';
 import { WriteStream } from './support/write-stream.js';
@@ -72,8 +73,6 @@ async function comeAndGo(adsPort: number, random: Random, stopped: () => boolean
 function dataplaneNames(stored: ReturnType<typeof inspectDatabase>): string[] {
   return [...stored.resources.values()].filter((resource) => resource.type === 'Dataplane').map((resource) => resource.name).sort();
 }
-
-afterAll(removeBundles);
 
 describe('graceful shutdown', () => {
   it('ends live streams with UNAVAILABLE, keeps acknowledged writes, deletes proxy-registered Dataplanes and restarts clean', { timeout: 180_000 }, async () => {

@@ -1,10 +1,15 @@
 import { request } from 'node:http';
 import { startCore, type Core } from '../../src/main/core.js';
+import { withControlPlaneCert } from './with-control-plane-cert.js';
 import { tempDir } from './temp-dir.js';
 import { onScopeFinished } from './test-scope.js';
 
-/** A real core on a temp data directory and ephemeral loopback ports, closed after the test (or the file, from a beforeAll). */
-export async function startTestCore(dataDir = tempDir()): Promise<Core> {
+/**
+ * A real core on ephemeral loopback ports, closed after the test (or the file, from a beforeAll):
+ * on `dataDir`, else on a fresh temp data directory that already holds the ADS port's certificate
+ * pair (`withControlPlaneCert`).
+ */
+export async function startTestCore(dataDir = withControlPlaneCert(tempDir())): Promise<Core> {
   const core = await startCore({ dataDir, host: '127.0.0.1', apiPort: 0, adsPort: 0 });
   onScopeFinished(() => core.close());
   return core;

@@ -1,9 +1,14 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { bundledEntry } from './bundled-entry.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const TSX = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
+
+/** `src/main/headless.ts`, the entry point `npm run headless` runs, bundled for `node` (see `bundledEntry`). */
+export function headlessBundle(): Promise<string> {
+  return bundledEntry('src/main/headless.ts');
+}
 
 export interface HeadlessProcess {
   child: ChildProcessWithoutNullStreams;
@@ -15,7 +20,7 @@ export interface HeadlessProcess {
 
 /** Runs `npm run headless`'s entry point as a real child process and waits until its API listens. */
 export async function startHeadless(args: string[], env: NodeJS.ProcessEnv = {}): Promise<HeadlessProcess> {
-  const child = spawn(TSX, ['src/main/headless.ts', ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, [await headlessBundle(), ...args], { cwd: ROOT, env: { ...process.env, ...env } });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
@@ -42,7 +47,7 @@ export async function startHeadless(args: string[], env: NodeJS.ProcessEnv = {})
 
 /** Runs the headless entry point expecting it to fail at start; resolves with its exit code and output. */
 export async function runHeadlessExpectingFailure(args: string[]): Promise<{ code: number | null; output: string }> {
-  const child = spawn(TSX, ['src/main/headless.ts', ...args], { cwd: ROOT });
+  const child = spawn(process.execPath, [await headlessBundle(), ...args], { cwd: ROOT });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));

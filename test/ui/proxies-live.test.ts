@@ -4,6 +4,7 @@ import { startCore } from '../../src/main/core.js';
 import { applyDataplane, backendDataplane } from '../support/dataplanes.js';
 import { eventually } from '../support/eventually.js';
 import { tempDir } from '../support/temp-dir.js';
+import { withControlPlaneCert } from '../support/with-control-plane-cert.js';
 import { useUi } from './support/ui-fixture.js';
 
 const ui = useUi();
@@ -40,7 +41,7 @@ describe('Proxies view, kept live', () => {
   });
 
   it('catches up on what changed while the core was unreachable', async () => {
-    const dataDir = tempDir();
+    const dataDir = withControlPlaneCert(tempDir());
     const first = await startCore({ dataDir, host: '127.0.0.1', apiPort: 0, adsPort: 0 });
     let firstRunning = true;
     onTestFinished(() => (firstRunning ? first.close() : undefined));

@@ -1,6 +1,7 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startCore } from '../../src/main/core.js';
 import { tempDir } from '../support/temp-dir.js';
+import { withControlPlaneCert } from '../support/with-control-plane-cert.js';
 import { focusedLabel, hashOf, themeOf } from './support/browser.js';
 import { useUi } from './support/ui-fixture.js';
 
@@ -68,7 +69,7 @@ describe('app shell', () => {
   });
 
   it('marks the whole page stale at once when the core stops, says since when, stops counting, and recovers', async () => {
-    const dataDir = tempDir();
+    const dataDir = withControlPlaneCert(tempDir());
     const first = await startCore({ dataDir, host: '127.0.0.1', apiPort: 0, adsPort: 0 });
     let firstRunning = true;
     onTestFinished(() => (firstRunning ? first.close() : undefined));

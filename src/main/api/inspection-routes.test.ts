@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { withControlPlaneCert } from '../../../test/support/with-control-plane-cert.js';
 import { startCore, type Core } from '../core.js';
 import { DATAPLANE_METADATA_KEY } from '../xds/generate/bootstrap.js';
 import { CLUSTER_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL } from '../xds/protocol/type-urls.js';
@@ -18,7 +19,7 @@ const WEB_1 = {
 
 /** The real core (store, caches, the callbacks chain, ADS and the HTTP API on ephemeral ports). */
 class XdsApiFixture {
-  readonly dir = mkdtempSync(join(tmpdir(), 'meshdesk-'));
+  readonly dir = withControlPlaneCert(mkdtempSync(join(tmpdir(), 'meshdesk-')));
   readonly clients: RawAdsClient[] = [];
   core!: Core;
 

@@ -11,6 +11,7 @@ import { DATABASE_FILE, startCore, type Core } from '../../../src/main/core.js';
 import { validateResource } from '../../../src/main/resources/validate.js';
 import { openDatabase } from '../../../src/main/store/database.js';
 import { ResourceStore } from '../../../src/main/store/resource-store.js';
+import { withControlPlaneCert } from '../../support/with-control-plane-cert.js';
 import { KUMA_CASES } from './validation-cases.js';
 
 const API_CASES = join(KUMA_CASES, 'api');
@@ -85,7 +86,7 @@ function readCase(base: string, text: string): ApiCase {
 
 /** Runs a case's actions in order on a fresh core; each result says whether status and body are Kuma's. */
 export async function runApiCase(apiCase: ApiCase): Promise<ActionResult[]> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'meshdesk-api-case-'));
+  const dataDir = withControlPlaneCert(mkdtempSync(join(tmpdir(), 'meshdesk-api-case-')));
   const core = await startCore({ dataDir, host: '127.0.0.1', apiPort: 0, adsPort: 0 });
   try {
     await preload(core, dataDir, apiCase.preload);

@@ -1,53 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { rmSync } from 'node:fs';
-import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { onTestFinished } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
-/** Inside the project, so that bundles resolve packages (and proto files) from its node_modules. */
-const BUNDLES = join(ROOT, 'node_modules', '.cache', 'meshdesk-reliability');
-
-const bundles = new Map<string, Promise<string>>();
-
-/**
- * A TypeScript entry point (relative to the project) bundled as it is, packages left external,
- * built once per test file: the harnesses start processes hundreds of times, and transpiling the
- * sources on every start (tsx) costs seconds each on a busy machine.
- */
-export function bundledEntry(entry: string): Promise<string> {
-  let bundle = bundles.get(entry);
-  if (!bundle) {
-    // One file per test process: test files run in parallel and must not overwrite each other's bundle.
-    const outfile = join(BUNDLES, `${basename(entry, '.ts')}-${process.pid}.mjs`);
-    bundle = build({
-      entryPoints: [join(ROOT, entry)],
-      outfile,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      packages: 'external',
-      logLevel: 'warning',
-    }).then(() => outfile);
-    bundles.set(entry, bundle);
-  }
-  return bundle;
-}
-
-/** Deletes this process's bundles; for `afterAll` of the test files that use them. */
-export async function removeBundles(): Promise<void> {
-  const outfiles = await Promise.allSettled(bundles.values());
-  bundles.clear();
-  for (const outfile of outfiles) if (outfile.status === 'fulfilled') rmSync(outfile.value, { force: true });
-}
-
-/** `src/main/headless.ts`, the process `npm run headless` runs. */
-export function headlessBundle(): Promise<string> {
-  return bundledEntry('src/main/headless.ts');
-}
 
 /**
  * The real headless control plane (`src/main/headless.ts`, see `headlessBundle`) as a child process
