@@ -179,17 +179,25 @@ async function putStrictMtls(core: Core): Promise<void> {
 
 /**
  * Waits until the proxy got a response after `since` and ACKed the latest one of each type (a
- * response superseded before its ACK is never ACKed); a NACK fails.
+ * response superseded before its ACK is never ACKed), and ACKed the versions of the last
+ * configuration generated since for every type it subscribes to: a Listener naming a new
+ * RouteConfiguration is ACKed before the client asks for that route. A NACK fails.
  */
 async function configuredSince(core: Core, proxyId: string, since: number): Promise<void> {
   await eventually(() => {
-    const events = core.xds.timeline.events(proxyId).filter((event) => event.at >= since);
+    const all = core.xds.timeline.events(proxyId);
+    const events = all.filter((event) => event.at >= since);
     const nack = events.find((event) => event.kind === 'nack');
     if (nack) throw new Error(`${proxyId} NACKed: ${JSON.stringify(nack)}`);
     const latest = new Map<string, string>();
     for (const event of events) if (event.kind === 'response') latest.set(event.typeUrl, event.nonce);
     const acked = new Set(events.flatMap((event) => (event.kind === 'ack' ? [event.nonce] : [])));
     if (latest.size === 0 || ![...latest.values()].every((nonce) => acked.has(nonce))) throw new Error(`${proxyId} has not ACKed new configuration yet: ${latest.size === 0 ? 'nothing sent since the write' : `sent ${JSON.stringify([...latest])}`}`);
+    const generated = events.findLast((event) => event.kind === 'tick' && event.versions !== undefined);
+    const ackedVersions = new Set(all.flatMap((event) => (event.kind === 'ack' ? [`${event.typeUrl} ${event.version}`] : [])));
+    const subscribed = new Set(all.flatMap((event) => (event.kind === 'ack' ? [event.typeUrl] : [])));
+    const missing = Object.entries(generated?.kind === 'tick' ? (generated.versions ?? {}) : {}).filter(([typeUrl, version]) => subscribed.has(typeUrl) && !ackedVersions.has(`${typeUrl} ${version}`));
+    if (missing.length > 0) throw new Error(`${proxyId} has not ACKed the configuration generated since the write: ${JSON.stringify(missing)}`);
   });
 }
 

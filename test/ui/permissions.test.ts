@@ -93,10 +93,10 @@ describe('Permission matrix', () => {
       await panel.waitFor({ state: 'detached' });
       expect(await page.locator(':focus').getAttribute('data-cell')).toBe('frontend→echo');
 
-      // A destination not connected: its config is not generated, said so.
+      // A proxyless gRPC destination: its xDS server listener's RBAC, deny all (nothing selects frontend).
       await cell('frontend→frontend').click();
-      await panel.getByTestId('rbac-missing').waitFor();
-      await cell('echo→echo').click();
+      await location.getByText('default.frontend-1 › listener grpc/server?xds.resource.listening_address=127.0.0.1:19001').waitFor();
+      await panel.getByTestId('rbac-config').locator('.cm-line', { hasText: 'rules: {}' }).waitFor();
       expect(await panel.getByTestId('rbac-missing').count()).toBe(0);
 
       // Live: the permission changes, the cell follows without a reload.
