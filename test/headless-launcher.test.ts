@@ -1,23 +1,10 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { rendererBuildIsFresh } from '../scripts/renderer-build.js';
+import { runProcess as run } from './support/cli-process.js';
 import { tempDir } from './support/temp-dir.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-
-async function run(command: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(command, args, { cwd: ROOT });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  const [code] = await once(child, 'exit');
-  return { code: code as number | null, stdout, stderr };
-}
 
 describe('npm run headless', () => {
   it('prints its help at once: no UI build, exit 0', async () => {

@@ -13,7 +13,12 @@ export interface CliRun {
 
 /** `npm run meshdesk -- <args>`: the CLI's entry point (`src/main/cli.ts`, see `bundledEntry`) as a real child process. */
 export async function runMeshdesk(args: string[]): Promise<CliRun> {
-  const child = spawn(process.execPath, [await bundledEntry('src/main/cli.ts'), ...args], { cwd: ROOT });
+  return runProcess(process.execPath, [await bundledEntry('src/main/cli.ts'), ...args]);
+}
+
+/** Runs a command in the project's folder to its end, with what it printed. */
+export async function runProcess(command: string, args: string[]): Promise<CliRun> {
+  const child = spawn(command, args, { cwd: ROOT });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));

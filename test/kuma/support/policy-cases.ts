@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { EnvoyResources } from '../../../src/main/policies/core/envoy-resources.js';
+import type { PolicyResource } from '../../../src/main/policies/core/policy.js';
 import type { ProxyRules, Rule, InboundRule, Subset } from '../../../src/main/policies/core/rules.js';
 import { validateResource } from '../../../src/main/resources/validate.js';
 import { buildMeshContext } from '../../../src/main/xds/context/build-mesh-context.js';
@@ -144,6 +145,21 @@ export function caseBaseResources(policyCase: PolicyCase, kind: Proxy['kind'] = 
  * case's first policy of `type` (the policy a reconstructed case wrote to produce them).
  * `toRules` given per policy type (a case with two route policies) is read for `type`.
  */
+/**
+ * The case's policies as stored resources, with the labels the case gives them (a rule named by its
+ * policy's KRI needs its zone and namespace labels).
+ */
+export function casePolicyResources(policyCase: PolicyCase): PolicyResource[] {
+  return policyCase.json.policies.map(
+    (policy) =>
+      ({
+        type: policy.type,
+        meta: { mesh: policy.mesh, name: policy.name, labels: (policy as { labels?: Record<string, string> }).labels ?? {}, version: 1, creationTime: '', modificationTime: '' },
+        spec: policy.spec,
+      }) as PolicyResource,
+  );
+}
+
 export function rulesAsTested<Conf>(policyCase: PolicyCase, type: PolicyType = policyCase.json.policyType): ProxyRules<Conf> {
   const rules = policyCase.json.rulesAsTested ?? {};
   const policy = policyCase.json.policies.find((each) => each.type === type);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { policyCases } from '../../../../test/kuma/support/policy-cases.js';
+import { casePolicyResources, policyCases } from '../../../../test/kuma/support/policy-cases.js';
 import { confValidationCases, expectMatchesGolden, runEnvoyPlugin } from '../../../../test/kuma/support/policy-plugin-run.js';
 import { toKumaJson, type KumaJson } from '../../../../test/kuma/support/xds-leaves.js';
 import type { DataplaneResource } from '../../../shared/resources.js';
@@ -52,14 +52,7 @@ describe('MeshFaultInjection on Envoy, against Kuma v2.14.3 goldens', () => {
   it('rules-spiffeid-two-inbounds: each fault its own filter named by the policy KRI, skipped unless the URI SAN matches', () => {
     const policyCase = cases.get('rules-spiffeid-two-inbounds')!;
     // The case's policies carry the zone and namespace labels the KRI is made of.
-    const policies = policyCase.json.policies.map(
-      (policy) =>
-        ({
-          type: policy.type,
-          meta: { mesh: policy.mesh, name: policy.name, labels: (policy as { labels?: Record<string, string> }).labels ?? {}, version: 1, creationTime: '', modificationTime: '' },
-          spec: policy.spec,
-        }) as PolicyResource,
-    );
+    const policies = casePolicyResources(policyCase);
     const run = runEnvoyPlugin(meshFaultInjectionPlugin, policyCase, { context: (context) => ({ ...context, policies }) });
     const added = httpFilters(run.after(LISTENER_TYPE_URL, 'inbound:127.0.0.1:17777')).slice(0, -1);
     expectMatchesGolden(policyCase.id, 'inbound:127.0.0.1:17777', added, goldenFaultFilters(policyCase.goldens.get('basic_listener_1_rules.golden.yaml')!));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { goldenResources, policyCases, type PolicyCase } from '../../../../test/kuma/support/policy-cases.js';
+import { casePolicyResources, goldenResources, policyCases, type PolicyCase } from '../../../../test/kuma/support/policy-cases.js';
 import { confValidationCases, expectMatchesGolden, runEnvoyPlugin } from '../../../../test/kuma/support/policy-plugin-run.js';
 import { toKumaJson, type KumaJson } from '../../../../test/kuma/support/xds-leaves.js';
 import type { DataplaneResource, MeshResource } from '../../../shared/resources.js';
@@ -32,14 +32,7 @@ function adapted(policyCase: PolicyCase, { onInbound = true, protocol = 'http', 
 
 /** The case's policies, stored with their labels (a `rules` RBAC action is named by the policy's KRI). */
 function withCasePolicies(policyCase: PolicyCase): (context: MeshContext) => MeshContext {
-  const policies = policyCase.json.policies.map(
-    (policy) =>
-      ({
-        type: policy.type,
-        meta: { mesh: policy.mesh, name: policy.name, labels: (policy as { labels?: Record<string, string> }).labels ?? {}, version: 1, creationTime: '', modificationTime: '' },
-        spec: policy.spec,
-      }) as PolicyResource,
-  );
+  const policies = casePolicyResources(policyCase);
   return (context) => ({ ...context, policies });
 }
 
