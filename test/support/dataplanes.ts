@@ -25,6 +25,24 @@ export function clientDataplane(name: string, services: string | readonly string
   };
 }
 
+/** An HTTP service `web` calling `backend`, and a `backend` instance: the mesh the policy write tests change. */
+export const WEB_1 = {
+  type: 'Dataplane',
+  mesh: 'default',
+  name: 'web-1',
+  networking: {
+    address: '127.0.0.1',
+    inbound: [{ port: 18080, servicePort: 8080, tags: { 'kuma.io/service': 'web', 'kuma.io/protocol': 'http' } }],
+    outbound: [{ port: 10001, tags: { 'kuma.io/service': 'backend' } }],
+  },
+};
+export const BACKEND_1 = {
+  type: 'Dataplane',
+  mesh: 'default',
+  name: 'backend-1',
+  networking: { address: '127.0.0.1', inbound: [{ port: 18081, servicePort: 8081, tags: { 'kuma.io/service': 'backend', 'kuma.io/protocol': 'http' } }] },
+};
+
 export async function applyDataplane(core: Core, dataplane: { mesh: string; name: string }): Promise<void> {
   const response = await fetch(`${core.api.url}/meshes/${dataplane.mesh}/dataplanes/${dataplane.name}`, {
     method: 'PUT',

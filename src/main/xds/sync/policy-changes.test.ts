@@ -1,27 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { startTestCore } from '../../../../test/support/core.js';
-import { applyDataplane } from '../../../../test/support/dataplanes.js';
+import { BACKEND_1, WEB_1, applyDataplane } from '../../../../test/support/dataplanes.js';
 import { eventually } from '../../../../test/support/eventually.js';
 import { DATAPLANE_METADATA_KEY } from '../generate/bootstrap.js';
 import { CLUSTER_TYPE_URL, LISTENER_TYPE_URL } from '../protocol/type-urls.js';
 import { RawAdsClient } from '../server/testing/raw-ads-client.js';
 
-const WEB_1 = {
-  type: 'Dataplane',
-  mesh: 'default',
-  name: 'web-1',
-  networking: {
-    address: '127.0.0.1',
-    inbound: [{ port: 18080, servicePort: 8080, tags: { 'kuma.io/service': 'web', 'kuma.io/protocol': 'http' } }],
-    outbound: [{ port: 10001, tags: { 'kuma.io/service': 'backend' } }],
-  },
-};
-const BACKEND_1 = {
-  type: 'Dataplane',
-  mesh: 'default',
-  name: 'backend-1',
-  networking: { address: '127.0.0.1', inbound: [{ port: 18081, servicePort: 8081, tags: { 'kuma.io/service': 'backend', 'kuma.io/protocol': 'http' } }] },
-};
 const timeout = (duration: string) => ({
   type: 'MeshTimeout',
   mesh: 'default',
