@@ -1,12 +1,15 @@
 import '../support/grpc-js-xds-rbac.js';
 import * as grpc from '@grpc/grpc-js';
 import { XdsChannelCredentials } from '@grpc/grpc-js-xds';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { Core } from '../../src/main/core.js';
-import { grpcCertificateFiles } from '../../src/main/mtls/grpc-certificate-files.js';
+import { GRPC_CERTIFICATES_FOLDER, grpcCertificateFiles } from '../../src/main/mtls/grpc-certificate-files.js';
+import { MESH_CA_FOLDER } from '../../src/main/mtls/mesh-ca-store.js';
 import { generateGrpcBootstrap } from '../../src/main/xds/generate/bootstrap.js';
 import { startTestCore } from '../support/core.js';
-import { applyDataplane, backendDataplane, clientDataplane } from '../support/dataplanes.js';
+import { applyDataplane, backendDataplane, clientDataplane, deleteDataplane } from '../support/dataplanes.js';
 import { echoClient, type EchoClient } from '../support/echo-server.js';
 import { eventually } from '../support/eventually.js';
 import { registerGrpcXds } from '../support/grpc-xds.js';
@@ -97,6 +100,23 @@ describe('mesh mTLS with @grpc/grpc-js-xds clients and XdsServer', () => {
     await putMesh(core, undefined);
     expect(await eventually(() => plaintextClient.echo('plain'))).toBe('echo-1: plain from -');
     expect(await eventually(() => meshClient.echo('plain'))).toBe('echo-1: plain from -');
+  });
+
+  it('deletes a Dataplane’s certificate files and identity with it, and a deleted mesh’s CA keys', async () => {
+    const { core, meshClient } = await meshWithEcho(builtinMtls('STRICT'));
+    await eventually(() => meshClient.echo('hello'));
+    const files = (name: string) => join(core.dataDir, GRPC_CERTIFICATES_FOLDER, 'default', name);
+    const caFolder = join(core.dataDir, MESH_CA_FOLDER, 'default');
+    expect([existsSync(files('client-1')), existsSync(files('echo-1')), existsSync(caFolder)]).toEqual([true, true, true]);
+
+    await deleteDataplane(core, 'default', 'client-1');
+    expect([existsSync(files('client-1')), existsSync(files('echo-1'))]).toEqual([false, true]);
+    expect(core.xds.identities.status('default.client-1')).toBeUndefined();
+
+    await deleteDataplane(core, 'default', 'echo-1');
+    const response = await fetch(`${core.api.url}/meshes/default`, { method: 'DELETE' });
+    expect(response.status).toBe(200);
+    expect([existsSync(join(core.dataDir, GRPC_CERTIFICATES_FOLDER, 'default')), existsSync(caFolder)]).toEqual([false, false]);
   });
 
   it('loses no call while both sides’ certificates are rotated under a stream of calls', async () => {

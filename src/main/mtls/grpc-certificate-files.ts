@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeAtomically } from './mesh-ca-store.js';
 import type { ProxyIdentity } from './proxy-identities.js';
@@ -17,6 +17,11 @@ export interface GrpcCertificateFiles {
 export function grpcCertificateFiles(dataDir: string, mesh: string, name: string): GrpcCertificateFiles {
   const folder = join(dataDir, GRPC_CERTIFICATES_FOLDER, mesh, name);
   return { certificateFile: join(folder, 'cert.pem'), privateKeyFile: join(folder, 'key.pem'), caCertificateFile: join(folder, 'ca.pem') };
+}
+
+/** Removes the certificate files of a deleted Dataplane (`name`), or of every proxy of a deleted mesh. */
+export function removeGrpcCertificates(dataDir: string, mesh: string, name?: string): void {
+  rmSync(join(dataDir, GRPC_CERTIFICATES_FOLDER, mesh, ...(name === undefined ? [] : [name])), { recursive: true, force: true });
 }
 
 /**

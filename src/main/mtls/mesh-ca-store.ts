@@ -1,5 +1,5 @@
 import { createHash, createPrivateKey, X509Certificate } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CertAndKey } from '../tls/self-signed-cert.js';
 import { createMeshCa } from './mesh-ca.js';
@@ -58,6 +58,15 @@ export class MeshCaStore {
       notBefore: new Date(cert.validFrom).toISOString(),
       notAfter: new Date(cert.validTo).toISOString(),
     };
+  }
+
+  /**
+   * The mesh was deleted: its CAs go with it, keys included (Kuma's CA secrets are owned by the
+   * Mesh). A mesh created again under that name gets new CAs, and so new identities.
+   */
+  deleteMesh(mesh: string): void {
+    for (const id of this.#loaded.keys()) if (id.startsWith(`${mesh}/`)) this.#loaded.delete(id);
+    rmSync(join(this.#folder, mesh), { recursive: true, force: true });
   }
 
   #create(mesh: string, backend: string): CertAndKey {

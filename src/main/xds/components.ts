@@ -4,7 +4,7 @@ import type { Settings } from '../config/settings.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { ResourceManager } from '../manager/interfaces.js';
 import type { Metrics } from '../metrics/metrics.js';
-import { grpcCertificateFiles, writeGrpcCertificates } from '../mtls/grpc-certificate-files.js';
+import { grpcCertificateFiles, removeGrpcCertificates, writeGrpcCertificates } from '../mtls/grpc-certificate-files.js';
 import { MeshCaStore } from '../mtls/mesh-ca-store.js';
 import { ProxyIdentities } from '../mtls/proxy-identities.js';
 import type { Db } from '../store/database.js';
@@ -128,10 +128,18 @@ export async function startXds(deps: XdsDependencies): Promise<Xds> {
   const port = await server.start({ host: deps.host, port: deps.port, tls: { cert, key, http: bootstrap } });
 
   // A Dataplane deleted through the API: its offline proxy has left for good (the lifecycle's own
-  // deregistrations reach the status tracker on the timeline).
+  // deregistrations reach the status tracker on the timeline). Its identity and certificate files
+  // go with it, and a deleted mesh's CA keys with the mesh: no private key outlives what it is for.
   const stopFollowingDeletes = events.subscribe((event) => {
-    if (event.topic === 'resource.changed' && event.change === 'deleted' && event.key.type === 'Dataplane') {
-      statusTracker.dataplaneDeleted(`${event.key.mesh}.${event.key.name}`);
+    if (event.topic !== 'resource.changed' || event.change !== 'deleted') return;
+    const { type, mesh, name } = event.key;
+    if (type === 'Dataplane') {
+      statusTracker.dataplaneDeleted(`${mesh}.${name}`);
+      identities.forget(`${mesh}.${name}`);
+      removeGrpcCertificates(deps.dataDir, mesh, name);
+    } else if (type === 'Mesh') {
+      meshCas.deleteMesh(name);
+      removeGrpcCertificates(deps.dataDir, name);
     }
   });
 
