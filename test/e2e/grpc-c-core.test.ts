@@ -2,22 +2,15 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { generateGrpcBootstrap } from '../../src/main/xds/generate/bootstrap.js';
-import { startTestCore } from '../support/core.js';
-import { applyDataplane, backendDataplane, clientDataplane, deleteDataplane } from '../support/dataplanes.js';
-import { startEchoServer } from '../support/echo-server.js';
+import { applyDataplane, backendDataplane, deleteDataplane } from '../support/dataplanes.js';
+import { startEchoMesh } from '../support/echo-mesh.js';
 import { eventually } from '../support/eventually.js';
 import { startPythonEchoClient } from '../support/python-echo-client.js';
 import { tempDir } from '../support/temp-dir.js';
 
 describe('proxyless gRPC through C-core (python3-grpcio)', () => {
   it('calls xds:///echo with generated config, fails over, fails when no backend is left and recovers', async () => {
-    const core = await startTestCore();
-    core.settings.update({ 'store.cache.expirationTime': '100ms', 'xds.dataplaneConfigurationRefreshInterval': '100ms' });
-    const backends = [await startEchoServer('echo-1'), await startEchoServer('echo-2')];
-    for (const backend of backends) onTestFinished(() => backend.stop());
-    await applyDataplane(core, backendDataplane('echo-1', backends[0]!.port));
-    await applyDataplane(core, backendDataplane('echo-2', backends[1]!.port));
-    await applyDataplane(core, clientDataplane('py-client'));
+    const { core, backends } = await startEchoMesh(['py-client']);
 
     const bootstrapFile = join(tempDir(), 'bootstrap.json');
     const bootstrap = generateGrpcBootstrap({

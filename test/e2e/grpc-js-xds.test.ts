@@ -1,9 +1,9 @@
 import { status } from '@grpc/grpc-js';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { generateGrpcBootstrap } from '../../src/main/xds/generate/bootstrap.js';
-import { startTestCore } from '../support/core.js';
-import { applyDataplane, backendDataplane, clientDataplane, deleteDataplane } from '../support/dataplanes.js';
-import { echoClient, startEchoServer, type EchoClient } from '../support/echo-server.js';
+import { applyDataplane, backendDataplane, deleteDataplane } from '../support/dataplanes.js';
+import { echoClient, type EchoClient } from '../support/echo-server.js';
+import { startEchoMesh } from '../support/echo-mesh.js';
 import { eventually } from '../support/eventually.js';
 import { registerGrpcXds } from '../support/grpc-xds.js';
 
@@ -19,13 +19,7 @@ async function answers(client: EchoClient, count: number): Promise<Set<string>> 
 
 describe('proxyless gRPC through @grpc/grpc-js-xds', () => {
   it('calls xds:///echo with generated config, fails over when a backend goes, fails when none is left and recovers', async () => {
-    const core = await startTestCore();
-    core.settings.update({ 'store.cache.expirationTime': '100ms', 'xds.dataplaneConfigurationRefreshInterval': '100ms' });
-    const backends = [await startEchoServer('echo-1'), await startEchoServer('echo-2')];
-    for (const backend of backends) onTestFinished(() => backend.stop());
-    await applyDataplane(core, backendDataplane('echo-1', backends[0]!.port));
-    await applyDataplane(core, backendDataplane('echo-2', backends[1]!.port));
-    await applyDataplane(core, clientDataplane('client-1'));
+    const { core, backends } = await startEchoMesh(['client-1']);
 
     const bootstrap = generateGrpcBootstrap({
       nodeId: 'default.client-1',

@@ -2,9 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { generateGrpcBootstrap } from '../../src/main/xds/generate/bootstrap.js';
-import { startTestCore } from '../support/core.js';
-import { applyDataplane, backendDataplane, clientDataplane } from '../support/dataplanes.js';
-import { echoClient, startEchoServer } from '../support/echo-server.js';
+import { echoClient } from '../support/echo-server.js';
+import { startEchoMesh } from '../support/echo-mesh.js';
 import { eventually } from '../support/eventually.js';
 import { registerGrpcXds } from '../support/grpc-xds.js';
 import { startPythonEchoClient } from '../support/python-echo-client.js';
@@ -30,14 +29,7 @@ const STICKY_USERS = {
 
 describe('MeshLoadBalancingStrategy RingHash through the real core, per gRPC client', () => {
   it('keeps round robin for C-core 1.51 (python3-grpcio), which ring hash kills, and says so; grpc-js-xds gets ring hash', async () => {
-    const core = await startTestCore();
-    core.settings.update({ 'store.cache.expirationTime': '100ms', 'xds.dataplaneConfigurationRefreshInterval': '100ms' });
-    const backends = [await startEchoServer('echo-1'), await startEchoServer('echo-2')];
-    for (const backend of backends) onTestFinished(() => backend.stop());
-    await applyDataplane(core, backendDataplane('echo-1', backends[0]!.port));
-    await applyDataplane(core, backendDataplane('echo-2', backends[1]!.port));
-    await applyDataplane(core, clientDataplane('py-client'));
-    await applyDataplane(core, clientDataplane('js-client'));
+    const { core } = await startEchoMesh(['py-client', 'js-client']);
     const put = await fetch(`${core.api.url}/meshes/default/meshloadbalancingstrategies/sticky-users`, { method: 'PUT', body: JSON.stringify(STICKY_USERS) });
     expect(put.status, await put.text()).toBeLessThan(300);
     const balancingUnapplied = (proxyId: string) =>
