@@ -118,7 +118,7 @@ const REALISTIC_CONFS: readonly { type: string; to: (index: number) => object }[
  * sixth is a MeshHTTPRoute splitting one service's traffic 90/10 with the next; the others are
  * spread over the timeout, retry, circuit-breaker, health-check and load-balancing types.
  */
-function benchPolicies(count: number): PolicyResource[] {
+export function benchPolicies(count: number): PolicyResource[] {
   return Array.from({ length: count }, (_, index): PolicyResource => {
     const meta = { mesh: 'default', name: `policy-${index}`, version: 1, creationTime: TIME, modificationTime: TIME, labels: {} };
     const targetRef = index % 3 === 0 ? { kind: 'Mesh' } : { kind: 'MeshService', name: `svc-${index % 51}` };
