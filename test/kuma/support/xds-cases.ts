@@ -12,6 +12,7 @@ import { buildMeshContext } from '../../../src/main/xds/context/build-mesh-conte
 import { generateProxy } from '../../../src/main/xds/generate/profile.js';
 import { FEATURE_REUSE_PORT } from '../../../src/main/xds/generate/proxy.js';
 import { SECRET_TYPE_URL, XDS_TYPE_URLS, shortTypeName } from '../../../src/main/xds/protocol/type-urls.js';
+import { isPolicyType } from '../../../src/shared/policy-types.js';
 import type { DataplaneResource, MeshResource, MeshSpec, Resource, ResourceInput } from '../../../src/shared/resources.js';
 import { KUMA_MESH_MTLS, KUMA_MESH_PERMISSIONS, redactedIdentity } from './kuma-mesh-mtls.js';
 import { leaves, pointerToPath, toKumaJson, type KumaJson, type Leaf } from './xds-leaves.js';
@@ -104,7 +105,7 @@ export interface XdsCaseProxy {
   area: XdsArea;
   caseId: string;
   proxy: string;
-  /** Whether the case exists to show a policy meshdesk does not have (scored apart). */
+  /** Whether the case exists to show a policy (its fields are scored apart). */
   policy: boolean;
   kuma: Map<string, KumaJson>;
   meshdesk: Map<string, KumaJson>;
@@ -319,7 +320,7 @@ interface CaseControlPlane {
   zone?: string;
   /** The mTLS of the case's Kuma mesh, which its meshdesk.yaml leaves out (test/kuma/support/kuma-mesh-mtls.ts). */
   mtls?: MeshSpec['mtls'];
-  /** The MeshTrafficPermissions of the case's Kuma mesh, which its meshdesk.yaml leaves out (same file). */
+  /** The MeshTrafficPermissions of the case's Kuma mesh, which its meshdesk.yaml leaves out (same file); its own policies are read from it. */
   policies?: readonly PolicyResource[];
 }
 
@@ -342,7 +343,11 @@ function generateForCase(inputPath: string, meshName: string, proxyName: string,
   const dataplanes = resources.filter(
     (resource): resource is DataplaneResource => resource.type === 'Dataplane' && resource.meta.mesh === meshName,
   );
-  const context = buildMeshContext(mesh, dataplanes, { policies, ...(zone !== undefined && { zone }) });
+  // The case's own policies, validated as the API validates them, beside those of its Kuma mesh.
+  const casePolicies = resources.filter(
+    (resource): resource is Resource & PolicyResource => isPolicyType(resource.type) && resource.meta.mesh === meshName,
+  );
+  const context = buildMeshContext(mesh, dataplanes, { policies: [...policies, ...casePolicies], ...(zone !== undefined && { zone }) });
   // The proxy's Dataplane as the watchdog takes it, from the context (xds/sync/dataplane-watchdog.ts).
   const dataplane = context.dataplanesByName.get(proxyName);
   if (!dataplane) throw new Error(`${inputPath}: no Dataplane "${proxyName}" in mesh "${meshName}"`);

@@ -18,7 +18,7 @@ export interface Comparison {
   equal: boolean;
   /** Counted among names (resource presence and naming leaves) as well as structure. */
   isName: boolean;
-  /** Set by a policy the case shows and meshdesk does not have: scored apart. */
+  /** Set by the policy a policy case shows (Kuma's diff): scored apart. */
   isPolicyField: boolean;
   /** The known difference that explains a mismatch. */
   known?: KnownDifference;
@@ -95,7 +95,7 @@ export interface XdsScores {
   structure: Score;
   e2eNames: Score;
   e2eStructure: Score;
-  /** The fields the policy cases' policies set, which meshdesk has no policy for. */
+  /** The fields the policy cases' policies set. */
   e2ePolicyFields: Score;
 }
 
