@@ -51,6 +51,8 @@ function copyJson(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(copyJson);
   if (value === null || typeof value !== 'object') return value;
   if (ArrayBuffer.isView(value)) return structuredClone(value);
+  // Not JSON: a marker an edit placed (proxy-bound.ts), which must stay itself.
+  if (Object.getPrototypeOf(value) !== Object.prototype) return value;
   const copy: Record<string, unknown> = {};
   for (const key of Object.keys(value)) copy[key] = copyJson((value as Record<string, unknown>)[key]);
   return copy;

@@ -5,7 +5,8 @@ import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import { CLUSTER_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import { decimalFromIntOrString } from '../core/conf-checks.js';
 import type { PluginInput } from '../core/plugin.js';
-import { dataplaneTagSet, serializeTags, type MultiValueTags } from '../core/proxy-tags.js';
+import { ProxyBoundValue } from '../core/proxy-bound.js';
+import { dataplaneTagSet, serializeTags } from '../core/proxy-tags.js';
 import { outboundServiceNames, serviceClusterNames } from '../core/outbound-targets.js';
 import { ruleFor } from '../core/rules.js';
 import { keyOf, putEdited } from '../core/shared-edits.js';
@@ -24,19 +25,21 @@ const KUMA_TAGS_HEADER = 'x-kuma-tags';
 const FILE_EVENT_SINK = 'envoy.health_check.event_sinks.file';
 const FILE_EVENT_SINK_TYPE_URL = 'type.googleapis.com/envoy.extensions.health_check.event_sinks.file.v3.HealthCheckEventFileSink';
 
+/** The checking proxy's tags, written last (see ProxyBoundValue): every proxy shares the edited clusters. */
+const PROXY_TAGS = new ProxyBoundValue('the proxy\'s tags (x-kuma-tags)', (proxy) => serializeTags(dataplaneTagSet(proxy.dataplane)));
+
 /** Applies each outbound service's MeshHealthCheck conf to its clusters (Kuma's applyToOutbounds). */
 export function applyMeshHealthCheckToEnvoy({ proxy, context, rules, resources }: PluginInput<MeshHealthCheckConf>): void {
-  const tags = dataplaneTagSet(proxy.dataplane);
-  // The proxy's own tags go into HTTP checks (x-kuma-tags): proxies with the same tags share the edit.
-  const tagsKey = serializeTags(tags);
+  // HTTP checks carry the proxy's tags (x-kuma-tags) when it has any.
+  const kumaTags = dataplaneTagSet(proxy.dataplane).size > 0 ? PROXY_TAGS : undefined;
   const clusters = serviceClusterNames(resources);
   for (const service of outboundServiceNames(proxy)) {
     const rule = ruleFor(rules.to, { [SERVICE_TAG]: service });
     if (!rule) continue;
     const protocol = serviceProtocol(context.endpointsByService.get(service) ?? []);
     for (const name of clusters.get(service) ?? []) {
-      putEdited(resources, CLUSTER_TYPE_URL, name, ['MeshHealthCheck cluster', protocol, keyOf(rule), tagsKey], (draft) => {
-        const { cluster, set } = configureCluster(draft, rule.conf, protocol, tags);
+      putEdited(resources, CLUSTER_TYPE_URL, name, ['MeshHealthCheck cluster', protocol, keyOf(rule), kumaTags ? 'x-kuma-tags' : ''], (draft) => {
+        const { cluster, set } = configureCluster(draft, rule.conf, protocol, kumaTags);
         Object.assign(draft, cluster);
         return set.length === 0 ? undefined : set.map((path) => ({ path, origins: rule.origins }));
       });
@@ -44,12 +47,15 @@ export function applyMeshHealthCheckToEnvoy({ proxy, context, rules, resources }
   }
 }
 
+/** The `x-kuma-tags` value of HTTP checks: the proxy's serialized tags, or the marker they are written at. */
+type KumaTagsValue = string | ProxyBoundValue;
+
 /** Kuma's Configurer.Configure: a new cluster with the conf's health check and panic settings, and the fields it set. */
 export function configureCluster(
   cluster: ProtoJson,
   conf: MeshHealthCheckConf,
   protocol: Protocol,
-  tags: MultiValueTags,
+  kumaTags: KumaTagsValue | undefined,
 ): { cluster: ProtoJson; set: string[] } {
   const set: string[] = [];
   let commonLbConfig = (cluster['common_lb_config'] ?? {}) as ProtoJson;
@@ -64,7 +70,7 @@ export function configureCluster(
     commonLbConfig = { ...commonLbConfig, zone_aware_lb_config: { ...zoneAware, fail_traffic_on_panic: conf.failTrafficOnPanic } };
     set.push('common_lb_config.zone_aware_lb_config.fail_traffic_on_panic');
   }
-  const checker = healthChecker(conf, protocol, tags);
+  const checker = healthChecker(conf, protocol, kumaTags);
   const healthChecks = (cluster['health_checks'] ?? []) as ProtoJson[];
   if (checker) set.push(`health_checks[${healthChecks.length}]`);
   return {
@@ -81,11 +87,11 @@ export function configureCluster(
  * The check for the destination's protocol (Kuma's selectHealthCheckType): HTTP for http and
  * http2, gRPC for grpc, TCP for tcp, and TCP instead of a disabled HTTP or gRPC one when TCP is on.
  */
-function healthChecker(conf: MeshHealthCheckConf, protocol: Protocol, tags: MultiValueTags): ProtoJson | undefined {
+function healthChecker(conf: MeshHealthCheckConf, protocol: Protocol, kumaTags: KumaTagsValue | undefined): ProtoJson | undefined {
   const on = (check: { disabled?: boolean } | undefined) => check !== undefined && check !== null && check.disabled !== true;
   const off = (check: { disabled?: boolean } | undefined) => check !== undefined && check !== null && check.disabled === true;
   const isHttp = protocol === 'http' || protocol === 'http2';
-  if (isHttp && on(conf.http)) return { http_health_check: httpHealthCheck(conf.http!, protocol, tags) };
+  if (isHttp && on(conf.http)) return { http_health_check: httpHealthCheck(conf.http!, protocol, kumaTags) };
   if (protocol === 'grpc' && on(conf.grpc)) return { grpc_health_check: grpcHealthCheck(conf.grpc!) };
   if (protocol === 'tcp' && on(conf.tcp)) return { tcp_health_check: tcpHealthCheck(conf.tcp!) };
   if (((isHttp && off(conf.http)) || (protocol === 'grpc' && off(conf.grpc))) && on(conf.tcp)) return { tcp_health_check: tcpHealthCheck(conf.tcp!) };
@@ -125,8 +131,8 @@ function tcpHealthCheck(tcp: TcpHealthCheck): ProtoJson {
   };
 }
 
-function httpHealthCheck(http: HttpHealthCheck, protocol: Protocol, tags: MultiValueTags): ProtoJson {
-  const headers = requestHeaders(http.requestHeadersToAdd, tags);
+function httpHealthCheck(http: HttpHealthCheck, protocol: Protocol, kumaTags: KumaTagsValue | undefined): ProtoJson {
+  const headers = requestHeaders(http.requestHeadersToAdd, kumaTags);
   return {
     path: http.path ?? DEFAULT_HTTP_PATH,
     ...(headers.length > 0 && { request_headers_to_add: headers }),
@@ -141,11 +147,11 @@ function httpHealthCheck(http: HttpHealthCheck, protocol: Protocol, tags: MultiV
  * policies see who checks it), then the `add` headers, then the `set` ones; a value with commas
  * becomes one header per value.
  */
-function requestHeaders(modifier: HeaderModifier | undefined, tags: MultiValueTags): ProtoJson[] {
+function requestHeaders(modifier: HeaderModifier | undefined, kumaTags: KumaTagsValue | undefined): ProtoJson[] {
   const each = (list: HeaderModifier['add'], appendAction: string) =>
     (list ?? []).flatMap(({ name, value }) => value.split(',').map((part) => ({ header: { key: name, value: part }, append_action: appendAction })));
   return [
-    ...(tags.size > 0 ? [{ header: { key: KUMA_TAGS_HEADER, value: serializeTags(tags) } }] : []),
+    ...(kumaTags !== undefined ? [{ header: { key: KUMA_TAGS_HEADER, value: kumaTags } }] : []),
     ...each(modifier?.add, 'APPEND_IF_EXISTS_OR_ADD'),
     ...each(modifier?.set, 'OVERWRITE_IF_EXISTS_OR_ADD'),
   ];

@@ -5,6 +5,7 @@ import { explainDifferences, goldenDifferences, knownPolicyDifferences } from '.
 import { ViolationList } from '../../resources/validation-error.js';
 import { CLUSTER_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import type { UnappliedField } from '../core/plugin.js';
+import { bindProxyValues } from '../core/proxy-bound.js';
 import type { PolicySpec } from '../core/policy.js';
 import type { MeshHealthCheckConf } from './api.js';
 import { configureCluster } from './envoy.js';
@@ -22,6 +23,8 @@ describe('MeshHealthCheck on Envoy: Kuma golden cases', () => {
   it.each(cases.map((policyCase) => [policyCase.id, policyCase] as const))('%s', (id, policyCase) => {
     const { proxy, context, resources } = caseBaseResources(policyCase);
     meshHealthCheckPlugin.applyEnvoy({ rulesOf: () => emptyProxyRules(), proxy, context, rules: rulesAsTested(policyCase), resources, unapplied: () => {} });
+    // As applyPolicyPlugins does after the last plugin: the proxy's tags in place of their marker.
+    bindProxyValues(resources, proxy);
 
     for (const { file } of policyCase.json.goldens) {
       const { unexplained, used: explaining } = explainDifferences(id, goldenDifferences(policyCase, file, CLUSTER_TYPE_URL, resources, WRITTEN));
@@ -85,7 +88,7 @@ describe('MeshHealthCheck validation: Kuma validator cases', () => {
 });
 
 describe('MeshHealthCheck configurer: what the goldens leave out', () => {
-  const tags = new Map([['kuma.io/service', ['web']]]);
+  const tags = '&kuma.io/service=web&';
 
   it("falls back to TCP when the protocol's own check is disabled, and checks nothing without one", () => {
     const conf: MeshHealthCheckConf = { http: { disabled: true }, grpc: { disabled: true }, tcp: { send: 'ping' } };
