@@ -12,12 +12,6 @@ let settings: Settings;
 let timers: ManualTimers;
 let tracker: DataplaneSyncTracker;
 
-/** Lets queued promise continuations run until `condition` holds; no clock involved. */
-async function until(condition: () => boolean): Promise<void> {
-  for (let turn = 0; turn < 100 && !condition(); turn++) await new Promise((resolve) => setImmediate(resolve));
-  expect(condition()).toBe(true);
-}
-
 function results(proxyId = WEB.proxyId): string[] {
   return fixture.ticks(proxyId).map((tick) => tick.result);
 }
@@ -62,12 +56,16 @@ describe('DataplaneSyncTracker', () => {
     await tracker.onProxyConnected(WEB);
     expect(results()).toEqual(['dataplane-not-found']);
     expect(fixture.snapshots.getSnapshot(WEB.proxyId)).toBeUndefined();
+    // The retry is scheduled as the first tick ends, before onProxyConnected resolves.
+    expect(timers.pending).toEqual([1_000]);
 
     fixture.expireCaches();
+    const retry = fixture.nthTick(WEB.proxyId, 2); // its context rebuild may wait for real time (MeshContextCache's pacing)
     timers.fireAll();
-    await until(() => results().length === 2);
 
-    expect(results()).toEqual(['dataplane-not-found', 'changed']);
+    // The next tick is that retry, whatever follows it (its rebuild kicks the mesh's proxies again).
+    expect((await retry).result).toBe('changed');
+    expect(fixture.snapshots.getSnapshot(WEB.proxyId)).toBeDefined();
   });
 
   it('pushes a change of the cached mesh view to every proxy of the mesh at once, not at their next tick', async () => {
@@ -80,8 +78,9 @@ describe('DataplaneSyncTracker', () => {
 
     await fixture.manager.create(sidecar('backend-2', 'backend', '127.0.0.4'));
     fixture.expireCaches();
+    const kickedTicksEnded = timers.whenSet(2); // each kicked tick sets its proxy's next timer as it ends
     await fixture.meshContexts.get('default'); // any reader after the TTL: here the UI, say
-    await until(() => results().length === 2 && results(WEB_2.proxyId).length === 2);
+    await kickedTicksEnded;
 
     expect(results()).toEqual(['changed', 'changed']);
     expect(results(WEB_2.proxyId)).toEqual(['changed', 'changed']);
@@ -94,8 +93,9 @@ describe('DataplaneSyncTracker', () => {
     await fixture.manager.create(sidecar('web-1', 'web', '127.0.0.1', ['backend']));
     await tracker.onProxyConnected(WEB);
 
+    const tickEnded = timers.whenSet(1);
     timers.fireAll();
-    await until(() => results().length === 2);
+    await tickEnded;
     settings.update({ 'xds.dataplaneConfigurationRefreshInterval': '250ms' });
 
     expect(results()).toEqual(['changed', 'skip']);
@@ -154,8 +154,10 @@ describe('DataplaneSyncTracker', () => {
     await Promise.all(proxies.map((proxy) => tracker.onProxyConnected(proxy)));
     expect(tracker.activeProxies()).toHaveLength(20);
     for (const proxy of proxies.filter((_, i) => i % 2 === 0)) tracker.onProxyDisconnected(proxy);
+    const ticksEnded = timers.whenSet(10);
     timers.fireAll();
-    await until(() => proxies.filter((_, i) => i % 2 === 1).every((proxy) => results(proxy.proxyId).length === 2));
+    await ticksEnded;
+    expect(proxies.map((proxy) => results(proxy.proxyId).length)).toEqual(proxies.map((_, i) => (i % 2 === 0 ? 1 : 2)));
     for (const proxy of proxies.filter((_, i) => i % 2 === 1)) tracker.onProxyDisconnected(proxy);
 
     expect(tracker.activeProxies()).toEqual([]);

@@ -67,6 +67,24 @@ export class SyncFixture {
     return this.timeline.events(proxyId).filter((event): event is TickEvent => event.kind === 'tick');
   }
 
+  /**
+   * The proxy's `n`-th tick, as soon as the timeline records it (at once if it has): taken when it
+   * is recorded, so that ticks after it cannot hide it.
+   */
+  nthTick(proxyId: string, n: number): Promise<TickEvent> {
+    return new Promise((resolve) => {
+      const take = (): boolean => {
+        const tick = this.ticks(proxyId)[n - 1];
+        if (tick) resolve(tick);
+        return tick !== undefined;
+      };
+      if (take()) return;
+      const stop = this.timeline.listen((id, event) => {
+        if (id === proxyId && event.kind === 'tick' && take()) stop();
+      });
+    });
+  }
+
   /** `xds_generation` sample counts by result, read from the registry like /metrics does. */
   async generationCounts(): Promise<Record<string, number>> {
     const { values } = await this.metrics.xdsGeneration.get();
