@@ -23,6 +23,8 @@ export interface Attribution {
 export class EnvoyResources {
   readonly #byType: Map<XdsTypeUrl, Map<string, ProtoJson>>;
   readonly #attributions: Attribution[] = [];
+  /** The resources a plugin put, by type: the others are still the generators'. */
+  readonly #put = new Map<XdsTypeUrl, Set<string>>(XDS_TYPE_URLS.map((typeUrl) => [typeUrl, new Set()]));
 
   constructor(generated: GeneratedResources) {
     this.#byType = new Map(
@@ -41,6 +43,7 @@ export class EnvoyResources {
   /** Adds or replaces a resource; `set` names the fields a policy gave it, with the items behind them. */
   put(typeUrl: XdsTypeUrl, name: string, resource: ProtoJson, set: readonly { path: string; origins: readonly PolicyOrigin[] }[] = []): void {
     this.#byType.get(typeUrl)!.set(name, resource);
+    this.#put.get(typeUrl)!.add(name);
     for (const { path, origins } of set) {
       if (origins.length > 0) this.#attributions.push({ typeUrl, resource: name, path, origins });
     }
@@ -54,8 +57,18 @@ export class EnvoyResources {
   rename(typeUrl: XdsTypeUrl, from: string, to: string, resource: ProtoJson): void {
     this.remove(typeUrl, from);
     this.#byType.get(typeUrl)!.set(to, resource);
+    this.#put.get(typeUrl)!.add(to);
     this.#attributions.forEach((attribution, at) => {
       if (attribution.typeUrl === typeUrl && attribution.resource === from) this.#attributions[at] = { ...attribution, resource: to };
+    });
+  }
+
+  /** The resources plugins put (added, replaced or renamed) and did not remove since. */
+  listPut(typeUrl: XdsTypeUrl): NamedResource[] {
+    const byName = this.#byType.get(typeUrl)!;
+    return [...this.#put.get(typeUrl)!].flatMap((name) => {
+      const resource = byName.get(name);
+      return resource === undefined ? [] : [{ name, resource }];
     });
   }
 

@@ -4,6 +4,7 @@ import { buildMeshContext } from '../../xds/context/build-mesh-context.js';
 import { generateProxy } from '../../xds/generate/profile.js';
 import type { Proxy } from '../../xds/generate/proxy.js';
 import type { GeneratedResources } from '../../xds/generate/resources.js';
+import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import { CLUSTER_TYPE_URL, XDS_TYPE_URLS } from '../../xds/protocol/type-urls.js';
 import { EnvoyResources } from './envoy-resources.js';
 import { bindProxyValues, ProxyBoundValue } from './proxy-bound.js';
@@ -11,9 +12,13 @@ import { dataplaneResource, meshResource, policyResource } from './testing/resou
 
 const proxyName = new ProxyBoundValue('the proxy name', (proxy) => proxy.dataplane.meta.name);
 
-function generatedWith(clusters: Record<string, object>): GeneratedResources {
-  const empty = Object.fromEntries(XDS_TYPE_URLS.map((typeUrl) => [typeUrl, []]));
-  return { ...empty, [CLUSTER_TYPE_URL]: Object.entries(clusters).map(([name, resource]) => ({ name, resource: Object.freeze(resource) })) } as never;
+const NOTHING_GENERATED = Object.fromEntries(XDS_TYPE_URLS.map((typeUrl) => [typeUrl, []])) as unknown as GeneratedResources;
+
+/** The clusters as a plugin puts them: the generators write no markers. */
+function putByPlugins(clusters: Record<string, ProtoJson>): EnvoyResources {
+  const resources = new EnvoyResources(NOTHING_GENERATED);
+  for (const [name, resource] of Object.entries(clusters)) resources.put(CLUSTER_TYPE_URL, name, resource);
+  return resources;
 }
 
 function proxyFor(name: string, tags: Record<string, string> = { 'kuma.io/service': name }): Proxy {
@@ -24,23 +29,23 @@ describe('bindProxyValues', () => {
   it("writes each proxy's value at every marker, copying only the path to it", () => {
     const untouched = Object.freeze({ thresholds: Object.freeze([Object.freeze({ max_connections: 10 })]) });
     const cluster = { name: 'web', circuit_breakers: untouched, metadata: { a: { value: proxyName }, b: [proxyName] } };
-    const shared = generatedWith({ web: cluster, plain: { name: 'plain' } });
-    const resources = new EnvoyResources(shared);
+    const plain = { name: 'plain' };
+    const resources = putByPlugins({ web: cluster, plain });
 
     bindProxyValues(resources, proxyFor('web-1'));
 
     const bound = resources.get(CLUSTER_TYPE_URL, 'web')!;
     expect(bound).toEqual({ name: 'web', circuit_breakers: untouched, metadata: { a: { value: 'web-1' }, b: ['web-1'] } });
     expect(bound['circuit_breakers']).toBe(untouched);
-    expect(resources.get(CLUSTER_TYPE_URL, 'plain')).toBe(shared[CLUSTER_TYPE_URL][1]!.resource);
+    expect(resources.get(CLUSTER_TYPE_URL, 'plain')).toBe(plain);
     // The shared resource keeps its marker for the next proxy.
     expect(cluster.metadata.a.value).toBe(proxyName);
   });
 
   it('gives proxies with equal values the same object, and others their own', () => {
-    const shared = generatedWith({ web: { name: 'web', metadata: { value: proxyName } } });
+    const shared = { name: 'web', metadata: { value: proxyName } };
     const bind = (name: string) => {
-      const resources = new EnvoyResources(shared);
+      const resources = putByPlugins({ web: shared });
       bindProxyValues(resources, proxyFor(name));
       return resources.get(CLUSTER_TYPE_URL, 'web');
     };

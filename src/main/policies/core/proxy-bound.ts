@@ -65,7 +65,8 @@ export function bindProxyValues(resources: EnvoyResources, proxy: Proxy): void {
     return value;
   };
   for (const typeUrl of XDS_TYPE_URLS) {
-    for (const { name, resource } of resources.list(typeUrl)) {
+    // The generators write no markers: only what a plugin put can hold one.
+    for (const { name, resource } of resources.listPut(typeUrl)) {
       const slots = slotsOf(resource);
       if (slots.length === 0) continue;
       const written = slots.map((slot) => valueOf(slot.marker));
