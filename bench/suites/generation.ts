@@ -38,13 +38,25 @@ function resource(input: ReturnType<typeof loadDataplane>): DataplaneResource {
   return { type: 'Dataplane', meta: { mesh: meshName, name, version: 1, creationTime: TIME, modificationTime: TIME, labels: {} }, spec } as DataplaneResource;
 }
 
-/** One backend per service, and a proxy with an outbound to every service (Kuma's default reachability). */
-export function meshWithServices(services: number, policies: readonly PolicyResource[] = []): { context: MeshContext; clients: DataplaneResource[] } {
+/** The services the client proxies are in: each its own (svc-0 … svc-50), `replicas` proxies each. */
+const CLIENT_SERVICES = 51;
+
+/**
+ * One backend per service, and client proxies with an outbound to every service (Kuma's default
+ * reachability): one per client service, or `replicas` of each, in the order a tick might meet
+ * them (every service once, then every service again).
+ */
+export function meshWithServices(
+  services: number,
+  policies: readonly PolicyResource[] = [],
+  replicas = 1,
+): { context: MeshContext; clients: DataplaneResource[] } {
   const backends = Array.from({ length: services }, (_, index) => resource(loadDataplane('backend', index, services)));
-  const clients = Array.from({ length: 51 }, (_, index) => {
+  const clients = Array.from({ length: CLIENT_SERVICES * replicas }, (_, index) => {
     const dataplane = resource(loadDataplane('client', services + index, services));
     const outbound = Array.from({ length: services }, (_, target) => ({ port: 10000 + target, tags: { 'kuma.io/service': `svc-${target}` } }));
-    return { ...dataplane, spec: { networking: { ...dataplane.spec.networking, outbound } } } as DataplaneResource;
+    const inbound = dataplane.spec.networking.inbound!.map((entry) => ({ ...entry, tags: { ...entry.tags, 'kuma.io/service': `svc-${index % CLIENT_SERVICES}` } }));
+    return { ...dataplane, spec: { networking: { ...dataplane.spec.networking, inbound, outbound } } } as DataplaneResource;
   });
   return { context: buildMeshContext(mesh(), [...backends, ...clients], { policies }), clients };
 }
@@ -121,7 +133,7 @@ const REALISTIC_CONFS: readonly { type: string; to: (index: number) => object }[
 export function benchPolicies(count: number): PolicyResource[] {
   return Array.from({ length: count }, (_, index): PolicyResource => {
     const meta = { mesh: 'default', name: `policy-${index}`, version: 1, creationTime: TIME, modificationTime: TIME, labels: {} };
-    const targetRef = index % 3 === 0 ? { kind: 'Mesh' } : { kind: 'MeshService', name: `svc-${index % 51}` };
+    const targetRef = index % 3 === 0 ? { kind: 'Mesh' } : { kind: 'MeshService', name: `svc-${index % CLIENT_SERVICES}` };
     const destination = `svc-${(index * 7) % 100}`;
     if (index % 6 === 5) {
       const backendRefs = [
@@ -164,12 +176,14 @@ function policyTicks(dir: string, options: BenchOptions): BenchRow[] {
   const rows: BenchRow[] = [];
   // The same tick without any plugin, in the same run: this machine is shared, compare within a run.
   const types = POLICY_PLUGINS.map(({ descriptor }) => descriptor.type).join(', ');
-  const runs: { label: string; count: number; plugins: readonly PolicyPlugin[]; note: string }[] = [
+  const runs: { label: string; count: number; plugins: readonly PolicyPlugin[]; note: string; replicas?: number }[] = [
     { label: 'no plugins', count: 0, plugins: [], note: 'profile only' },
     ...POLICY_COUNTS.map((count) => ({ label: `${count} policies`, count, plugins: POLICY_PLUGINS, note: types })),
+    // A fleet as deployed: each service runs several proxies, which share everything but their own address.
+    { label: '50 policies, 3 proxies per client service', count: 50, plugins: POLICY_PLUGINS, note: types, replicas: 3 },
   ];
-  for (const { label, count, plugins, note } of runs) {
-    const { context, clients } = meshWithServices(100, benchPolicies(count));
+  for (const { label, count, plugins, note, replicas } of runs) {
+    const { context, clients } = meshWithServices(100, benchPolicies(count), replicas);
     const cold: number[] = [];
     const shared: number[] = [];
     const historyWrites: number[] = [];
