@@ -2,7 +2,7 @@ import { types } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { deepFreeze } from '../../../shared/deep-freeze.js';
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
-import { createDraft, finishDraft, type Draft } from './draft.js';
+import { ResourceDraft, type Draft } from './draft.js';
 
 /** A value bound to something else than the resource (a proxy-bound marker, say): never drafted, copied or frozen. */
 class Marker {
@@ -24,9 +24,9 @@ function cluster(): ProtoJson {
 }
 
 function edited(resource: ProtoJson, edit: (draft: Draft) => void): ProtoJson {
-  const draft = createDraft(resource);
-  edit(draft);
-  return finishDraft(draft);
+  const draft = new ResourceDraft(resource);
+  edit(draft.draft);
+  return draft.finish();
 }
 
 /** Whether any part of a value is still a draft (a Proxy). */
@@ -156,8 +156,10 @@ describe('resource drafts', () => {
     expect(Object.isFrozen(added) || Object.isFrozen(marker)).toBe(false);
   });
 
-  it('refuses Object.defineProperty, which a plain assignment does instead', () => {
-    const draft = createDraft(cluster());
-    expect(() => Object.defineProperty(draft, 'name', { value: 'api' })).toThrow(/plain assignments only/);
+  it('take Object.defineProperty as a write', () => {
+    const result = edited(cluster(), (draft) => {
+      Object.defineProperty(draft.common_lb_config, 'update_merge_window', { value: '1s', enumerable: true, writable: true, configurable: true });
+    });
+    expect(result.common_lb_config).toEqual({ healthy_panic_threshold: { value: 50 }, update_merge_window: '1s' });
   });
 });

@@ -1,8 +1,8 @@
 // Copy-on-write drafts of the shared, frozen resources policy plugins edit (the idea of Immer, in
 // the few lines meshdesk needs). Reading a draft gives drafts of its parts, made as they are read;
-// writing copies one object, then the path from it up to the root, and nothing else. Finishing
-// gives the resource itself when nothing changed, else a new frozen object sharing by identity
-// every part the edit left alone, so the encoder's cache finds their bytes by identity.
+// writing copies the part written to and the path from it up to the resource, and nothing else.
+// Finishing gives the resource itself when nothing changed, else a new frozen object sharing by
+// identity every part the edit left alone, so the encoder's cache finds their bytes by identity.
 //
 // Only plain data is drafted: objects whose prototype is Object.prototype and arrays. Anything
 // else (typed arrays, class instances such as values bound late to the proxy) is kept by
@@ -14,20 +14,8 @@ export type Draft = Record<string, unknown>;
 
 type Plain = Record<PropertyKey, unknown>;
 
-interface DraftState {
-  readonly base: Plain;
-  readonly parent: DraftState | undefined;
-  /** The shallow copy the writes go to, made at the first write here or below: holds the drafts of its parts. */
-  copy: Plain | undefined;
-  /** Before the copy: the drafts of the parts read so far, by key. */
-  children: Map<PropertyKey, Draft> | undefined;
-  /** What finishing gave, once: a draft may be reachable from several places of the result. */
-  finished: ProtoJson | undefined;
-}
-
-/** Where a draft's proxy target keeps its state, for the one handler every draft shares. */
+/** Asks a draft for its state (any other object has none). */
 const STATE = Symbol('draft state');
-type Target = object & { [STATE]: DraftState };
 
 function isPlain(value: unknown): value is Plain {
   if (typeof value !== 'object' || value === null) return false;
@@ -35,99 +23,135 @@ function isPlain(value: unknown): value is Plain {
   return prototype === Object.prototype || prototype === Array.prototype;
 }
 
-function stateOf(value: unknown): DraftState | undefined {
-  return typeof value === 'object' && value !== null ? ((value as Partial<Target>)[STATE] ?? undefined) : undefined;
-}
-
-function current(state: DraftState): Plain {
-  return state.copy ?? state.base;
-}
-
-function newDraft(base: Plain, parent: DraftState | undefined): Draft {
-  // The target is an empty object or array of the base's kind (Array.isArray, prototype), never the
-  // frozen base itself, whose read-only properties the proxy invariants would hold every trap to.
-  const target = (Array.isArray(base) ? [] : {}) as Target;
-  target[STATE] = { base, parent, copy: undefined, children: undefined, finished: undefined };
-  return new Proxy(target, HANDLER) as unknown as Draft;
-}
-
 function shallowCopy(value: Plain): Plain {
   return (Array.isArray(value) ? value.slice() : { ...value }) as Plain;
 }
 
-/** Copies the state and, up to the root, every draft above it that has no copy yet. */
-function prepareCopies(state: DraftState | undefined): void {
-  while (state !== undefined && state.copy === undefined) {
-    const copy = shallowCopy(state.base);
-    for (const [key, child] of state.children ?? []) copy[key] = child;
-    state.copy = copy;
-    state.children = undefined;
-    state = state.parent;
+function stateOf(value: unknown): DraftPart | undefined {
+  return typeof value === 'object' && value !== null ? ((value as { [STATE]?: DraftPart })[STATE] ?? undefined) : undefined;
+}
+
+/**
+ * A resource being edited: change `draft` as a plain object, then `finish()`. The draft's top level
+ * is a plain copy whose plain parts are drafts (Proxies): an edit that spreads the whole resource
+ * or Object.assign()s over it (MeshHealthCheck) stays on V8's fast paths, where a Proxy would take
+ * its generic path, several times slower. An edit that changes anything copies the top level
+ * anyway, and finishing compares it with the resource key by key.
+ */
+export class ResourceDraft {
+  readonly draft: Draft;
+  readonly #resource: Plain;
+  #finished: ProtoJson | undefined;
+
+  constructor(resource: ProtoJson) {
+    this.#resource = resource as Plain;
+    this.draft = shallowCopy(this.#resource);
+    for (const key of Object.keys(this.draft)) {
+      const part = this.draft[key];
+      if (isPlain(part)) this.draft[key] = draftOf(part, undefined);
+    }
+  }
+
+  /** The edited resource: the resource itself when the edit changed nothing, else a frozen one sharing every part it left alone. */
+  finish(): ProtoJson {
+    this.#finished ??= sharing(this.draft, this.#resource, true) as ProtoJson;
+    return this.#finished;
   }
 }
 
-/** A part read from a draft: a draft of it when it is the base's own plain part, as it is otherwise. */
-function read(state: DraftState, key: PropertyKey): unknown {
-  const value = current(state)[key];
-  if (!isPlain(value) || value !== state.base[key] || !Object.hasOwn(state.base, key)) return value;
-  if (state.copy !== undefined) return (state.copy[key] = newDraft(value, state));
-  state.children ??= new Map();
-  let child = state.children.get(key);
-  if (child === undefined) state.children.set(key, (child = newDraft(value, state)));
-  return child;
+function draftOf(base: Plain, parent: DraftPart | undefined): Draft {
+  // The target is an empty object or array (for Array.isArray and the prototype), never the frozen
+  // base, whose read-only properties the Proxy invariants would hold every trap to.
+  return new Proxy((Array.isArray(base) ? [] : {}) as Plain, new DraftPart(base, parent)) as Draft;
 }
 
-/** The value at `key` as the draft holds it (its part's draft once read), to tell a write that changes nothing. */
-function held(state: DraftState, key: PropertyKey): unknown {
-  return state.copy !== undefined ? state.copy[key] : (state.children?.get(key) ?? state.base[key]);
-}
+/**
+ * A drafted part of the resource, and the handler of its Proxy. Until a write, reads go to the
+ * base, and the drafts of its plain parts are kept by key; the first write here or below copies
+ * the base (with those drafts in their places) here and in every draft above that has no copy yet.
+ */
+class DraftPart implements ProxyHandler<Plain> {
+  #copy: Plain | undefined;
+  #children: Map<PropertyKey, Draft> | undefined;
+  /** What finishing gave, once: a draft may be reachable from several places of the result. */
+  #finished: ProtoJson | undefined;
 
-const HANDLER: ProxyHandler<Target> = {
-  get: (target, key) => (key === STATE ? target[STATE] : read(target[STATE], key)),
-  has: (target, key) => key in current(target[STATE]),
-  ownKeys: (target) => Reflect.ownKeys(current(target[STATE])),
-  getOwnPropertyDescriptor: (target, key) => {
-    const state = target[STATE];
-    const descriptor = Reflect.getOwnPropertyDescriptor(current(state), key);
+  constructor(
+    readonly base: Plain,
+    readonly parent: DraftPart | undefined,
+  ) {}
+
+  get(_target: Plain, key: PropertyKey): unknown {
+    return key === STATE ? this : this.#read(key);
+  }
+
+  has(_target: Plain, key: PropertyKey): boolean {
+    return key in this.#current();
+  }
+
+  ownKeys(): (string | symbol)[] {
+    return Reflect.ownKeys(this.#current());
+  }
+
+  getOwnPropertyDescriptor(_target: Plain, key: PropertyKey): PropertyDescriptor | undefined {
+    const descriptor = Reflect.getOwnPropertyDescriptor(this.#current(), key);
     if (descriptor === undefined) return undefined;
     // An array's length is the one property the (array) target has: it stays non-configurable, as there.
-    const isLength = key === 'length' && Array.isArray(state.base);
-    return { value: read(state, key), writable: true, enumerable: descriptor.enumerable, configurable: !isLength };
-  },
-  set: (target, key, value) => {
-    const state = target[STATE];
-    if (Object.hasOwn(current(state), key) && Object.is(held(state, key), value)) return true;
-    prepareCopies(state);
-    state.copy![key] = value;
+    const configurable = key !== 'length' || !Array.isArray(this.base);
+    return { value: this.#read(key), writable: true, enumerable: descriptor.enumerable, configurable };
+  }
+
+  set(_target: Plain, key: PropertyKey, value: unknown): boolean {
+    if (Object.hasOwn(this.#current(), key) && Object.is(this.#held(key), value)) return true;
+    this.#copied()[key] = value;
     return true;
-  },
-  deleteProperty: (target, key) => {
-    const state = target[STATE];
-    if (!Object.hasOwn(current(state), key)) return true;
-    prepareCopies(state);
-    delete state.copy![key];
+  }
+
+  deleteProperty(_target: Plain, key: PropertyKey): boolean {
+    if (Object.hasOwn(this.#current(), key)) delete this.#copied()[key];
     return true;
-  },
-  defineProperty: (_target, key) => {
-    throw new TypeError(`a resource draft takes plain assignments only, not Object.defineProperty (of ${String(key)})`);
-  },
-};
+  }
 
-/** A draft of `resource`: edit it as a plain object, then `finishDraft` it. */
-export function createDraft(resource: ProtoJson): Draft {
-  return newDraft(resource as Plain, undefined);
-}
+  defineProperty(_target: Plain, key: PropertyKey, descriptor: PropertyDescriptor): boolean {
+    return Reflect.defineProperty(this.#copied(), key, descriptor);
+  }
 
-/** The edited resource: `resource` itself when the edit changed nothing, else a frozen one sharing every part it left alone. */
-export function finishDraft(draft: Draft): ProtoJson {
-  const state = stateOf(draft);
-  if (state === undefined) throw new TypeError('finishDraft takes a draft made by createDraft');
-  return finished(state);
-}
+  finished(): ProtoJson {
+    this.#finished ??= this.#copy === undefined ? (this.base as ProtoJson) : (sharing(this.#copy, this.base, true) as ProtoJson);
+    return this.#finished;
+  }
 
-function finished(state: DraftState): ProtoJson {
-  state.finished ??= state.copy === undefined ? state.base : (sharing(state.copy, state.base, true) as ProtoJson);
-  return state.finished;
+  #current(): Plain {
+    return this.#copy ?? this.base;
+  }
+
+  /** A part as read: a draft of it when it is the base's own plain part, as it is otherwise. */
+  #read(key: PropertyKey): unknown {
+    const current = this.#current();
+    const value = current[key];
+    if (value !== this.base[key] || !isPlain(value) || !Object.hasOwn(current, key)) return value;
+    if (this.#copy !== undefined) return (this.#copy[key] = draftOf(value, this));
+    this.#children ??= new Map();
+    let child = this.#children.get(key);
+    if (child === undefined) this.#children.set(key, (child = draftOf(value, this)));
+    return child;
+  }
+
+  /** The value at `key` as the draft holds it (its part's draft once read), to tell a write that changes nothing. */
+  #held(key: PropertyKey): unknown {
+    return this.#copy !== undefined ? this.#copy[key] : (this.#children?.get(key) ?? this.base[key]);
+  }
+
+  /** This part's copy, made (with the copies above it) at the first write. */
+  #copied(): Plain {
+    for (let part: DraftPart | undefined = this; part !== undefined && part.#copy === undefined; part = part.parent) {
+      const copy = shallowCopy(part.base);
+      for (const [key, child] of part.#children ?? []) copy[key] = child;
+      part.#copy = copy;
+      part.#children = undefined;
+    }
+    return this.#copy!;
+  }
 }
 
 /**
@@ -139,7 +163,7 @@ function finished(state: DraftState): ProtoJson {
 function settled(value: unknown, original: unknown): unknown {
   if (value === original) return value;
   const state = stateOf(value);
-  if (state !== undefined) return finished(state);
+  if (state !== undefined) return state.finished();
   if (!isPlain(value) || Object.isFrozen(value)) return value;
   return sharing(value, original, false);
 }
@@ -148,19 +172,22 @@ function settled(value: unknown, original: unknown): unknown {
 function sharing(value: Plain, original: unknown, owned: boolean): unknown {
   const base = isPlain(original) && Array.isArray(original) === Array.isArray(value) ? original : undefined;
   const keys = Object.keys(value);
-  const baseKeys = base === undefined ? [] : Object.keys(base);
   let result = value;
-  let sameAsBase = base !== undefined && keys.length === baseKeys.length;
-  keys.forEach((key, index) => {
+  let sameValues = base !== undefined;
+  for (const key of keys) {
     const part = value[key];
-    const settledPart = settled(part, base !== undefined && Object.hasOwn(base, key) ? base[key] : undefined);
+    const settledPart = settled(part, base?.[key]);
     if (settledPart !== part) {
       // A value the edit did not make (a rule's conf) is not changed: its settled form is a copy.
       if (result === value && !owned) result = shallowCopy(value);
       result[key] = settledPart;
     }
-    // Same keys in the same order: the JSON the history and the UI show stays exactly the edit's.
-    if (sameAsBase && (baseKeys[index] !== key || settledPart !== base![key])) sameAsBase = false;
-  });
-  return sameAsBase ? base : Object.freeze(result);
+    if (sameValues && settledPart !== base![key]) sameValues = false;
+  }
+  // Same keys in the same order too: the JSON the history and the UI show stays exactly the edit's.
+  return sameValues && sameKeys(keys, Object.keys(base!)) ? base : Object.freeze(result);
+}
+
+function sameKeys(keys: readonly string[], baseKeys: readonly string[]): boolean {
+  return keys.length === baseKeys.length && keys.every((key, index) => key === baseKeys[index]);
 }

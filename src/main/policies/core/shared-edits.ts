@@ -2,7 +2,7 @@ import type { PolicyOrigin } from '../../../shared/policy-types.js';
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import type { XdsTypeUrl } from '../../xds/protocol/type-urls.js';
 import type { EnvoyResources } from './envoy-resources.js';
-import { createDraft, finishDraft, type Draft } from './draft.js';
+import { ResourceDraft, type Draft } from './draft.js';
 
 /** The fields an edit set, and the policy items behind each (EnvoyResources.put's `set`). */
 export type FieldsSet = { path: string; origins: readonly PolicyOrigin[] }[];
@@ -50,9 +50,9 @@ export function putEdited(
   }
   let edited = level.edited;
   if (edited === undefined) {
-    const draft = createDraft(resource);
-    const set = edit(draft);
-    edited = set === undefined ? null : { resource: finishDraft(draft), set };
+    const draft = new ResourceDraft(resource);
+    const set = edit(draft.draft);
+    edited = set === undefined ? null : { resource: draft.finish(), set };
     level.edited = edited;
   }
   if (edited !== null) resources.put(typeUrl, name, edited.resource, edited.set);
