@@ -14,8 +14,8 @@ export type Draft = Record<string, unknown>;
 
 type Plain = Record<PropertyKey, unknown>;
 
-/** Asks a draft for its state (any other object has none). */
-const STATE = Symbol('draft state');
+/** Asks a draft for its DraftedPart (any other object has none). */
+const DRAFTED_PART = Symbol('drafted part');
 
 function isPlain(value: unknown): value is Plain {
   if (typeof value !== 'object' || value === null) return false;
@@ -27,8 +27,8 @@ function shallowCopy(value: Plain): Plain {
   return (Array.isArray(value) ? value.slice() : { ...value }) as Plain;
 }
 
-function stateOf(value: unknown): DraftPart | undefined {
-  return typeof value === 'object' && value !== null ? ((value as { [STATE]?: DraftPart })[STATE] ?? undefined) : undefined;
+function draftedPartOf(value: unknown): DraftedPart | undefined {
+  return typeof value === 'object' && value !== null ? ((value as { [DRAFTED_PART]?: DraftedPart })[DRAFTED_PART] ?? undefined) : undefined;
 }
 
 /**
@@ -59,10 +59,10 @@ export class ResourceDraft {
   }
 }
 
-function draftOf(base: Plain, parent: DraftPart | undefined): Draft {
+function draftOf(base: Plain, parent: DraftedPart | undefined): Draft {
   // The target is an empty object or array (for Array.isArray and the prototype), never the frozen
   // base, whose read-only properties the Proxy invariants would hold every trap to.
-  return new Proxy((Array.isArray(base) ? [] : {}) as Plain, new DraftPart(base, parent)) as Draft;
+  return new Proxy((Array.isArray(base) ? [] : {}) as Plain, new DraftedPart(base, parent)) as Draft;
 }
 
 /**
@@ -70,7 +70,7 @@ function draftOf(base: Plain, parent: DraftPart | undefined): Draft {
  * base, and the drafts of its plain parts are kept by key; the first write here or below copies
  * the base (with those drafts in their places) here and in every draft above that has no copy yet.
  */
-class DraftPart implements ProxyHandler<Plain> {
+class DraftedPart implements ProxyHandler<Plain> {
   #copy: Plain | undefined;
   #children: Map<PropertyKey, Draft> | undefined;
   /** What finishing gave, once: a draft may be reachable from several places of the result. */
@@ -78,11 +78,11 @@ class DraftPart implements ProxyHandler<Plain> {
 
   constructor(
     readonly base: Plain,
-    readonly parent: DraftPart | undefined,
+    readonly parent: DraftedPart | undefined,
   ) {}
 
   get(_target: Plain, key: PropertyKey): unknown {
-    return key === STATE ? this : this.#read(key);
+    return key === DRAFTED_PART ? this : this.#read(key);
   }
 
   has(_target: Plain, key: PropertyKey): boolean {
@@ -144,7 +144,7 @@ class DraftPart implements ProxyHandler<Plain> {
 
   /** This part's copy, made (with the copies above it) at the first write. */
   #copied(): Plain {
-    for (let part: DraftPart | undefined = this; part !== undefined && part.#copy === undefined; part = part.parent) {
+    for (let part: DraftedPart | undefined = this; part !== undefined && part.#copy === undefined; part = part.parent) {
       const copy = shallowCopy(part.base);
       for (const [key, child] of part.#children ?? []) copy[key] = child;
       part.#copy = copy;
@@ -162,8 +162,8 @@ class DraftPart implements ProxyHandler<Plain> {
  */
 function settled(value: unknown, original: unknown): unknown {
   if (value === original) return value;
-  const state = stateOf(value);
-  if (state !== undefined) return state.finished();
+  const drafted = draftedPartOf(value);
+  if (drafted !== undefined) return drafted.finished();
   if (!isPlain(value) || Object.isFrozen(value)) return value;
   return sharing(value, original, false);
 }
