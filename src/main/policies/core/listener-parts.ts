@@ -1,62 +1,9 @@
 // The parts of a generated Envoy resource policy plugins change (Kuma's UpdateHTTPConnectionManager,
-// UpdateTCPProxy, route walks), found in a writable copy, each with its path in the resource so
+// UpdateTCPProxy, route walks), found in a draft (draft.ts), each with its path in the resource so
 // that what a plugin sets can be attributed to the policy (EnvoyResources.put).
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import { HTTP_CONNECTION_MANAGER_TYPE_URL, TCP_PROXY_TYPE_URL } from '../../xds/generate/extension-types.js';
-
-/** A writable copy of a resource: the generated ones are shared and frozen. */
-export type Draft = Record<string, unknown>;
-
-export function draftOf(resource: ProtoJson): Draft {
-  return copyJson(resource) as Draft;
-}
-
-/**
- * The edited draft with every part equal to the resource's taken from the resource itself: what an
- * edit left alone stays the very object the resource (and every other proxy's copy of it) has, so
- * the encoder's cache finds its bytes by identity and only the parts the edit changed are encoded.
- * Neither argument is changed: the draft may hold parts of shared objects (a rule's conf).
- */
-export function sharingUnchanged(draft: Draft, resource: ProtoJson): ProtoJson {
-  return shareEqualParts(draft, resource) as ProtoJson;
-}
-
-function shareEqualParts(value: unknown, original: unknown): unknown {
-  if (value === original || value === null || original === null || typeof value !== 'object' || typeof original !== 'object') return value;
-  if (Array.isArray(value)) {
-    if (!Array.isArray(original)) return value;
-    const shared = value.map((item, index) => (index < original.length ? shareEqualParts(item, original[index]) : item));
-    if (shared.length === original.length && shared.every((item, index) => item === original[index])) return original;
-    return shared.every((item, index) => item === value[index]) ? value : shared;
-  }
-  if (Array.isArray(original) || ArrayBuffer.isView(value) || ArrayBuffer.isView(original)) return value;
-  const keys = Object.keys(value);
-  const originalKeys = Object.keys(original);
-  const shared: Record<string, unknown> = {};
-  let sameAsOriginal = keys.length === originalKeys.length;
-  let sameAsValue = true;
-  keys.forEach((key, index) => {
-    const part = (value as Record<string, unknown>)[key];
-    const sharedPart = Object.hasOwn(original, key) ? shareEqualParts(part, (original as Record<string, unknown>)[key]) : part;
-    shared[key] = sharedPart;
-    // Same keys in the same order: the JSON the history and the UI show stays exactly the draft's.
-    if (sharedPart !== (original as Record<string, unknown>)[key] || originalKeys[index] !== key) sameAsOriginal = false;
-    if (sharedPart !== part) sameAsValue = false;
-  });
-  return sameAsOriginal ? original : sameAsValue ? value : shared;
-}
-
-/** A deep copy of JSON-shaped data: several times faster than structuredClone, which a proxy's edits run often. */
-function copyJson(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(copyJson);
-  if (value === null || typeof value !== 'object') return value;
-  if (ArrayBuffer.isView(value)) return structuredClone(value);
-  // Not JSON: a marker an edit placed (proxy-bound.ts), which must stay itself.
-  if (Object.getPrototypeOf(value) !== Object.prototype) return value;
-  const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) copy[key] = copyJson((value as Record<string, unknown>)[key]);
-  return copy;
-}
+import type { Draft } from './draft.js';
 
 /** A part of a draft and where it is: `filter_chains[0].filters[0].typed_config`. */
 export interface DraftPart {

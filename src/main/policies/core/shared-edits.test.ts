@@ -53,6 +53,25 @@ describe('putEdited', () => {
     expect(conf).toEqual({ path: '/health' });
   });
 
+  it('keeps values that are not plain data, in the resource and in what the edit sets, by reference', () => {
+    class ProxyValue {
+      constructor(readonly name: string) {}
+    }
+    const tags = new ProxyValue('tags');
+    const cluster = Object.freeze({ name: 'web', metadata: Object.freeze({ tags }), payload: new Uint8Array([1, 2]) });
+    const resources = new EnvoyResources({ ...generated(), [CLUSTER_TYPE_URL]: [{ name: 'web', resource: cluster }] });
+    const zone = new ProxyValue('zone');
+    putEdited(resources, CLUSTER_TYPE_URL, 'web', ['test'], (draft) => {
+      draft.zone = { value: zone };
+      return [{ path: 'zone', origins: [origin] }];
+    });
+
+    const edited = resources.get(CLUSTER_TYPE_URL, 'web') as typeof cluster & { zone: { value: ProxyValue } };
+    expect(edited.metadata.tags).toBe(tags);
+    expect(edited.payload).toBe(cluster.payload);
+    expect(edited.zone.value).toBe(zone);
+  });
+
   it('leaves the resource as it is when the edit changes nothing', () => {
     const shared = generated();
     const resources = new EnvoyResources(shared);

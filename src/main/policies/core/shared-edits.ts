@@ -2,8 +2,7 @@ import type { PolicyOrigin } from '../../../shared/policy-types.js';
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import type { XdsTypeUrl } from '../../xds/protocol/type-urls.js';
 import type { EnvoyResources } from './envoy-resources.js';
-import { deepFreeze } from '../../../shared/deep-freeze.js';
-import { draftOf, sharingUnchanged, type Draft } from './listener-parts.js';
+import { ResourceDraft, type Draft } from './draft.js';
 
 /** The fields an edit set, and the policy items behind each (EnvoyResources.put's `set`). */
 export type FieldsSet = { path: string; origins: readonly PolicyOrigin[] }[];
@@ -25,7 +24,7 @@ interface EditsByKey {
 const edits = new WeakMap<ProtoJson, EditsByKey>();
 
 /**
- * Puts resource `name` as `edit` changes a copy of it; an edit that returns undefined changed
+ * Puts resource `name` as `edit` changes a draft of it (draft.ts: copied only where written); an edit that returns undefined changed
  * nothing and the resource stays as it is. `key` names the edit (its plugin and what it does) and
  * everything it reads besides the resource (the rules' JSON, the protocol), so it runs once per
  * resource object and key: every proxy
@@ -51,9 +50,9 @@ export function putEdited(
   }
   let edited = level.edited;
   if (edited === undefined) {
-    const draft = draftOf(resource);
-    const set = edit(draft);
-    edited = set === undefined ? null : { resource: deepFreeze(sharingUnchanged(draft, resource)), set };
+    const draft = new ResourceDraft(resource);
+    const set = edit(draft.draft);
+    edited = set === undefined ? null : { resource: draft.finish(), set };
     level.edited = edited;
   }
   if (edited !== null) resources.put(typeUrl, name, edited.resource, edited.set);

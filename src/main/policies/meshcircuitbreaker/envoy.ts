@@ -1,7 +1,8 @@
 import type { PolicyOrigin } from '../../../shared/policy-types.js';
 import { CLUSTER_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
-import { child, type Draft } from '../core/listener-parts.js';
+import type { Draft } from '../core/draft.js';
+import { child } from '../core/listener-parts.js';
 import type { PluginInput } from '../core/plugin.js';
 import { serviceClusterNames } from '../core/outbound-targets.js';
 import { destinationTags, inboundSides, outboundSides } from '../core/proxy-sides.js';

@@ -1,6 +1,6 @@
 import { SERVICE_TAG } from '../../../shared/resources.js';
 import { CLUSTER_TYPE_URL } from '../../xds/protocol/type-urls.js';
-import type { Draft } from '../core/listener-parts.js';
+import type { Draft } from '../core/draft.js';
 import type { PluginInput } from '../core/plugin.js';
 import { serviceClusterNames } from '../core/outbound-targets.js';
 import { destinationTags } from '../core/proxy-sides.js';

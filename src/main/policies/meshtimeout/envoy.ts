@@ -9,7 +9,8 @@ import {
 } from '../../xds/generate/defaults/mesh-timeout-defaults.js';
 import { HTTP_PROTOCOL_OPTIONS, HTTP_PROTOCOL_OPTIONS_TYPE_URL } from '../../xds/generate/extension-types.js';
 import { CLUSTER_TYPE_URL, LISTENER_TYPE_URL } from '../../xds/protocol/type-urls.js';
-import { child, httpConnectionManagers, inlineRouteNames, inlineRoutes, tcpProxies, type Draft, type DraftPart } from '../core/listener-parts.js';
+import type { Draft } from '../core/draft.js';
+import { child, httpConnectionManagers, inlineRouteNames, inlineRoutes, tcpProxies, type DraftPart } from '../core/listener-parts.js';
 import type { PluginInput } from '../core/plugin.js';
 import { serviceClusterNames } from '../core/outbound-targets.js';
 import { destinationTags, inboundSides, outboundSides } from '../core/proxy-sides.js';

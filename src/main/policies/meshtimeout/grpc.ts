@@ -1,7 +1,8 @@
 import { goDurationToProtoJson, parseGoDuration } from '../../resources/go-duration.js';
 import { ROUTE_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import { grpcRouteRules } from '../core/grpc-routes.js';
-import { routesOf, type Draft } from '../core/listener-parts.js';
+import type { Draft } from '../core/draft.js';
+import { routesOf } from '../core/listener-parts.js';
 import type { PluginInput } from '../core/plugin.js';
 import type { InboundRule, Rule } from '../core/rules.js';
 import { keyOf, putEdited, type FieldsSet } from '../core/shared-edits.js';

@@ -10,7 +10,8 @@ import { grpcServerListenerName } from '../../xds/generate/grpc-server-listeners
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import { LISTENER_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import { insertHttpFiltersBeforeRouter } from '../core/listener-filters.js';
-import { httpConnectionManagers, type Draft } from '../core/listener-parts.js';
+import type { Draft } from '../core/draft.js';
+import { httpConnectionManagers } from '../core/listener-parts.js';
 import type { PluginInput } from '../core/plugin.js';
 import type { RuleMatch } from '../core/policy.js';
 import { policyKri } from '../core/policy-kri.js';
