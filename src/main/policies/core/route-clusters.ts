@@ -71,6 +71,11 @@ export class RouteClusters {
     return { cluster, weight };
   }
 
+  /** Collects the clusters `other` collected: those of routes derived once for every proxy (see `derived`). */
+  addFrom(other: RouteClusters): void {
+    for (const [name, info] of other.#clusters) if (!this.#clusters.has(name)) this.#clusters.set(name, info);
+  }
+
   /** Adds every collected cluster that is not there yet, and its endpoints (only those with the subset's tags). */
   putInto(resources: EnvoyResources): void {
     for (const [name, { service, tags, protocol, origins }] of this.#clusters) {
