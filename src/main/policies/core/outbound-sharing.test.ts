@@ -62,7 +62,22 @@ const policies = [
   meshWide('MeshRateLimit', { local: { http: { requestRate: { num: 100, interval: '1s' } } } }),
   policyResource('MeshHTTPRoute', 'to-http-backend', {
     targetRef: { kind: 'Mesh' },
-    to: [{ targetRef: { kind: 'MeshService', name: 'http-backend' }, rules: [{ matches: [{ path: { type: 'PathPrefix', value: '/v2' } }], default: { backendRefs: [{ kind: 'MeshService', name: 'http-backend', weight: 1 }] } }] }],
+    to: [
+      {
+        targetRef: { kind: 'MeshService', name: 'http-backend' },
+        rules: [
+          {
+            matches: [{ path: { type: 'PathPrefix', value: '/v2' } }],
+            default: {
+              backendRefs: [
+                { kind: 'MeshService', name: 'http-backend', weight: 90 },
+                { kind: 'MeshServiceSubset', name: 'http-backend', tags: { version: 'v2' }, weight: 10 },
+              ],
+            },
+          },
+        ],
+      },
+    ],
   }),
   policyResource('MeshTCPRoute', 'to-tcp-backend', {
     targetRef: { kind: 'Mesh' },
