@@ -21,6 +21,16 @@ export function identifyingService({ spec }: DataplaneResource): string {
   return services[0] ?? 'unknown';
 }
 
+/** By Dataplane object: every marker of a proxy's outbounds reads the same values. */
+const sourceValuesByDataplane = new WeakMap<DataplaneResource, OwnValues & Pick<KumaValues, 'sourceService'>>();
+
+/** The proxy's values on its outbound traffic, where it is the source. */
+function sourceValues(dataplane: DataplaneResource): OwnValues & Pick<KumaValues, 'sourceService'> {
+  let values = sourceValuesByDataplane.get(dataplane);
+  if (values === undefined) sourceValuesByDataplane.set(dataplane, (values = { ...ownValues(dataplane), sourceService: identifyingService(dataplane) }));
+  return values;
+}
+
 /** kuma-dp's access log socket of the proxy (written only for a proxy that has kuma-dp, a `workdir`). */
 export const KUMA_DP_SOCKET = new ProxyBoundValue("kuma-dp's access log socket", ({ workDir, dataplane }) =>
   accessLogSocketPath(workDir ?? '', dataplane.meta.name, dataplane.meta.mesh),
@@ -40,12 +50,7 @@ export function outboundTexts(context: MeshContext, destination: string): Interp
     if (!template.includes('%KUMA_')) return template;
     let text = texts.get(template);
     if (text === undefined) {
-      const values = ({ dataplane }: { dataplane: DataplaneResource }): KumaValues => ({
-        ...ownValues(dataplane),
-        sourceService: identifyingService(dataplane),
-        destinationService: destination,
-        direction: 'OUTBOUND',
-      });
+      const values = ({ dataplane }: { dataplane: DataplaneResource }): KumaValues => ({ ...sourceValues(dataplane), destinationService: destination, direction: 'OUTBOUND' });
       text = new ProxyBoundValue(`the access log format ${JSON.stringify(template)} to ${destination}`, (proxy) => interpolate(template, values(proxy)));
       texts.set(template, text);
     }
