@@ -4,6 +4,7 @@ import { expect } from 'vitest';
 import { emptyProxyRules, type ProxyRules } from '../../../src/main/policies/core/rules.js';
 import type { PolicyPlugin, UnappliedField } from '../../../src/main/policies/core/plugin.js';
 import type { EnvoyResources } from '../../../src/main/policies/core/envoy-resources.js';
+import { bindProxyValues } from '../../../src/main/policies/core/proxy-bound.js';
 import type { MeshContext } from '../../../src/main/xds/context/mesh-context.js';
 import type { Proxy } from '../../../src/main/xds/generate/proxy.js';
 import type { XdsTypeUrl } from '../../../src/main/xds/protocol/type-urls.js';
@@ -28,14 +29,17 @@ export function runEnvoyPlugin<Conf>(
   const base = caseBaseResources(policyCase);
   const generated = base.resources.toResources();
   const unapplied: UnappliedField[] = [];
+  const proxy = adjust.proxy?.(base.proxy) ?? base.proxy;
   plugin.applyEnvoy({
-    proxy: adjust.proxy?.(base.proxy) ?? base.proxy,
+    proxy,
     context: adjust.context?.(base.context) ?? base.context,
     rules: rulesAsTested<Conf>(policyCase),
     resources: base.resources,
     rulesOf: (): ProxyRules<Conf> => emptyProxyRules(),
     unapplied: (field) => unapplied.push(field),
   });
+  // As applyPolicyPlugins does after the last plugin: the proxy's own values in place of their markers.
+  bindProxyValues(base.resources, proxy);
   const find = (resources: typeof generated, typeUrl: XdsTypeUrl, name: string) => {
     const found = resources[typeUrl].find((each) => each.name === name);
     return found && toKumaJson(typeUrl, found.resource);

@@ -6,6 +6,7 @@ import type { PolicyOrigin } from '../../../shared/policy-types.js';
 import { SERVICE_TAG, type Protocol, type Tags } from '../../../shared/resources.js';
 import type { MeshContext } from '../../xds/context/mesh-context.js';
 import { edsCluster } from '../../xds/generate/clusters.js';
+import { memoizedForContext } from '../../xds/generate/context-memo.js';
 import { clusterLoadAssignment, serviceEndpoints, type EndpointsReader } from '../../xds/generate/endpoints.js';
 import { meshClusterTls, outboundCluster, serviceProtocol } from '../../xds/generate/outbound-proxy-generator.js';
 import { grpcClientTls } from '../../xds/generate/proxyless-grpc-generator.js';
@@ -71,20 +72,33 @@ export class RouteClusters {
     return { cluster, weight };
   }
 
-  /** Adds every collected cluster that is not there yet, and its endpoints (only those with the subset's tags). */
+  /** Collects the clusters `other` collected: those of routes derived once for every proxy (see `derived`). */
+  addFrom(other: RouteClusters): void {
+    for (const [name, info] of other.#clusters) if (!this.#clusters.has(name)) this.#clusters.set(name, info);
+  }
+
+  /**
+   * Adds every collected cluster that is not there yet, and its endpoints (only those with the
+   * subset's tags): made once per context and cluster name, the same objects for every proxy.
+   */
   putInto(resources: EnvoyResources): void {
+    const made = memoizedForContext(this.context, `route-clusters:${this.reader}`, () => new Map<string, { cluster: ProtoJson; endpoints: ProtoJson }>());
     for (const [name, { service, tags, protocol, origins }] of this.#clusters) {
       if (resources.get(CLUSTER_TYPE_URL, name) !== undefined) continue;
+      let cluster = made.get(name);
+      if (cluster === undefined) made.set(name, (cluster = { cluster: this.#cluster(name, service, tags, protocol), endpoints: this.#endpoints(name, service, tags) }));
       const set = [{ path: '', origins }];
-      // A mesh cluster: with mTLS on, it dials its service's identity (the route's subset in Envoy's SNI).
-      const { [SERVICE_TAG]: _service, ...subsetTags } = tags;
-      const cluster =
-        this.reader === 'grpc'
-          ? { ...edsCluster(name), ...grpcClientTls(this.context, service) }
-          : { ...outboundCluster(name, protocol), ...meshClusterTls(this.context.mesh, service, subsetTags) };
-      resources.put(CLUSTER_TYPE_URL, name, cluster, set);
-      resources.put(ENDPOINT_TYPE_URL, name, this.#endpoints(name, service, tags), set);
+      resources.put(CLUSTER_TYPE_URL, name, cluster.cluster, set);
+      resources.put(ENDPOINT_TYPE_URL, name, cluster.endpoints, set);
     }
+  }
+
+  #cluster(name: string, service: string, tags: Tags, protocol: Protocol): ProtoJson {
+    // A mesh cluster: with mTLS on, it dials its service's identity (the route's subset in Envoy's SNI).
+    const { [SERVICE_TAG]: _service, ...subsetTags } = tags;
+    return this.reader === 'grpc'
+      ? { ...edsCluster(name), ...grpcClientTls(this.context, service) }
+      : { ...outboundCluster(name, protocol), ...meshClusterTls(this.context.mesh, service, subsetTags) };
   }
 
   #endpoints(name: string, service: string, tags: Tags): ProtoJson {

@@ -1,6 +1,7 @@
 // A MeshAccessLog backend as an Envoy access log (Kuma's plugin/xds/configurer.go BaseAccessLogBuilder
 // and pkg/xds/envoy/listeners/v3/access_log_configurer.go InterpolateKumaValues).
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
+import type { ProxyBoundValue } from '../core/proxy-bound.js';
 import type { Backend, Format } from './api.js';
 
 const FILE_ACCESS_LOG = 'envoy.access_loggers.file';
@@ -43,20 +44,29 @@ export function interpolate(format: string, values: KumaValues): string {
     .replaceAll('%KUMA_WORKLOAD%', values.workload);
 }
 
-function jsonFields(format: Format, values: KumaValues): ProtoJson {
-  return Object.fromEntries((format.json ?? []).map(({ key, value }) => [key, interpolate(value, values)]));
+/**
+ * A text of a log format with Kuma's values in it (see `interpolate`): the text itself, or, where
+ * the values are the proxy's own, a marker that writes them last (see ProxyBoundValue).
+ */
+export type LogText = string | ProxyBoundValue;
+
+/** How a listener's log formats get Kuma's values: `interpolate` with them, or a marker per template. */
+export type Interpolated = (template: string) => LogText;
+
+function jsonFields(format: Format, text: Interpolated): ProtoJson {
+  return Object.fromEntries((format.json ?? []).map(({ key, value }) => [key, text(value)]));
 }
 
 /** A file backend's log format: a text line (ended by a newline) or a JSON object. */
-function fileLogFormat(format: Format | undefined, fallback: string, values: KumaValues): ProtoJson {
+function fileLogFormat(format: Format | undefined, fallback: string, text: Interpolated): ProtoJson {
   const omit = format?.omitEmptyValues ? { omit_empty_values: true } : {};
-  if (format?.json) return { json_format: jsonFields(format, values), ...omit };
-  return { text_format_source: { inline_string: interpolate(`${format?.plain ?? fallback}\n`, values) }, ...omit };
+  if (format?.json) return { json_format: jsonFields(format, text), ...omit };
+  return { text_format_source: { inline_string: text(`${format?.plain ?? fallback}\n`) }, ...omit };
 }
 
 /** A TCP backend's log format: JSON lines `{address, message}`, which kuma-dp sends to `address`. */
-function tcpLogFormat(address: string, format: Format | undefined, fallback: string, values: KumaValues): ProtoJson {
-  const message = format?.json ? jsonFields(format, values) : interpolate(`${format?.plain ?? fallback}\n`, values);
+function tcpLogFormat(address: string, format: Format | undefined, fallback: string, text: Interpolated): ProtoJson {
+  const message = format?.json ? jsonFields(format, text) : text(`${format?.plain ?? fallback}\n`);
   return { json_format: { address, message }, ...(format?.omitEmptyValues && { omit_empty_values: true }) };
 }
 
@@ -69,12 +79,18 @@ export function accessLogSocketPath(workDir: string, dataplane: string, mesh: st
  * The access log of a File or Tcp backend (a Tcp one through kuma-dp's socket at `socketPath`),
  * kept to connections matching the CEL `filter` when given.
  */
-export function accessLog(backend: Backend, fallbackFormat: string, values: KumaValues, socketPath: string | undefined, filter?: string): ProtoJson | undefined {
+export function accessLog(
+  backend: Backend,
+  fallbackFormat: string,
+  text: Interpolated,
+  socketPath: LogText | undefined,
+  filter?: string,
+): ProtoJson | undefined {
   let config: ProtoJson;
   if (backend.type === 'File' && backend.file) {
-    config = { path: backend.file.path, log_format: fileLogFormat(backend.file.format, fallbackFormat, values) };
+    config = { path: backend.file.path, log_format: fileLogFormat(backend.file.format, fallbackFormat, text) };
   } else if (backend.type === 'Tcp' && backend.tcp && socketPath) {
-    config = { path: socketPath, log_format: tcpLogFormat(backend.tcp.address, backend.tcp.format, fallbackFormat, values) };
+    config = { path: socketPath, log_format: tcpLogFormat(backend.tcp.address, backend.tcp.format, fallbackFormat, text) };
   } else {
     return undefined;
   }

@@ -2,9 +2,8 @@
 // applyToOutbounds): an access log per backend on the HttpConnectionManager or tcp_proxy of the
 // inbound listeners (`from`/`rules`) and the outbound listeners (`to`).
 import type { PolicyOrigin } from '../../../shared/policy-types.js';
-import { SERVICE_TAG, type DataplaneSpec } from '../../../shared/resources.js';
+import { SERVICE_TAG } from '../../../shared/resources.js';
 import { inboundListenerName, outboundListenerName } from '../../xds/generate/names.js';
-import { workloadKri } from '../../resources/kri.js';
 import { DEFAULT_OUTBOUND_ADDRESS } from '../../xds/generate/outbound-proxy-generator.js';
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import { LISTENER_TYPE_URL } from '../../xds/protocol/type-urls.js';
@@ -14,7 +13,9 @@ import type { PluginInput } from '../core/plugin.js';
 import type { RuleMatch } from '../core/policy.js';
 import { reportUnapplied } from '../core/report-unapplied.js';
 import { inboundKey, ruleFor } from '../core/rules.js';
-import { accessLog, accessLogSocketPath, defaultFormat, type KumaValues } from './access-log.js';
+import { keyOf, putEdited, type FieldsSet } from '../core/shared-edits.js';
+import { accessLog, accessLogSocketPath, defaultFormat, interpolate, type Interpolated, type KumaValues, type LogText } from './access-log.js';
+import { identifyingService, KUMA_DP_SOCKET, outboundTexts, ownValues } from './outbound-values.js';
 import type { Backend, MeshAccessLogConf } from './api.js';
 
 const TLS_INSPECTOR = 'envoy.filters.listener.tls_inspector';
@@ -32,10 +33,10 @@ interface ListenerLogs {
 }
 
 export function applyMeshAccessLogToEnvoy(input: PluginInput<MeshAccessLogConf>): void {
-  const { proxy, rules } = input;
+  const { proxy, context, rules, resources } = input;
   const { meta, spec } = proxy.dataplane;
   const { networking } = spec;
-  const base = { sourceIp: networking.address, mesh: meta.mesh, zone: meta.labels['kuma.io/zone'] ?? '', workload: workloadKri(meta) };
+  const own = ownValues(proxy.dataplane);
   const socket = proxy.workDir === undefined ? undefined : accessLogSocketPath(proxy.workDir, meta.name, meta.mesh);
   const reported = new Set<string>();
   const report = (logs: readonly ListenerLogs[]) => reportUnappliedBackends(input, logs, socket !== undefined, reported);
@@ -47,27 +48,34 @@ export function applyMeshAccessLogToEnvoy(input: PluginInput<MeshAccessLogConf>)
     const key = inboundKey(address, inbound.port);
     if (done.has(key)) continue;
     done.add(key);
+    const name = inboundListenerName(address, inbound.port);
+    const listener = resources.get(LISTENER_TYPE_URL, name);
+    if (!listener) continue;
     const logs = (rules.inbound.get(key) ?? []).map((rule) => ({ backends: rule.conf.backends ?? [], filter: celOf(rule.match), origins: rule.origins }));
     // On inbound traffic the control plane cannot know who calls: the source service is "unknown".
-    const values: KumaValues = { ...base, sourceService: 'unknown', destinationService: identifyingService(spec), direction: 'INBOUND' };
+    // An inbound listener is the proxy's own: its values are written in place.
+    const values: KumaValues = { ...own, sourceService: 'unknown', destinationService: identifyingService(proxy.dataplane), direction: 'INBOUND' };
     const sni = (rules.inbound.get(key) ?? []).some((rule) => rule.match?.sni);
-    if (withAccessLogs(input, inboundListenerName(address, inbound.port), logs, values, socket, sni)) report(logs);
+    const edited = withAccessLogs(listener, logs, (template) => interpolate(template, values), socket, sni);
+    if (edited) resources.put(LISTENER_TYPE_URL, name, edited.listener, edited.set);
+    report(logs);
   }
   for (const outbound of networking.outbound ?? []) {
     const service = outbound.tags?.[SERVICE_TAG];
     const rule = service === undefined ? undefined : ruleFor(rules.to, { [SERVICE_TAG]: service });
-    if (service === undefined || !rule) continue;
-    const values: KumaValues = { ...base, sourceService: identifyingService(spec), destinationService: service, direction: 'OUTBOUND' };
     const name = outboundListenerName(outbound.address ?? DEFAULT_OUTBOUND_ADDRESS, outbound.port);
+    if (service === undefined || !rule || !resources.get(LISTENER_TYPE_URL, name)) continue;
     const logs = [{ backends: rule.conf.backends ?? [], origins: rule.origins }];
-    if (withAccessLogs(input, name, logs, values, socket, false)) report(logs);
+    // Shared by every proxy with this outbound and rule: the proxy's own values are markers (outbound-values.ts).
+    const key = ['MeshAccessLog outbound listener', service, keyOf(rule), socket === undefined ? '' : 'kuma-dp'];
+    putEdited(resources, LISTENER_TYPE_URL, name, key, (draft) => {
+      const edited = withAccessLogs(draft, logs, outboundTexts(context, service), socket === undefined ? undefined : KUMA_DP_SOCKET, false);
+      if (!edited) return undefined;
+      Object.assign(draft, edited.listener);
+      return edited.set;
+    });
+    report(logs);
   }
-}
-
-/** Kuma's IdentifyingName: the first of the proxy's services in order, else "unknown". */
-function identifyingService({ networking }: DataplaneSpec): string {
-  const services = [...new Set((networking.inbound ?? []).flatMap((inbound) => inbound.tags?.[SERVICE_TAG] ?? []))].sort();
-  return services[0] ?? 'unknown';
 }
 
 /** Kuma's MatchToCEL: a condition on the connection a matched rule's logs are kept to. */
@@ -81,21 +89,18 @@ function celOf(match: RuleMatch | undefined): string | undefined {
 }
 
 /**
- * Appends the logs to every HttpConnectionManager and tcp_proxy of the listener (Kuma's AccessLogs).
- * False when the proxy has no such listener.
+ * The listener with the logs appended to every HttpConnectionManager and tcp_proxy (Kuma's
+ * AccessLogs), and the fields set; undefined when no backend gave a log.
  */
 function withAccessLogs(
-  { resources }: PluginInput<MeshAccessLogConf>,
-  name: string,
+  listener: ProtoJson,
   logs: readonly ListenerLogs[],
-  values: KumaValues,
-  socket: string | undefined,
+  text: Interpolated,
+  socket: LogText | undefined,
   sni: boolean,
-): boolean {
-  const listener = resources.get(LISTENER_TYPE_URL, name);
-  if (!listener) return false;
+): { listener: ProtoJson; set: FieldsSet } | undefined {
   let changed = listener;
-  const set: { path: string; origins: readonly PolicyOrigin[] }[] = [];
+  const set: FieldsSet = [];
   for (const chain of filterChains(listener)) {
     const filters = chain.filters.map((filter, index) => {
       if (filter.name !== HTTP_CONNECTION_MANAGER_FILTER && filter.name !== TCP_PROXY_FILTER) return filter;
@@ -105,7 +110,7 @@ function withAccessLogs(
       const added: ProtoJson[] = [];
       for (const { backends, filter: cel, origins } of logs) {
         for (const backend of backends) {
-          const log = accessLog(backend, format, values, socket, cel);
+          const log = accessLog(backend, format, text, socket, cel);
           if (!log) continue;
           set.push({ path: `${chain.path}[${index}].typed_config.access_log[${existing.length + added.length}]`, origins });
           added.push(log);
@@ -115,14 +120,13 @@ function withAccessLogs(
     });
     changed = withChainFilters(changed, chain.chain, filters);
   }
-  if (set.length === 0) return true;
+  if (set.length === 0) return undefined;
   // An SNI condition reads the requested server name, which only the TLS inspector finds out.
   const listenerFilters = (changed.listener_filters ?? []) as ProtoJson[];
   if (sni && !listenerFilters.some((filter) => filter.name === TLS_INSPECTOR)) {
     changed = { ...changed, listener_filters: [...listenerFilters, { name: TLS_INSPECTOR, typed_config: { '@type': TLS_INSPECTOR_TYPE_URL } }] };
   }
-  resources.put(LISTENER_TYPE_URL, name, changed, set);
-  return true;
+  return { listener: changed, set };
 }
 
 /** Backends this proxy cannot have, once per item and backend: OpenTelemetry ones, and Tcp ones without kuma-dp. */

@@ -11,6 +11,10 @@ import { LISTENER_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import type { PolicyOrigin } from '../../../shared/policy-types.js';
 import { filterChains, httpConnectionManagerIndex, insertHttpFiltersBeforeRouter, withChainFilters, withHttpConnectionManager } from '../core/listener-filters.js';
 import type { PluginInput } from '../core/plugin.js';
+import { derived } from '../core/derived.js';
+import { ProxyBoundValue } from '../core/proxy-bound.js';
+import type { FieldsSet } from '../core/shared-edits.js';
+import { memoizedForContext } from '../../xds/generate/context-memo.js';
 import { policyKri } from '../core/policy-kri.js';
 import { reportUnapplied } from '../core/report-unapplied.js';
 import { inboundKey, type InboundRule, type Rule } from '../core/rules.js';
@@ -52,36 +56,46 @@ export function applyMeshFaultInjectionToEnvoy(input: PluginInput<MeshFaultInjec
   }
 }
 
+/** The proxy's tags, written last (see ProxyBoundValue): every proxy shares the edited outbound listeners. */
+const CALLER_TAGS = new ProxyBoundValue("the proxy's tags (x-kuma-tags)", (proxy) => serializeCallerTags(callerTags(proxy.dataplane.spec)));
+
 /**
  * Kuma's IsXKumaTagsUsed: while the mesh has a MeshFaultInjection, every sidecar sends its tags in
  * `x-kuma-tags` on its outbound HTTP routes, so that legacy `from` rules at the destination know
  * who calls. Kuma's route generator does it; in meshdesk this policy is the only reason for it.
  */
 function sendCallerTags({ proxy, context, resources }: PluginInput<MeshFaultInjectionConf>): void {
-  const policies = context.policies.filter((policy) => policy.type === meshFaultInjectionDescriptor.type);
-  const tags = callerTags(proxy.dataplane.spec);
-  if (policies.length === 0 || tags.size === 0) return;
-  const header = { header: { key: KUMA_TAGS_HEADER, value: serializeCallerTags(tags) } };
-  const origins = policies.map(({ type, meta }): PolicyOrigin => ({ type, mesh: meta.mesh, name: meta.name, item: 'spec' }));
+  const origins = memoizedForContext(context, 'meshfaultinjection:caller-tags-origins', () =>
+    context.policies.filter((policy) => policy.type === meshFaultInjectionDescriptor.type).map(({ type, meta }): PolicyOrigin => ({ type, mesh: meta.mesh, name: meta.name, item: 'spec' })),
+  );
+  if (origins.length === 0 || callerTags(proxy.dataplane.spec).size === 0) return;
   for (const outbound of proxy.dataplane.spec.networking.outbound ?? []) {
     const name = outboundListenerName(outbound.address ?? DEFAULT_OUTBOUND_ADDRESS, outbound.port);
     const listener = resources.get(LISTENER_TYPE_URL, name);
     if (!listener) continue;
-    let changed = listener;
-    const set: { path: string; origins: readonly PolicyOrigin[] }[] = [];
-    for (const chain of filterChains(listener)) {
-      const at = httpConnectionManagerIndex(chain.filters);
-      const hcm = at < 0 ? undefined : (chain.filters[at]!.typed_config as ProtoJson);
-      const routeConfig = hcm?.route_config as ProtoJson | undefined;
-      if (!hcm || !routeConfig) continue;
-      const added = (routeConfig.request_headers_to_add ?? []) as ProtoJson[];
-      if (added.some((option) => (option.header as ProtoJson | undefined)?.key === KUMA_TAGS_HEADER)) continue;
-      set.push({ path: `${chain.path}[${at}].typed_config.route_config.request_headers_to_add[${added.length}]`, origins });
-      const withHeader = { ...hcm, route_config: { ...routeConfig, request_headers_to_add: [...added, header] } };
-      changed = withChainFilters(changed, chain.chain, withHttpConnectionManager(chain.filters, withHeader));
-    }
+    // Made once per listener object in a context (the origins are the context's): shared by every proxy.
+    const { changed, set } = derived(listener, origins, () => withCallerTags(listener, origins));
     if (set.length > 0) resources.put(LISTENER_TYPE_URL, name, changed, set);
   }
+}
+
+/** The listener whose HTTP route configurations send the proxy's tags, and the fields set. */
+function withCallerTags(listener: ProtoJson, origins: readonly PolicyOrigin[]): { changed: ProtoJson; set: FieldsSet } {
+  const header = { header: { key: KUMA_TAGS_HEADER, value: CALLER_TAGS } };
+  let changed = listener;
+  const set: FieldsSet = [];
+  for (const chain of filterChains(listener)) {
+    const at = httpConnectionManagerIndex(chain.filters);
+    const hcm = at < 0 ? undefined : (chain.filters[at]!.typed_config as ProtoJson);
+    const routeConfig = hcm?.route_config as ProtoJson | undefined;
+    if (!hcm || !routeConfig) continue;
+    const added = (routeConfig.request_headers_to_add ?? []) as ProtoJson[];
+    if (added.some((option) => (option.header as ProtoJson | undefined)?.key === KUMA_TAGS_HEADER)) continue;
+    set.push({ path: `${chain.path}[${at}].typed_config.route_config.request_headers_to_add[${added.length}]`, origins });
+    const withHeader = { ...hcm, route_config: { ...routeConfig, request_headers_to_add: [...added, header] } };
+    changed = withChainFilters(changed, chain.chain, withHttpConnectionManager(chain.filters, withHeader));
+  }
+  return { changed, set };
 }
 
 /** Legacy `from`: each fault of each rule, narrowed to the rule's callers by their `x-kuma-tags`. */

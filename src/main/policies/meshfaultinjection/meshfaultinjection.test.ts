@@ -7,6 +7,7 @@ import { buildMeshContext } from '../../xds/context/build-mesh-context.js';
 import { generateProxyResources } from '../../xds/generate/profile.js';
 import type { Proxy } from '../../xds/generate/proxy.js';
 import { EnvoyResources } from '../core/envoy-resources.js';
+import { bindProxyValues } from '../core/proxy-bound.js';
 import { emptyProxyRules } from '../core/rules.js';
 import { ViolationList } from '../../resources/validation-error.js';
 import { LISTENER_TYPE_URL } from '../../xds/protocol/type-urls.js';
@@ -135,6 +136,8 @@ describe('x-kuma-tags on the callers', () => {
     const proxy: Proxy = { id: 'default.web-1', dataplane: web, kind: 'envoy' };
     const resources = new EnvoyResources(generateProxyResources(context, proxy));
     meshFaultInjectionPlugin.applyEnvoy({ proxy, context, rules: emptyProxyRules(), resources, rulesOf: () => emptyProxyRules(), unapplied: () => {} });
+    // As applyPolicyPlugins does after the last plugin: the proxy's tags in place of their marker.
+    bindProxyValues(resources, proxy);
     const listener = toKumaJson(LISTENER_TYPE_URL, resources.get(LISTENER_TYPE_URL, 'outbound:127.0.0.1:10001')!);
     return { headers: (hcmOf(listener).routeConfig as KumaJson).requestHeadersToAdd, attributions: resources.attributions().map(({ path }) => path) };
   }

@@ -13,7 +13,7 @@ import { serviceClusterNames, serviceOutbounds } from '../core/outbound-targets.
 import { ruleFor, type Rule } from '../core/rules.js';
 import { effectiveHashPolicies, type MeshLoadBalancingStrategyConf } from './api.js';
 import { hashPolicyJson, loadBalancerFields } from './load-balancer.js';
-import { localityAwareAssignment, proxyZone, type LocalitySide } from './locality-aware.js';
+import { localityAwareAssignment, proxyZone, sideKeyOf, type LocalitySide } from './locality-aware.js';
 
 type Conf = MeshLoadBalancingStrategyConf;
 
@@ -40,23 +40,26 @@ export function applyMeshLoadBalancingStrategyToEnvoy({ proxy, rules, resources 
     for (const name of new Set([service, ...names])) {
       const cla = resources.get(ENDPOINT_TYPE_URL, name);
       if (!cla) continue;
-      const changed = sharedPerSide(cla, rule, side, () => localityAwareAssignment(cla, rule.conf, side));
+      const changed = sharedPerSide(cla, cla, rule, side, () => localityAwareAssignment(cla, rule.conf, side));
       putChanged(resources, ENDPOINT_TYPE_URL, name, cla, changed, rule.origins, ['endpoints', 'policy.overprovisioning_factor']);
     }
   }
 }
 
 /**
- * What the conf makes of a shared resource, made once per resource, rule and locality side (see
- * `derived`): the balancer and priorities read only the proxy's zone unless the conf has locality
- * awareness, which reads its tags and labels too. Proxies in one zone then get the very same
- * objects, which later plugins' shared edits and the encoded-resource cache find by identity.
+ * What the conf makes of a shared resource, made once per resource, rule and what the making reads
+ * of the proxy's locality side (see `derived` and `sideKeyOf`): nothing for a cluster without an
+ * inline assignment, at most the zone without regrouping. Proxies alike there then get the very
+ * same objects, which later plugins' shared edits and the encoded-resource cache find by identity.
  */
-function sharedPerSide(resource: ProtoJson, rule: Rule<Conf>, side: LocalitySide, make: () => ProtoJson): ProtoJson {
-  const bySide = derived(resource, rule, () => new Map<string, ProtoJson>());
-  const key = rule.conf.localityAwareness ? JSON.stringify(side) : side.zone;
-  let made = bySide.get(key);
-  if (made === undefined) bySide.set(key, (made = make()));
+function sharedPerSide(resource: ProtoJson, assignment: ProtoJson | undefined, rule: Rule<Conf>, side: LocalitySide, make: () => ProtoJson): ProtoJson {
+  const shared = derived(resource, rule, () => ({
+    keyOf: assignment === undefined ? () => '' : sideKeyOf(assignment, rule.conf),
+    made: new Map<string, ProtoJson>(),
+  }));
+  const key = shared.keyOf(side);
+  let made = shared.made.get(key);
+  if (made === undefined) shared.made.set(key, (made = make()));
   return made;
 }
 
@@ -65,18 +68,22 @@ function addHashPolicies(resources: EnvoyResources, listenerName: string, rule: 
   const listener = resources.get(LISTENER_TYPE_URL, listenerName);
   const policies = effectiveHashPolicies(rule.conf);
   if (!listener || !policies) return;
-  const set: string[] = [];
-  const filterChains = ((listener['filter_chains'] ?? []) as ProtoJson[]).map((chain, chainIndex) => ({
-    ...chain,
-    filters: ((chain['filters'] ?? []) as ProtoJson[]).map((filter, filterIndex) => {
-      const hcm = filter['typed_config'] as ProtoJson | undefined;
-      const routeConfig = hcm?.['route_config'] as ProtoJson | undefined;
-      if (filter['name'] !== HTTP_CONNECTION_MANAGER_FILTER || !routeConfig) return filter;
-      const path = `filter_chains[${chainIndex}].filters[${filterIndex}].typed_config.route_config`;
-      return { ...filter, typed_config: { ...hcm, route_config: withHashPolicies(routeConfig, policies.map(hashPolicyJson), path, set) } };
-    }),
-  }));
-  resources.put(LISTENER_TYPE_URL, listenerName, { ...listener, filter_chains: filterChains }, set.map((path) => ({ path, origins: rule.origins })));
+  // Made once per listener object and rule (see `derived`): every proxy with this outbound gets the same object.
+  const { changed, set } = derived(listener, rule, () => {
+    const set: string[] = [];
+    const filterChains = ((listener['filter_chains'] ?? []) as ProtoJson[]).map((chain, chainIndex) => ({
+      ...chain,
+      filters: ((chain['filters'] ?? []) as ProtoJson[]).map((filter, filterIndex) => {
+        const hcm = filter['typed_config'] as ProtoJson | undefined;
+        const routeConfig = hcm?.['route_config'] as ProtoJson | undefined;
+        if (filter['name'] !== HTTP_CONNECTION_MANAGER_FILTER || !routeConfig) return filter;
+        const path = `filter_chains[${chainIndex}].filters[${filterIndex}].typed_config.route_config`;
+        return { ...filter, typed_config: { ...hcm, route_config: withHashPolicies(routeConfig, policies.map(hashPolicyJson), path, set) } };
+      }),
+    }));
+    return { changed: { ...listener, filter_chains: filterChains }, set: set.map((path) => ({ path, origins: rule.origins })) };
+  });
+  resources.put(LISTENER_TYPE_URL, listenerName, changed, set);
 }
 
 /** A route configuration whose every forwarding route gets `hashPolicies` after its own; `set` collects the changed paths. */
@@ -97,7 +104,9 @@ export function withHashPolicies(routeConfig: ProtoJson, hashPolicies: readonly 
 
 /** Kuma's clusterConfigurer (and staticCLAConfigurer for an inline assignment). */
 function configureCluster(resources: EnvoyResources, name: string, cluster: ProtoJson, rule: Rule<Conf>, side: LocalitySide): void {
-  const changed = sharedPerSide(cluster, rule, side, () => configuredCluster(name, cluster, rule.conf, side));
+  const changed = sharedPerSide(cluster, cluster['load_assignment'] as ProtoJson | undefined, rule, side, () =>
+    configuredCluster(name, cluster, rule.conf, side),
+  );
   putChanged(resources, CLUSTER_TYPE_URL, name, cluster, changed, rule.origins, [
     'common_lb_config.locality_weighted_lb_config',
     'lb_policy',

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import type { DataplaneResource } from '../../../shared/resources.js';
+import { buildMeshContext } from '../../xds/context/build-mesh-context.js';
+import { generateProxy } from '../../xds/generate/profile.js';
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
+import { ENDPOINT_TYPE_URL } from '../../xds/protocol/type-urls.js';
+import { dataplaneResource, meshResource, policyResource } from '../core/testing/resources.js';
 import { localityAwareAssignment, proxyZone, type LocalitySide } from './locality-aware.js';
 
 // The cases Kuma's goldens leave out: meshdesk's zone-less proxies and endpoints, and `disabled`.
@@ -77,5 +82,30 @@ describe('locality-aware assignments', () => {
     const result = localityAwareAssignment(cla, conf, side('east'));
     expect(summary(result).map(({ locality, priority }) => `${(locality as { zone: string }).zone}:${priority}`)).toEqual(['east:0', 'north:2', 'west:3']);
     expect(result['policy']).toEqual({ overprovisioning_factor: 200 });
+  });
+});
+
+describe('locality-aware assignments shared between proxies', () => {
+  const backend = (name: string, version: string, address: string) =>
+    dataplaneResource(name, [{ port: 9000, tags: { 'kuma.io/service': 'backend', 'kuma.io/protocol': 'http', version } }], { address });
+  const client = (name: string, version: string): DataplaneResource => {
+    const dataplane = dataplaneResource(name, [{ port: 8080, tags: { 'kuma.io/service': 'web', version } }]);
+    return { ...dataplane, spec: { networking: { ...dataplane.spec.networking, outbound: [{ port: 10001, tags: { 'kuma.io/service': 'backend' } }] } } };
+  };
+  const policy = policyResource('MeshLoadBalancingStrategy', 'affinity', {
+    targetRef: { kind: 'Mesh' },
+    to: [{ targetRef: { kind: 'Mesh' }, default: { localityAwareness: { localZone: { affinityTags: [{ key: 'version' }] } } } }],
+  });
+  const [v1, v2] = [client('web-1', 'v1'), client('web-2', 'v2')];
+  const context = buildMeshContext(meshResource(), [v1, v2, backend('backend-1', 'v1', '10.0.1.1'), backend('backend-2', 'v2', '10.0.1.2')], { policies: [policy] });
+  const preferred = (dataplane: DataplaneResource) => {
+    const { resources } = generateProxy(context, { id: `default.${dataplane.meta.name}`, dataplane, kind: 'envoy' });
+    const cla = resources[ENDPOINT_TYPE_URL].find(({ name }) => name === 'backend')!.resource;
+    return summary(cla).find(({ locality }) => (locality as { sub_zone?: string } | undefined)?.sub_zone !== undefined);
+  };
+
+  it("prefers each proxy's own affinity tag values, read from its inbound tags", () => {
+    expect(preferred(v1)).toMatchObject({ locality: { sub_zone: 'version=v1' }, addresses: ['10.0.1.1'] });
+    expect(preferred(v2)).toMatchObject({ locality: { sub_zone: 'version=v2' }, addresses: ['10.0.1.2'] });
   });
 });

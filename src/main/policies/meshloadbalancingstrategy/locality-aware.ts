@@ -145,6 +145,20 @@ export function localityAwareAssignment(cla: ProtoJson, conf: MeshLoadBalancingS
   return { ...cla, endpoints: group(placed, rebuild), policy: { ...policy, overprovisioning_factor: overprovisioningFactor(conf) } };
 }
 
+/**
+ * What of the proxy's side `localityAwareAssignment` reads for `cla` under `conf`, as a key for
+ * sharing its result: with regrouping (localZone or crossZone) the zone and the proxy's value of
+ * each affinity tag; else the zone when an endpoint has a locality to compare with it; else nothing.
+ */
+export function sideKeyOf(cla: ProtoJson, conf: MeshLoadBalancingStrategyConf): (side: LocalitySide) => string {
+  const awareness = conf.localityAwareness;
+  if (awareness?.localZone || awareness?.crossZone) {
+    const keys = (awareness.localZone?.affinityTags ?? []).map(({ key }) => key);
+    return (side) => JSON.stringify([side.zone, ...keys.map((key) => side.tags.get(key)?.[0] ?? side.labels[key] ?? null)]);
+  }
+  return flatten(cla).some((endpoint) => endpoint.locality !== undefined) ? (side) => side.zone : () => '';
+}
+
 interface LocalLbGroup {
   key: string;
   value: string;
