@@ -98,6 +98,36 @@ type ConvertedMessage = EncodedMessage | ProtoObject;
 const convertedByObject = new WeakMap<object, { type: protobuf.Type; converted: ConvertedMessage }>();
 
 /**
+ * Conversions of well-known types written as a bare value, by type and value: a mesh's clusters
+ * repeat a few wrapper numbers and durations thousands of times. Bounded per type: a type that
+ * collects more distinct values than this starts over.
+ */
+const convertedByBareValue = new Map<protobuf.Type, Map<unknown, ConvertedMessage>>();
+const BARE_VALUES_PER_TYPE = 10_000;
+
+/**
+ * The bytes of a well-known type's converted form (a wrapper's `{ value }`, a Duration's
+ * `{ seconds, nanos }`, an Any's `{ type_url, value }`), which stays a plain object for the
+ * parent's rule checks.
+ */
+const wellKnownBytes = new WeakMap<ProtoObject, Uint8Array>();
+
+/**
+ * Whether the encoder has converted a part of this resource before, found by object: then the
+ * resource is an edit of encoded ones (an edit shares the parts it leaves alone) and encoding it
+ * costs its new parts only. Looks at the resource's values and their items, where an edit's shared
+ * parts are: cheap, and a resource built anew (every object new, e.g. a new MeshContext's) says no.
+ */
+export function hasEncodedParts(resource: ProtoJson): boolean {
+  for (const value of Object.values(resource)) {
+    if (typeof value !== 'object' || value === null) continue;
+    if (convertedByObject.has(value)) return true;
+    for (const item of Object.values(value)) if (typeof item === 'object' && item !== null && convertedByObject.has(item)) return true;
+  }
+  return false;
+}
+
+/**
  * Converts proto3 JSON into the plain object protobufjs's `fromObject` takes (enums as numbers,
  * Any as type_url + bytes, wrappers as `{ value }`...), collecting a violation for everything it
  * cannot convert exactly. Returns undefined for a value it rejected.
@@ -105,21 +135,43 @@ const convertedByObject = new WeakMap<object, { type: protobuf.Type; converted: 
 class JsonToProto {
   readonly violations: EncodingViolation[] = [];
 
-  /** A value of message type `type`: from the cache when this very object converted before. */
+  /**
+   * A value of message type `type`: from the cache when this very object converted before, or,
+   * for a well-known type written as a bare value (a wrapper's number, a Duration's "5s"), when
+   * this value did.
+   */
   single(type: protobuf.Type, json: unknown, path: string): ConvertedMessage | undefined {
-    const cacheable = typeof json === 'object' && json !== null;
-    const known = cacheable ? convertedByObject.get(json) : undefined;
+    if (typeof json !== 'object' || json === null) return this.bareValue(type, json, path);
+    const known = convertedByObject.get(json);
     if (known?.type === type) return known.converted;
     const violationsBefore = this.violations.length;
     const converted = this.message(type, json, path);
     // One type per object: an object read as two types (an empty `{}` constant) keeps the last.
-    if (cacheable && converted !== undefined && this.violations.length === violationsBefore) convertedByObject.set(json, { type, converted });
+    if (converted !== undefined && this.violations.length === violationsBefore) convertedByObject.set(json, { type, converted });
+    return converted;
+  }
+
+  private bareValue(type: protobuf.Type, json: unknown, path: string): ConvertedMessage | undefined {
+    let byValue = convertedByBareValue.get(type);
+    const known = byValue?.get(json);
+    if (known) return known;
+    const violationsBefore = this.violations.length;
+    const converted = this.message(type, json, path);
+    // A Map key takes -0 for 0, and a DoubleValue of -0 is not one of 0.
+    if (converted === undefined || this.violations.length > violationsBefore || Object.is(json, -0)) return converted;
+    if (!byValue || byValue.size >= BARE_VALUES_PER_TYPE) convertedByBareValue.set(type, (byValue = new Map()));
+    byValue.set(json, Object.freeze(converted));
     return converted;
   }
 
   private message(type: protobuf.Type, json: unknown, path: string): ConvertedMessage | undefined {
+    const violationsBeforeSpecial = this.violations.length;
     const special = this.wellKnown(type, json, path);
-    if (special !== NOT_SPECIAL) return special;
+    if (special !== NOT_SPECIAL) {
+      // Written once here, not by protobufjs again each time a parent is written.
+      if (special !== undefined && this.violations.length === violationsBeforeSpecial) wellKnownBytes.set(special, type.encode(type.fromObject(special)).finish());
+      return special;
+    }
     if (!isPlainObject(json)) return this.reject(path, `expected an object (${typeName(type)}), got ${describe(json)}`);
     const object: ProtoObject = {};
     for (const [key, value] of Object.entries(json)) {
@@ -351,7 +403,8 @@ function fieldsById(type: protobuf.Type): protobuf.Field[] {
 }
 
 function bytesOf(type: protobuf.Type, converted: ConvertedMessage): Uint8Array {
-  return converted instanceof EncodedMessage ? converted.bytes : type.encode(type.fromObject(converted)).finish();
+  if (converted instanceof EncodedMessage) return converted.bytes;
+  return wellKnownBytes.get(converted) ?? type.encode(type.fromObject(converted)).finish();
 }
 
 /**
