@@ -11,7 +11,7 @@ import {
 } from './proto-json.js';
 import { deepFreeze } from '../../../shared/deep-freeze.js';
 import { TYPE_URL_PREFIX, shortTypeName } from './type-urls.js';
-import { fieldsWithRules, isRequiredOneof, ruleViolations } from './validation-rules.js';
+import { isRequiredOneof, ruleViolations, ruledFields } from './validation-rules.js';
 
 /**
  * The guard between meshdesk's generated JSON and the wire. protobufjs's `fromObject` drops unknown
@@ -164,7 +164,8 @@ class JsonToProto {
     return converted;
   }
 
-  private message(type: protobuf.Type, json: unknown, path: string): ConvertedMessage | undefined {
+  /** `anyContent`: the JSON is an Any's, whose `@type` names the type and is not one of its fields. */
+  private message(type: protobuf.Type, json: unknown, path: string, anyContent = false): ConvertedMessage | undefined {
     const violationsBeforeSpecial = this.violations.length;
     const special = this.wellKnown(type, json, path);
     if (special !== NOT_SPECIAL) {
@@ -174,7 +175,9 @@ class JsonToProto {
     }
     if (!isPlainObject(json)) return this.reject(path, `expected an object (${typeName(type)}), got ${describe(json)}`);
     const object: ProtoObject = {};
+    let oneofMembersSet = 0;
     for (const [key, value] of Object.entries(json)) {
+      if (anyContent && key === '@type') continue;
       const field = Object.hasOwn(type.fields, key) ? type.fields[key] : undefined;
       const fieldPath = joinPath(path, key);
       if (!field) {
@@ -183,11 +186,13 @@ class JsonToProto {
       }
       // proto3 JSON: null stands for the default value, except in a google.protobuf.Value.
       if (value === null && !isValueField(field)) continue;
+      if (field.partOf && value !== undefined && value !== null) oneofMembersSet++;
       const converted = this.field(field, value, fieldPath);
       if (converted !== undefined) object[key] = converted;
     }
     const violationsBefore = this.violations.length;
-    this.checkOneofs(type, json, path);
+    // Only two members set or a required oneof can break a oneof rule: most messages have neither.
+    if (oneofMembersSet > 1 || hasRequiredOneof(type)) this.checkOneofs(type, json, path);
     this.checkRules(type, json, object, path);
     // A message with a problem is never written (the whole encode throws); it still stands for a set field.
     return this.violations.length > violationsBefore ? object : new EncodedMessage(writeMessage(type, object));
@@ -316,15 +321,14 @@ class JsonToProto {
     if (!typeUrl.startsWith(TYPE_URL_PREFIX)) return this.reject(typePath, `type URL "${typeUrl}" must start with "${TYPE_URL_PREFIX}"`);
     const type = findMessageType(typeUrl.slice(TYPE_URL_PREFIX.length));
     if (!type) return this.reject(typePath, `unknown type "${typeUrl}": not in the Envoy proto root, it would encode as an empty Any`);
-    const { '@type': _typeUrl, ...fields } = json;
     let object: ConvertedMessage | undefined;
     if (hasSpecialJson(fullNameOf(type))) {
       // A well-known type inside an Any is written `{ "@type": …, "value": <its JSON form> }`.
-      const extra = Object.keys(fields).filter((key) => key !== 'value');
-      if (extra.length > 0) return this.reject(joinPath(path, extra[0]!), `unknown field: an Any of ${typeName(type)} holds only "value"`);
-      object = this.message(type, fields.value, joinPath(path, 'value'));
+      const extra = Object.keys(json).find((key) => key !== '@type' && key !== 'value');
+      if (extra !== undefined) return this.reject(joinPath(path, extra), `unknown field: an Any of ${typeName(type)} holds only "value"`);
+      object = this.message(type, json.value, joinPath(path, 'value'));
     } else {
-      object = this.message(type, fields, path);
+      object = this.message(type, json, path, true);
     }
     if (object === undefined) return undefined;
     return { type_url: typeUrl, value: bytesOf(type, object) };
@@ -369,19 +373,28 @@ class JsonToProto {
   /** Two members of one oneof is a config Envoy rejects; protobufjs would keep one silently. */
   private checkOneofs(type: protobuf.Type, json: Record<string, unknown>, path: string): void {
     for (const oneof of type.oneofsArray) {
-      const set = oneof.oneof.filter((name) => json[name] !== undefined && json[name] !== null);
-      if (set.length > 1) this.reject(path, `${set.join(' and ')} are both set, but only one of oneof "${oneof.name}" may be`);
-      if (set.length === 0 && isRequiredOneof(oneof)) {
+      let setCount = 0;
+      for (const name of oneof.oneof) if (json[name] !== undefined && json[name] !== null) setCount++;
+      if (setCount > 1) {
+        const set = oneof.oneof.filter((name) => json[name] !== undefined && json[name] !== null);
+        this.reject(path, `${set.join(' and ')} are both set, but only one of oneof "${oneof.name}" may be`);
+      }
+      if (setCount === 0 && isRequiredOneof(oneof)) {
         this.reject(path, `one of ${oneof.oneof.join(', ')} is required (oneof "${oneof.name}", validate.required)`);
       }
     }
   }
 
   private checkRules(type: protobuf.Type, json: Record<string, unknown>, object: ProtoObject, path: string): void {
-    for (const field of fieldsWithRules(type)) {
+    for (const { field, whenUnset } of ruledFields(type)) {
+      const value = object[field.name];
+      if (value !== undefined) {
+        for (const { at, problem } of ruleViolations(field, value)) this.reject(`${joinPath(path, field.name)}${at}`, problem);
+        continue;
+      }
       // A value that failed to convert already has its violation; its rules would only add noise.
-      if (json[field.name] !== undefined && json[field.name] !== null && !(field.name in object)) continue;
-      for (const { at, problem } of ruleViolations(field, object[field.name])) this.reject(`${joinPath(path, field.name)}${at}`, problem);
+      if (whenUnset.length === 0 || (json[field.name] !== undefined && json[field.name] !== null)) continue;
+      for (const { at, problem } of whenUnset) this.reject(`${joinPath(path, field.name)}${at}`, problem);
     }
   }
 
@@ -393,13 +406,24 @@ class JsonToProto {
 
 const NOT_SPECIAL = Symbol('not a well-known type');
 
-const fieldsInWireOrder = new WeakMap<protobuf.Type, protobuf.Field[]>();
+const requiredOneofs = new WeakMap<protobuf.Type, boolean>();
 
-/** A type's fields by number: the order protobufjs's encoder writes them in ("sequentially by field number"). */
-function fieldsById(type: protobuf.Type): protobuf.Field[] {
-  let fields = fieldsInWireOrder.get(type);
-  if (!fields) fieldsInWireOrder.set(type, (fields = [...type.fieldsArray].sort((a, b) => a.id - b.id)));
-  return fields;
+function hasRequiredOneof(type: protobuf.Type): boolean {
+  let required = requiredOneofs.get(type);
+  if (required === undefined) requiredOneofs.set(type, (required = type.oneofsArray.some(isRequiredOneof)));
+  return required;
+}
+
+/** The converted fields of `object` by number: the order protobufjs's encoder writes them in ("sequentially by field number"). */
+function setFieldsInWireOrder(type: protobuf.Type, object: ProtoObject): protobuf.Field[] {
+  // The fields set, not all of the type's: a Cluster has ~50 fields, a cluster sets a few.
+  return Object.keys(object)
+    .map((name) => type.fields[name]!)
+    .sort(byFieldNumber);
+}
+
+function byFieldNumber(a: protobuf.Field, b: protobuf.Field): number {
+  return a.id - b.id;
 }
 
 function bytesOf(type: protobuf.Type, converted: ConvertedMessage): Uint8Array {
@@ -414,9 +438,8 @@ function bytesOf(type: protobuf.Type, converted: ConvertedMessage): Uint8Array {
  */
 function writeMessage(type: protobuf.Type, object: ProtoObject): Uint8Array {
   const writer = protobuf.Writer.create();
-  for (const field of fieldsById(type)) {
+  for (const field of setFieldsInWireOrder(type, object)) {
     const value = object[field.name];
-    if (value === undefined) continue;
     const fieldType = field.resolvedType;
     if (fieldType instanceof protobuf.Type) writeMessageField(writer, field, fieldType, value);
     else writeScalarField(writer, field, value);
