@@ -176,8 +176,9 @@ class JsonToProto {
     if (!isPlainObject(json)) return this.reject(path, `expected an object (${typeName(type)}), got ${describe(json)}`);
     const object: ProtoObject = {};
     let oneofMembersSet = 0;
-    for (const [key, value] of Object.entries(json)) {
+    for (const key of Object.keys(json)) {
       if (anyContent && key === '@type') continue;
+      const value = json[key];
       const field = Object.hasOwn(type.fields, key) ? type.fields[key] : undefined;
       const fieldPath = joinPath(path, key);
       if (!field) {
