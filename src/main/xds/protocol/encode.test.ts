@@ -1,9 +1,9 @@
-import type protobuf from 'protobufjs';
 import { describe, expect, test } from 'vitest';
 import { decodeMessage, decodeResource } from './decode.js';
 import { ResourceEncodingError, encodeMessage, encodeResource } from './encode.js';
 import type { ProtoJson } from './proto-json.js';
-import { findMessageType, messageType } from './proto-root.js';
+import { messageType } from './proto-root.js';
+import { expectProtobufjsBytes } from './testing/protobufjs-bytes.js';
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL } from './type-urls.js';
 
 const TCP_PROXY = 'type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy';
@@ -221,21 +221,6 @@ describe("encodeResource checks Envoy's validation rules", () => {
  * Checks that `bytes` are what protobufjs's own encoder writes for the message they hold: decoded
  * and encoded again by protobufjs, at every level, Anys' messages included.
  */
-function expectProtobufjsBytes(type: protobuf.Type, bytes: Uint8Array): void {
-  const message = type.decode(bytes);
-  expect(Buffer.from(type.encode(message).finish())).toEqual(Buffer.from(bytes));
-  const visit = (value: unknown): void => {
-    if (typeof value !== 'object' || value === null || value instanceof Uint8Array) return;
-    const { type_url: typeUrl, value: inner } = value as { type_url?: unknown; value?: unknown };
-    if (typeof typeUrl === 'string' && inner instanceof Uint8Array) {
-      expectProtobufjsBytes(findMessageType(typeUrl.slice(typeUrl.indexOf('/') + 1))!, inner);
-      return;
-    }
-    for (const part of Object.values(value)) visit(part);
-  };
-  visit(message);
-}
-
 describe('encodeResource writes parts once and the whole as protobufjs does', () => {
   test('resources sharing parts each get the bytes of a whole encode, in field-number order at every level', () => {
     // Scalars between messages (type, connect_timeout, lb_policy), a map of Anys, repeated messages.

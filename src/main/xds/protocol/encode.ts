@@ -11,7 +11,7 @@ import {
 } from './proto-json.js';
 import { deepFreeze } from '../../../shared/deep-freeze.js';
 import { TYPE_URL_PREFIX, shortTypeName } from './type-urls.js';
-import { fieldsWithRules, isRequiredOneof, ruleViolations } from './validation-rules.js';
+import { isRequiredOneof, ruleViolations, ruledFields } from './validation-rules.js';
 
 /**
  * The guard between meshdesk's generated JSON and the wire. protobufjs's `fromObject` drops unknown
@@ -98,6 +98,36 @@ type ConvertedMessage = EncodedMessage | ProtoObject;
 const convertedByObject = new WeakMap<object, { type: protobuf.Type; converted: ConvertedMessage }>();
 
 /**
+ * Conversions of well-known types written as a bare value, by type and value: a mesh's clusters
+ * repeat a few wrapper numbers and durations thousands of times. Bounded per type: a type that
+ * collects more distinct values than this starts over.
+ */
+const convertedByBareValue = new Map<protobuf.Type, Map<unknown, ConvertedMessage>>();
+const BARE_VALUES_PER_TYPE = 10_000;
+
+/**
+ * The bytes of a well-known type's converted form (a wrapper's `{ value }`, a Duration's
+ * `{ seconds, nanos }`, an Any's `{ type_url, value }`), which stays a plain object for the
+ * parent's rule checks.
+ */
+const wellKnownBytes = new WeakMap<ProtoObject, Uint8Array>();
+
+/**
+ * Whether the encoder has converted a part of this resource before, found by object: then the
+ * resource is an edit of encoded ones (an edit shares the parts it leaves alone) and encoding it
+ * costs its new parts only. Looks at the resource's values and their items, where an edit's shared
+ * parts are: cheap, and a resource built anew (every object new, e.g. a new MeshContext's) says no.
+ */
+export function hasEncodedParts(resource: ProtoJson): boolean {
+  for (const value of Object.values(resource)) {
+    if (typeof value !== 'object' || value === null) continue;
+    if (convertedByObject.has(value)) return true;
+    for (const item of Object.values(value)) if (typeof item === 'object' && item !== null && convertedByObject.has(item)) return true;
+  }
+  return false;
+}
+
+/**
  * Converts proto3 JSON into the plain object protobufjs's `fromObject` takes (enums as numbers,
  * Any as type_url + bytes, wrappers as `{ value }`...), collecting a violation for everything it
  * cannot convert exactly. Returns undefined for a value it rejected.
@@ -105,24 +135,50 @@ const convertedByObject = new WeakMap<object, { type: protobuf.Type; converted: 
 class JsonToProto {
   readonly violations: EncodingViolation[] = [];
 
-  /** A value of message type `type`: from the cache when this very object converted before. */
+  /**
+   * A value of message type `type`: from the cache when this very object converted before, or,
+   * for a well-known type written as a bare value (a wrapper's number, a Duration's "5s"), when
+   * this value did.
+   */
   single(type: protobuf.Type, json: unknown, path: string): ConvertedMessage | undefined {
-    const cacheable = typeof json === 'object' && json !== null;
-    const known = cacheable ? convertedByObject.get(json) : undefined;
+    if (typeof json !== 'object' || json === null) return this.bareValue(type, json, path);
+    const known = convertedByObject.get(json);
     if (known?.type === type) return known.converted;
     const violationsBefore = this.violations.length;
     const converted = this.message(type, json, path);
     // One type per object: an object read as two types (an empty `{}` constant) keeps the last.
-    if (cacheable && converted !== undefined && this.violations.length === violationsBefore) convertedByObject.set(json, { type, converted });
+    if (converted !== undefined && this.violations.length === violationsBefore) convertedByObject.set(json, { type, converted });
     return converted;
   }
 
-  private message(type: protobuf.Type, json: unknown, path: string): ConvertedMessage | undefined {
+  private bareValue(type: protobuf.Type, json: unknown, path: string): ConvertedMessage | undefined {
+    let byValue = convertedByBareValue.get(type);
+    const known = byValue?.get(json);
+    if (known) return known;
+    const violationsBefore = this.violations.length;
+    const converted = this.message(type, json, path);
+    // A Map key takes -0 for 0, and a DoubleValue of -0 is not one of 0.
+    if (converted === undefined || this.violations.length > violationsBefore || Object.is(json, -0)) return converted;
+    if (!byValue || byValue.size >= BARE_VALUES_PER_TYPE) convertedByBareValue.set(type, (byValue = new Map()));
+    byValue.set(json, Object.freeze(converted));
+    return converted;
+  }
+
+  /** `anyContent`: the JSON is an Any's, whose `@type` names the type and is not one of its fields. */
+  private message(type: protobuf.Type, json: unknown, path: string, anyContent = false): ConvertedMessage | undefined {
+    const violationsBeforeSpecial = this.violations.length;
     const special = this.wellKnown(type, json, path);
-    if (special !== NOT_SPECIAL) return special;
+    if (special !== NOT_SPECIAL) {
+      // Written once here, not by protobufjs again each time a parent is written.
+      if (special !== undefined && this.violations.length === violationsBeforeSpecial) wellKnownBytes.set(special, type.encode(type.fromObject(special)).finish());
+      return special;
+    }
     if (!isPlainObject(json)) return this.reject(path, `expected an object (${typeName(type)}), got ${describe(json)}`);
     const object: ProtoObject = {};
-    for (const [key, value] of Object.entries(json)) {
+    let oneofMembersSet = 0;
+    for (const key of Object.keys(json)) {
+      if (anyContent && key === '@type') continue;
+      const value = json[key];
       const field = Object.hasOwn(type.fields, key) ? type.fields[key] : undefined;
       const fieldPath = joinPath(path, key);
       if (!field) {
@@ -131,11 +187,13 @@ class JsonToProto {
       }
       // proto3 JSON: null stands for the default value, except in a google.protobuf.Value.
       if (value === null && !isValueField(field)) continue;
+      if (field.partOf && value !== undefined && value !== null) oneofMembersSet++;
       const converted = this.field(field, value, fieldPath);
       if (converted !== undefined) object[key] = converted;
     }
     const violationsBefore = this.violations.length;
-    this.checkOneofs(type, json, path);
+    // Only two members set or a required oneof can break a oneof rule: most messages have neither.
+    if (oneofMembersSet > 1 || hasRequiredOneof(type)) this.checkOneofs(type, json, path);
     this.checkRules(type, json, object, path);
     // A message with a problem is never written (the whole encode throws); it still stands for a set field.
     return this.violations.length > violationsBefore ? object : new EncodedMessage(writeMessage(type, object));
@@ -264,15 +322,14 @@ class JsonToProto {
     if (!typeUrl.startsWith(TYPE_URL_PREFIX)) return this.reject(typePath, `type URL "${typeUrl}" must start with "${TYPE_URL_PREFIX}"`);
     const type = findMessageType(typeUrl.slice(TYPE_URL_PREFIX.length));
     if (!type) return this.reject(typePath, `unknown type "${typeUrl}": not in the Envoy proto root, it would encode as an empty Any`);
-    const { '@type': _typeUrl, ...fields } = json;
     let object: ConvertedMessage | undefined;
     if (hasSpecialJson(fullNameOf(type))) {
       // A well-known type inside an Any is written `{ "@type": …, "value": <its JSON form> }`.
-      const extra = Object.keys(fields).filter((key) => key !== 'value');
-      if (extra.length > 0) return this.reject(joinPath(path, extra[0]!), `unknown field: an Any of ${typeName(type)} holds only "value"`);
-      object = this.message(type, fields.value, joinPath(path, 'value'));
+      const extra = Object.keys(json).find((key) => key !== '@type' && key !== 'value');
+      if (extra !== undefined) return this.reject(joinPath(path, extra), `unknown field: an Any of ${typeName(type)} holds only "value"`);
+      object = this.message(type, json.value, joinPath(path, 'value'));
     } else {
-      object = this.message(type, fields, path);
+      object = this.message(type, json, path, true);
     }
     if (object === undefined) return undefined;
     return { type_url: typeUrl, value: bytesOf(type, object) };
@@ -317,19 +374,28 @@ class JsonToProto {
   /** Two members of one oneof is a config Envoy rejects; protobufjs would keep one silently. */
   private checkOneofs(type: protobuf.Type, json: Record<string, unknown>, path: string): void {
     for (const oneof of type.oneofsArray) {
-      const set = oneof.oneof.filter((name) => json[name] !== undefined && json[name] !== null);
-      if (set.length > 1) this.reject(path, `${set.join(' and ')} are both set, but only one of oneof "${oneof.name}" may be`);
-      if (set.length === 0 && isRequiredOneof(oneof)) {
+      let setCount = 0;
+      for (const name of oneof.oneof) if (json[name] !== undefined && json[name] !== null) setCount++;
+      if (setCount > 1) {
+        const set = oneof.oneof.filter((name) => json[name] !== undefined && json[name] !== null);
+        this.reject(path, `${set.join(' and ')} are both set, but only one of oneof "${oneof.name}" may be`);
+      }
+      if (setCount === 0 && isRequiredOneof(oneof)) {
         this.reject(path, `one of ${oneof.oneof.join(', ')} is required (oneof "${oneof.name}", validate.required)`);
       }
     }
   }
 
   private checkRules(type: protobuf.Type, json: Record<string, unknown>, object: ProtoObject, path: string): void {
-    for (const field of fieldsWithRules(type)) {
+    for (const { field, whenUnset } of ruledFields(type)) {
+      const value = object[field.name];
+      if (value !== undefined) {
+        for (const { at, problem } of ruleViolations(field, value)) this.reject(`${joinPath(path, field.name)}${at}`, problem);
+        continue;
+      }
       // A value that failed to convert already has its violation; its rules would only add noise.
-      if (json[field.name] !== undefined && json[field.name] !== null && !(field.name in object)) continue;
-      for (const { at, problem } of ruleViolations(field, object[field.name])) this.reject(`${joinPath(path, field.name)}${at}`, problem);
+      if (whenUnset.length === 0 || (json[field.name] !== undefined && json[field.name] !== null)) continue;
+      for (const { at, problem } of whenUnset) this.reject(`${joinPath(path, field.name)}${at}`, problem);
     }
   }
 
@@ -341,17 +407,29 @@ class JsonToProto {
 
 const NOT_SPECIAL = Symbol('not a well-known type');
 
-const fieldsInWireOrder = new WeakMap<protobuf.Type, protobuf.Field[]>();
+const requiredOneofs = new WeakMap<protobuf.Type, boolean>();
 
-/** A type's fields by number: the order protobufjs's encoder writes them in ("sequentially by field number"). */
-function fieldsById(type: protobuf.Type): protobuf.Field[] {
-  let fields = fieldsInWireOrder.get(type);
-  if (!fields) fieldsInWireOrder.set(type, (fields = [...type.fieldsArray].sort((a, b) => a.id - b.id)));
-  return fields;
+function hasRequiredOneof(type: protobuf.Type): boolean {
+  let required = requiredOneofs.get(type);
+  if (required === undefined) requiredOneofs.set(type, (required = type.oneofsArray.some(isRequiredOneof)));
+  return required;
+}
+
+/** The converted fields of `object` by number: the order protobufjs's encoder writes them in ("sequentially by field number"). */
+function setFieldsInWireOrder(type: protobuf.Type, object: ProtoObject): protobuf.Field[] {
+  // The fields set, not all of the type's: a Cluster has ~50 fields, a cluster sets a few.
+  return Object.keys(object)
+    .map((name) => type.fields[name]!)
+    .sort(byFieldNumber);
+}
+
+function byFieldNumber(a: protobuf.Field, b: protobuf.Field): number {
+  return a.id - b.id;
 }
 
 function bytesOf(type: protobuf.Type, converted: ConvertedMessage): Uint8Array {
-  return converted instanceof EncodedMessage ? converted.bytes : type.encode(type.fromObject(converted)).finish();
+  if (converted instanceof EncodedMessage) return converted.bytes;
+  return wellKnownBytes.get(converted) ?? type.encode(type.fromObject(converted)).finish();
 }
 
 /**
@@ -361,9 +439,8 @@ function bytesOf(type: protobuf.Type, converted: ConvertedMessage): Uint8Array {
  */
 function writeMessage(type: protobuf.Type, object: ProtoObject): Uint8Array {
   const writer = protobuf.Writer.create();
-  for (const field of fieldsById(type)) {
+  for (const field of setFieldsInWireOrder(type, object)) {
     const value = object[field.name];
-    if (value === undefined) continue;
     const fieldType = field.resolvedType;
     if (fieldType instanceof protobuf.Type) writeMessageField(writer, field, fieldType, value);
     else writeScalarField(writer, field, value);

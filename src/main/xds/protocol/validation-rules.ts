@@ -35,12 +35,21 @@ function validationRules(field: protobuf.Field): Rules | null {
   return rules;
 }
 
-const ruledFields = new WeakMap<protobuf.Type, readonly protobuf.Field[]>();
+/** A field with rules, and what it breaks when it is not set (the same in every message, and usually nothing). */
+export interface RuledField {
+  readonly field: protobuf.Field;
+  readonly whenUnset: readonly RuleViolation[];
+}
+
+const ruledFieldsByType = new WeakMap<protobuf.Type, readonly RuledField[]>();
 
 /** The fields of `type` with any rule, in declaration order: the others can break none, and most fields have none. */
-export function fieldsWithRules(type: protobuf.Type): readonly protobuf.Field[] {
-  let fields = ruledFields.get(type);
-  if (!fields) ruledFields.set(type, (fields = type.fieldsArray.filter((field) => validationRules(field) !== null)));
+export function ruledFields(type: protobuf.Type): readonly RuledField[] {
+  let fields = ruledFieldsByType.get(type);
+  if (!fields) {
+    const ruled = type.fieldsArray.filter((field) => validationRules(field) !== null);
+    ruledFieldsByType.set(type, (fields = ruled.map((field) => ({ field, whenUnset: Object.freeze(ruleViolations(field, undefined)) }))));
+  }
   return fields;
 }
 
@@ -124,27 +133,45 @@ function scalarProblems(kind: string, rules: KindRules | undefined, value: unkno
 }
 
 function stringProblems(rules: KindRules, value: string): string[] {
-  const problems = [
-    ...lengthProblems('string', { min_len: rules.min_len, max_len: rules.max_len, len: rules.len }, [...value].length, 'character'),
-    ...lengthProblems('string', { min_bytes: rules.min_bytes, max_bytes: rules.max_bytes }, Buffer.byteLength(value), 'byte'),
-    ...membershipProblems('string', rules, value),
-  ];
+  const problems: string[] = [];
+  // Characters and bytes are counted only for a rule on them: most strings have `min_len` at most.
+  if (rules.min_len !== undefined || rules.max_len !== undefined || rules.len !== undefined) {
+    problems.push(...lengthProblems('string', { min_len: rules.min_len, max_len: rules.max_len, len: rules.len }, characterCount(value), 'character'));
+  }
+  if (rules.min_bytes !== undefined || rules.max_bytes !== undefined) {
+    problems.push(...lengthProblems('string', { min_bytes: rules.min_bytes, max_bytes: rules.max_bytes }, Buffer.byteLength(value), 'byte'));
+  }
+  problems.push(...membershipProblems('string', rules, value));
   if (typeof rules.prefix === 'string' && !value.startsWith(rules.prefix)) problems.push(`must start with "${rules.prefix}" (string.prefix)`);
   return problems;
 }
 
+/** Unicode code points, as PGV counts a string's length. */
+function characterCount(value: string): number {
+  let count = 0;
+  for (let index = 0; index < value.length; index++) {
+    const code = value.charCodeAt(index);
+    // A surrogate pair is one character (a lone surrogate counts as one, as the string's iterator does).
+    if (code >= 0xd800 && code <= 0xdbff && index + 1 < value.length) {
+      const next = value.charCodeAt(index + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) index++;
+    }
+    count++;
+  }
+  return count;
+}
+
 function lengthProblems(kind: string, rules: KindRules, length: number, unit: string): string[] {
   const problems: string[] = [];
-  const bound = (rule: string) => rules[rule] as number | undefined;
   for (const rule of ['min_len', 'min_bytes']) {
-    const min = bound(rule);
+    const min = rules[rule] as number | undefined;
     if (min !== undefined && length < min) problems.push(`must be at least ${min} ${unit}(s) long (${kind}.${rule}), got ${length}`);
   }
   for (const rule of ['max_len', 'max_bytes']) {
-    const max = bound(rule);
+    const max = rules[rule] as number | undefined;
     if (max !== undefined && length > max) problems.push(`must be at most ${max} ${unit}(s) long (${kind}.${rule}), got ${length}`);
   }
-  const exact = bound('len');
+  const exact = rules.len as number | undefined;
   if (exact !== undefined && length !== exact) problems.push(`must be exactly ${exact} ${unit}(s) long (${kind}.len), got ${length}`);
   return problems;
 }

@@ -32,6 +32,34 @@ describe('EncodedResourceCache', () => {
     expect(() => cache.encode(ENDPOINT_TYPE_URL, cluster)).toThrow(ResourceEncodingError);
   });
 
+  it('encodes an edit of an encoded resource from its parts, without reading the parts it shares again', () => {
+    const cache = new EncodedResourceCache();
+    let reads = 0;
+    const edsConfig = { resource_api_version: 'V3' } as Record<string, unknown>;
+    Object.defineProperty(edsConfig, 'ads', { enumerable: true, get: () => (reads++, {}) });
+    const original = { ...edsCluster('echo'), eds_cluster_config: { eds_config: edsConfig } };
+    cache.encode(CLUSTER_TYPE_URL, original);
+    const readsByFirstEncode = reads;
+
+    const edited = cache.encode(CLUSTER_TYPE_URL, { ...original, connect_timeout: '7s' });
+
+    expect(reads).toBe(readsByFirstEncode);
+    const plain = { ...original, eds_cluster_config: { eds_config: { resource_api_version: 'V3', ads: {} } }, connect_timeout: '7s' };
+    expect(edited).toEqual(encodeResource(CLUSTER_TYPE_URL, plain));
+  });
+
+  it('gives equal content one Any, whether encoded from shared parts or built anew', () => {
+    const cache = new EncodedResourceCache();
+    const original = edsCluster('echo');
+    cache.encode(CLUSTER_TYPE_URL, original);
+
+    const edited = cache.encode(CLUSTER_TYPE_URL, { ...original, connect_timeout: '7s' });
+
+    expect(cache.encode(CLUSTER_TYPE_URL, { ...edsCluster('echo'), connect_timeout: '7s' })).toBe(edited);
+    expect(cache.encode(CLUSTER_TYPE_URL, { ...original, connect_timeout: '7s' })).toBe(edited);
+    expect(cache.size).toBe(2);
+  });
+
   it('caches nothing for a resource that does not encode, and throws again on the next try', () => {
     const cache = new EncodedResourceCache();
     const broken = { ...edsCluster('echo'), lb_polcy: 'ROUND_ROBIN' };

@@ -5,7 +5,7 @@ import type { GeneratedResources, NamedResource } from '../generate/resources.js
 import { SECRET_TYPE_URL, XDS_TYPE_URLS, shortTypeName, type XdsTypeUrl } from '../protocol/type-urls.js';
 import { redactSecret } from '../status/redact-secrets.js';
 import type { SnapshotCache } from '../server/snapshot-cache.js';
-import type { Snapshot, SnapshotResource, TypeSnapshot } from '../server/snapshot.js';
+import { resourceVersion, type Snapshot, type SnapshotResource, type TypeSnapshot } from '../server/snapshot.js';
 import { now } from '../status/proxy-timeline.js';
 import { EncodedResourceCache } from './encoded-resource-cache.js';
 
@@ -94,17 +94,21 @@ function encodeSnapshot(proxyId: string, generated: GeneratedResources, encoded:
   }
 }
 
-/** Every type is in the snapshot, even empty: an empty CDS or LDS answer is how a proxy learns that all of them are gone. */
+/**
+ * Every type is in the snapshot, even empty: an empty CDS or LDS answer is how a proxy learns that
+ * all of them are gone. Versioned by a hash of each resource's name and version (a hash of its
+ * bytes, computed once per Any and shared by every proxy), in name order: a few bytes per resource.
+ */
 function encodeType(typeUrl: XdsTypeUrl, generated: readonly NamedResource[], encoded: EncodedResourceCache): TypeSnapshot {
   const byName = [...generated].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const hash = createHash('sha256');
   const resources = new Map<string, SnapshotResource>();
+  let versions = '';
   for (const { name, resource } of byName) {
     if (resources.has(name)) throw new Error(`two ${shortTypeName(typeUrl)} resources are named "${name}"`);
-    const any = encoded.encode(typeUrl, resource);
-    // Length-prefixed, so that two resources' bytes can never read as one other pair's.
-    hash.update(`${any.value.length}:`).update(any.value);
-    resources.set(name, { any, json: resource });
+    const encodedResource = { any: encoded.encode(typeUrl, resource), json: resource };
+    // Length-prefixed names, fixed-length versions: two lists can never read as one text.
+    versions += `${name.length}:${name}${resourceVersion(encodedResource)}`;
+    resources.set(name, encodedResource);
   }
-  return { version: hash.digest('hex').slice(0, VERSION_LENGTH), resources };
+  return { version: createHash('sha256').update(versions).digest('hex').slice(0, VERSION_LENGTH), resources };
 }
