@@ -34,18 +34,24 @@ interface BoundSlot {
 const NO_SLOTS: readonly BoundSlot[] = Object.freeze([]);
 const slotsByObject = new WeakMap<object, readonly BoundSlot[]>();
 
-/** Where the markers of a (frozen, shared) value are, found once per object. */
+/**
+ * Where the markers of a (frozen, shared) value are, found once per object. Written to allocate
+ * nothing for the usual part without markers: every proxy's own edited resources are searched.
+ */
 function slotsOf(value: unknown): readonly BoundSlot[] {
+  if (typeof value !== 'object' || value === null) return NO_SLOTS;
   if (value instanceof ProxyBoundValue) return [{ path: [], marker: value }];
-  if (typeof value !== 'object' || value === null || ArrayBuffer.isView(value)) return NO_SLOTS;
+  if (ArrayBuffer.isView(value)) return NO_SLOTS;
   const known = slotsByObject.get(value);
   if (known !== undefined) return known;
-  const slots: BoundSlot[] = [];
-  const entries: [string | number, unknown][] = Array.isArray(value) ? value.map((item, index) => [index, item]) : Object.entries(value);
-  for (const [key, child] of entries) {
-    for (const slot of slotsOf(child)) slots.push({ path: [key, ...slot.path], marker: slot.marker });
-  }
-  const found = slots.length === 0 ? NO_SLOTS : slots;
+  let slots: BoundSlot[] | undefined;
+  const collect = (key: string | number, child: unknown) => {
+    if (typeof child !== 'object' || child === null) return;
+    for (const slot of slotsOf(child)) (slots ??= []).push({ path: [key, ...slot.path], marker: slot.marker });
+  };
+  if (Array.isArray(value)) for (let index = 0; index < value.length; index++) collect(index, value[index]);
+  else for (const key of Object.keys(value)) collect(key, (value as Record<string, unknown>)[key]);
+  const found = slots ?? NO_SLOTS;
   slotsByObject.set(value, found);
   return found;
 }
