@@ -27,7 +27,7 @@ export interface GeneratedProxy {
  */
 export function applyPolicyPlugins(plugins: readonly PolicyPlugin[], context: MeshContext, proxy: Proxy, generated: GeneratedResources): GeneratedProxy {
   if (plugins.length === 0) return { resources: generated, attributions: [], unapplied: [] };
-  const resources = new EnvoyResources(generated);
+  const resources = new EnvoyResources(generated, context);
   const unapplied: UnappliedField[] = [];
   for (const plugin of plugins) {
     const { type } = plugin.descriptor;

@@ -1,4 +1,5 @@
 import type { PolicyOrigin } from '../../../shared/policy-types.js';
+import type { MeshContext } from '../../xds/context/mesh-context.js';
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import { XDS_TYPE_URLS, type XdsTypeUrl } from '../../xds/protocol/type-urls.js';
 import type { GeneratedResources, NamedResource } from '../../xds/generate/resources.js';
@@ -26,7 +27,11 @@ export class EnvoyResources {
   /** The resources a plugin put, by type: the others are still the generators'. */
   readonly #put = new Map<XdsTypeUrl, Set<string>>(XDS_TYPE_URLS.map((typeUrl) => [typeUrl, new Set()]));
 
-  constructor(generated: GeneratedResources) {
+  constructor(
+    generated: GeneratedResources,
+    /** The context the resources were generated from: shared edits are carried from one of its mesh's contexts to the next. */
+    readonly context?: MeshContext,
+  ) {
     this.#byType = new Map(
       XDS_TYPE_URLS.map((typeUrl) => [typeUrl, new Map(generated[typeUrl].map(({ name, resource }) => [name, resource]))]),
     );

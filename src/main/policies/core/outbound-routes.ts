@@ -2,6 +2,8 @@
 // outbounds, one routed listener per outbound a rule applies to, made once and shared, the clusters
 // its routes send to, and the clusters no route uses any more removed.
 import { SERVICE_TAG } from '../../../shared/resources.js';
+import type { MeshContext } from '../../xds/context/mesh-context.js';
+import { canonical } from '../../xds/generate/carried-memo.js';
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import { LISTENER_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import { derived } from './derived.js';
@@ -27,8 +29,8 @@ export interface OutboundRouting<Conf> {
 
 /**
  * Routes every outbound a `to` rule applies to. Each routed listener is made once per listener
- * object, rule and service (see `derived`): every proxy with this outbound and rule gets the very
- * same object, and so does every later plugin's edit of it.
+ * object, rule, service and context (see `derived`): every proxy with this outbound and rule gets
+ * the very same object, and so does every later plugin's edit of it.
  */
 export function applyOutboundRoutes<Conf>({ proxy, context, rules, resources }: PluginInput<Conf>, { skip, route }: OutboundRouting<Conf>): void {
   const clusters = new RouteClusters(context, 'envoy');
@@ -37,8 +39,11 @@ export function applyOutboundRoutes<Conf>({ proxy, context, rules, resources }: 
     const rule = ruleFor(rules.to, { [SERVICE_TAG]: service });
     const listener = resources.get(LISTENER_TYPE_URL, name);
     if (rule === undefined || listener === undefined || skip?.(name)) continue;
-    const byService = derived(listener, rule, () => new Map<string, RoutedListener | undefined>());
-    if (!byService.has(service)) byService.set(service, route(listener, service, rule, new RouteClusters(context, 'envoy')));
+    // Per context too: routing reads the context (the protocols of the services it sends to).
+    const byContext = derived(listener, rule, () => new WeakMap<MeshContext, Map<string, RoutedListener | undefined>>());
+    let byService = byContext.get(context);
+    if (byService === undefined) byContext.set(context, (byService = new Map()));
+    if (!byService.has(service)) byService.set(service, canonicalRouted(context, route(listener, service, rule, new RouteClusters(context, 'envoy'))));
     const routed = byService.get(service);
     if (routed === undefined) continue;
     resources.put(LISTENER_TYPE_URL, name, routed.listener, routed.set);
@@ -47,4 +52,9 @@ export function applyOutboundRoutes<Conf>({ proxy, context, rules, resources }: 
   }
   clusters.putInto(resources);
   removeUnusedClusters(resources, rerouted);
+}
+
+/** The routed listener as the mesh's previous context made it, when equal: later plugins' edits of it are then found again. */
+function canonicalRouted(context: MeshContext, routed: RoutedListener | undefined): RoutedListener | undefined {
+  return routed && { ...routed, listener: canonical(context, LISTENER_TYPE_URL, routed.listener) };
 }

@@ -2,6 +2,7 @@
 import type { PolicyType } from '../../../shared/policy-types.js';
 import type { DataplaneResource } from '../../../shared/resources.js';
 import type { MeshContext } from '../../xds/context/mesh-context.js';
+import { canonical, jsonWithMaps } from '../../xds/generate/carried-memo.js';
 import { memoizedForContext } from '../../xds/generate/context-memo.js';
 import { POLICY_DESCRIPTORS } from '../descriptors.js';
 import type { HttpMatch } from '../meshhttproute/api.js';
@@ -79,7 +80,7 @@ function compute(context: MeshContext, dataplane: DataplaneResource, type: Polic
     if (descriptor.hasRules || descriptor.fromAsRules) {
       const rules = memoizedForContext(context, `inbound:${type}:${names}`, () => {
         const all = buildInboundRules(type, inOrder, descriptor.fromAsRules);
-        return { all, forPlugins: descriptor.inboundRulesApart ? all : withMergedCatchAll(type, all) };
+        return canonical(context, 'inbound-rules', { all, forPlugins: descriptor.inboundRulesApart ? all : withMergedCatchAll(type, all) }, jsonWithMaps);
       });
       if (rules.all.length > 0) {
         inboundRules.set(key, rules.all);
@@ -106,9 +107,13 @@ function shared(context: MeshContext, key: string, warnings: string[], kind: 'To
   return result.rules;
 }
 
-/** Rules of equal subset and items are one object per context (see RuleInterner). */
+/**
+ * Rules of equal subset and items are one object per context (see RuleInterner), and the very
+ * object of the mesh's previous context when equal in content (see `canonical`): plugins derive
+ * and share edits by rule object, so a tick after a change keeps what an unchanged rule made.
+ */
 function interner(context: MeshContext, kind: 'to' | 'from'): RuleInterner {
-  return (key, build) => memoizedForContext(context, `rule:${kind}:${key}`, build);
+  return (key, build) => memoizedForContext(context, `rule:${kind}:${key}`, () => canonical(context, `rules:${kind}`, build(), jsonWithMaps));
 }
 
 /** The mesh's policies of one type, grouped once per context. */

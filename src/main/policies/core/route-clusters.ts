@@ -6,6 +6,7 @@ import type { PolicyOrigin } from '../../../shared/policy-types.js';
 import { SERVICE_TAG, type Protocol, type Tags } from '../../../shared/resources.js';
 import type { MeshContext } from '../../xds/context/mesh-context.js';
 import { edsCluster } from '../../xds/generate/clusters.js';
+import { canonical } from '../../xds/generate/carried-memo.js';
 import { memoizedForContext } from '../../xds/generate/context-memo.js';
 import { clusterLoadAssignment, serviceEndpoints, type EndpointsReader } from '../../xds/generate/endpoints.js';
 import { meshClusterTls, outboundCluster, serviceProtocol } from '../../xds/generate/outbound-proxy-generator.js';
@@ -86,7 +87,11 @@ export class RouteClusters {
     for (const [name, { service, tags, protocol, origins }] of this.#clusters) {
       if (resources.get(CLUSTER_TYPE_URL, name) !== undefined) continue;
       let cluster = made.get(name);
-      if (cluster === undefined) made.set(name, (cluster = { cluster: this.#cluster(name, service, tags, protocol), endpoints: this.#endpoints(name, service, tags) }));
+      if (cluster === undefined) {
+        // The objects of the mesh's previous context when equal: later plugins' edits of them are found again.
+        cluster = { cluster: canonical(this.context, CLUSTER_TYPE_URL, this.#cluster(name, service, tags, protocol)), endpoints: canonical(this.context, ENDPOINT_TYPE_URL, this.#endpoints(name, service, tags)) };
+        made.set(name, cluster);
+      }
       const set = [{ path: '', origins }];
       resources.put(CLUSTER_TYPE_URL, name, cluster.cluster, set);
       resources.put(ENDPOINT_TYPE_URL, name, cluster.endpoints, set);

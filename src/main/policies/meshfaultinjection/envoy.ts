@@ -14,6 +14,7 @@ import type { PluginInput } from '../core/plugin.js';
 import { derived } from '../core/derived.js';
 import { ProxyBoundValue } from '../core/proxy-bound.js';
 import type { FieldsSet } from '../core/shared-edits.js';
+import { canonical } from '../../xds/generate/carried-memo.js';
 import { memoizedForContext } from '../../xds/generate/context-memo.js';
 import { policyKri } from '../core/policy-kri.js';
 import { reportUnapplied } from '../core/report-unapplied.js';
@@ -66,14 +67,18 @@ const CALLER_TAGS = new ProxyBoundValue("the proxy's tags (x-kuma-tags)", (proxy
  */
 function sendCallerTags({ proxy, context, resources }: PluginInput<MeshFaultInjectionConf>): void {
   const origins = memoizedForContext(context, 'meshfaultinjection:caller-tags-origins', () =>
-    context.policies.filter((policy) => policy.type === meshFaultInjectionDescriptor.type).map(({ type, meta }): PolicyOrigin => ({ type, mesh: meta.mesh, name: meta.name, item: 'spec' })),
+    canonical(
+      context,
+      'meshfaultinjection:caller-tags-origins',
+      context.policies.filter((policy) => policy.type === meshFaultInjectionDescriptor.type).map(({ type, meta }): PolicyOrigin => ({ type, mesh: meta.mesh, name: meta.name, item: 'spec' })),
+    ),
   );
   if (origins.length === 0 || callerTags(proxy.dataplane.spec).size === 0) return;
   for (const outbound of proxy.dataplane.spec.networking.outbound ?? []) {
     const name = outboundListenerName(outbound.address ?? DEFAULT_OUTBOUND_ADDRESS, outbound.port);
     const listener = resources.get(LISTENER_TYPE_URL, name);
     if (!listener) continue;
-    // Made once per listener object in a context (the origins are the context's): shared by every proxy.
+    // Made once per listener object and origins (equal origins are one object, see `canonical`): shared by every proxy.
     const { changed, set } = derived(listener, origins, () => withCallerTags(listener, origins));
     if (set.length > 0) resources.put(LISTENER_TYPE_URL, name, changed, set);
   }

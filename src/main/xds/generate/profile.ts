@@ -2,6 +2,8 @@ import { applyPolicyPlugins, type GeneratedProxy } from '../../policies/core/app
 import type { PolicyPlugin } from '../../policies/core/plugin.js';
 import { POLICY_PLUGINS } from '../../policies/registry.js';
 import type { MeshContext } from '../context/mesh-context.js';
+import { XDS_TYPE_URLS, type XdsTypeUrl } from '../protocol/type-urls.js';
+import { canonical } from './carried-memo.js';
 import { CompositeGenerator, type ResourceGenerator } from './generator.js';
 import { inboundProxyGenerator } from './inbound-proxy-generator.js';
 import { outboundProxyGenerator } from './outbound-proxy-generator.js';
@@ -21,9 +23,19 @@ const GENERATORS: { readonly [K in ProxyKind]: ResourceGenerator } = {
   grpc: new CompositeGenerator('grpc-profile', PROFILES.grpc),
 };
 
-/** One proxy's connectivity by its kind's profile, before any policy: what the policy plugins start from. */
+/**
+ * One proxy's connectivity by its kind's profile, before any policy: what the policy plugins start
+ * from. Each resource is the very object the mesh's previous context gave for the same content
+ * (see `canonical`), so that after a change only what changed is edited and encoded again.
+ */
 export function generateProxyResources(context: MeshContext, proxy: Proxy): GeneratedResources {
-  return GENERATORS[proxy.kind].generate(context, proxy);
+  const generated = GENERATORS[proxy.kind].generate(context, proxy);
+  const canonicalOf = (typeUrl: XdsTypeUrl) =>
+    generated[typeUrl].map((named) => {
+      const resource = canonical(context, typeUrl, named.resource);
+      return resource === named.resource ? named : { name: named.name, resource };
+    });
+  return Object.fromEntries(XDS_TYPE_URLS.map((typeUrl) => [typeUrl, canonicalOf(typeUrl)])) as unknown as GeneratedResources;
 }
 
 /**
