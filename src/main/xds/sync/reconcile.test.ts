@@ -9,6 +9,8 @@ import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL,
 import { SnapshotCache } from '../server/snapshot-cache.js';
 import { apiListener, edsCluster, loadAssignment, routeConfiguration } from '../server/testing/fixtures.js';
 import { eventually } from '../../../../test/support/eventually.js';
+import type { ProtoJson } from '../protocol/proto-json.js';
+import { EncodedResourceCache } from './encoded-resource-cache.js';
 import { SnapshotReconciler } from './reconcile.js';
 
 const PROXY = 'default.web-1';
@@ -106,6 +108,25 @@ describe('SnapshotReconciler', () => {
     expect(latest.resources).toEqual(echoResources(9090));
   });
 
+  it('encodes again only the types whose resources are not the very objects in place', () => {
+    const encodedTypes: string[] = [];
+    const counting = new (class extends EncodedResourceCache {
+      override encode(typeUrl: string, resource: ProtoJson) {
+        encodedTypes.push(typeUrl);
+        return super.encode(typeUrl, resource);
+      }
+    })();
+    const counted = new SnapshotReconciler({ snapshots, history, encoded: counting });
+    const before = echoResources(8080);
+    counted.reconcile(PROXY, before);
+    encodedTypes.length = 0;
+
+    const after = counted.reconcile(PROXY, { ...before, [ENDPOINT_TYPE_URL]: echoResources(9090)[ENDPOINT_TYPE_URL] });
+
+    expect(after.changedTypes).toEqual([ENDPOINT_TYPE_URL]);
+    expect(encodedTypes).toEqual([ENDPOINT_TYPE_URL]);
+  });
+
   it('refuses a resource that does not encode, naming the proxy and the field, and keeps the snapshot in place', () => {
     reconciler.reconcile(PROXY, echoResources());
     const inPlace = snapshots.getSnapshot(PROXY);
@@ -126,6 +147,14 @@ describe('SnapshotReconciler', () => {
     const twice = { ...echoResources(), [CLUSTER_TYPE_URL]: [cluster, cluster] };
 
     expect(() => reconciler.reconcile(PROXY, twice)).toThrow('proxy "default.web-1": two cds resources are named "echo"');
+  });
+
+  it('refuses two resources under one name even when each is the very object in place', () => {
+    const inPlace = echoResources(8080, ['other']);
+    reconciler.reconcile(PROXY, inPlace);
+    const echo = inPlace[CLUSTER_TYPE_URL][0]!;
+
+    expect(() => reconciler.reconcile(PROXY, { ...inPlace, [CLUSTER_TYPE_URL]: [echo, echo] })).toThrow('two cds resources are named "echo"');
   });
 
   it(`keeps the history of a proxy at ${SNAPSHOTS_KEPT_PER_PROXY} snapshots`, () => {

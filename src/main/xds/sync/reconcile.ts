@@ -50,8 +50,8 @@ export class SnapshotReconciler {
    * what was published, with `policyChanges` (the policy changes behind it) when it is published.
    */
   reconcile(proxyId: string, generated: GeneratedResources, policyChanges: readonly PolicyVersionChange[] = []): ReconcileResult {
-    const snapshot = encodeSnapshot(proxyId, generated, this.#encoded);
     const current = this.#snapshots.getSnapshot(proxyId);
+    const snapshot = encodeSnapshot(proxyId, generated, this.#encoded, current);
     const versions = Object.fromEntries(XDS_TYPE_URLS.map((typeUrl) => [typeUrl, snapshot.get(typeUrl)!.version])) as Record<
       XdsTypeUrl,
       string
@@ -85,13 +85,34 @@ function withoutPrivateKeys(generated: GeneratedResources): GeneratedResources {
   return { ...generated, [SECRET_TYPE_URL]: secrets.map(({ name, resource }) => ({ name, resource: redactSecret(resource) })) };
 }
 
-function encodeSnapshot(proxyId: string, generated: GeneratedResources, encoded: EncodedResourceCache): Snapshot {
+function encodeSnapshot(proxyId: string, generated: GeneratedResources, encoded: EncodedResourceCache, current: Snapshot | undefined): Snapshot {
   try {
-    return new Map(XDS_TYPE_URLS.map((typeUrl) => [typeUrl, encodeType(typeUrl, generated[typeUrl], encoded)]));
+    return new Map(
+      XDS_TYPE_URLS.map((typeUrl) => {
+        const inPlace = current?.get(typeUrl);
+        return [typeUrl, inPlace !== undefined && sameResources(inPlace, generated[typeUrl]) ? inPlace : encodeType(typeUrl, generated[typeUrl], encoded)];
+      }),
+    );
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(`cannot publish the configuration of proxy "${proxyId}": ${reason}`, { cause: error });
   }
+}
+
+/**
+ * Whether the type's resources are the very objects of the snapshot in place, under the same names:
+ * after a change elsewhere most types of most proxies are (see `canonical`), and then their encoded
+ * form and version are the ones in place, without a sort and a hash over every resource.
+ */
+function sameResources(inPlace: TypeSnapshot, generated: readonly NamedResource[]): boolean {
+  if (inPlace.resources.size !== generated.length) return false;
+  // Each name once, as encodeType would check: then every resource in place is matched.
+  const names = new Set<string>();
+  for (const { name, resource } of generated) {
+    if (names.has(name) || inPlace.resources.get(name)?.json !== resource) return false;
+    names.add(name);
+  }
+  return true;
 }
 
 /**
