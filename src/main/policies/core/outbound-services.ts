@@ -1,4 +1,4 @@
-import { SERVICE_TAG } from '../../../shared/resources.js';
+import { SERVICE_TAG, type DataplaneResource } from '../../../shared/resources.js';
 import { outboundListenerName } from '../../xds/generate/names.js';
 import { DEFAULT_OUTBOUND_ADDRESS } from '../../xds/generate/outbound-proxy-generator.js';
 import type { Proxy } from '../../xds/generate/proxy.js';
@@ -10,10 +10,20 @@ export interface OutboundService {
   listener: string;
 }
 
-/** The proxy's tagged outbounds, as the outbound generators walk them (an address-less outbound is on 127.0.0.1). */
-export function outboundServices(proxy: Proxy): OutboundService[] {
-  return (proxy.dataplane.spec.networking.outbound ?? []).flatMap((outbound) => {
-    const service = outbound.tags?.[SERVICE_TAG];
-    return service === undefined ? [] : [{ service, listener: outboundListenerName(outbound.address ?? DEFAULT_OUTBOUND_ADDRESS, outbound.port) }];
-  });
+const byDataplane = new WeakMap<DataplaneResource, readonly OutboundService[]>();
+
+/**
+ * The proxy's tagged outbounds, as the outbound generators walk them (an address-less outbound is
+ * on 127.0.0.1). Once per Dataplane object (they are immutable): every plugin walks them.
+ */
+export function outboundServices(proxy: Proxy): readonly OutboundService[] {
+  let services = byDataplane.get(proxy.dataplane);
+  if (services === undefined) {
+    services = (proxy.dataplane.spec.networking.outbound ?? []).flatMap((outbound) => {
+      const service = outbound.tags?.[SERVICE_TAG];
+      return service === undefined ? [] : [{ service, listener: outboundListenerName(outbound.address ?? DEFAULT_OUTBOUND_ADDRESS, outbound.port) }];
+    });
+    byDataplane.set(proxy.dataplane, services);
+  }
+  return services;
 }

@@ -1,8 +1,9 @@
 // A proxy's outbounds and inbounds as policy plugins find their Envoy resources (Kuma's
 // GatherListeners / GatherClusters for kuma.io/service outbounds and legacy inbound names).
-import { SERVICE_TAG, type Protocol, type Tags } from '../../../shared/resources.js';
+import { SERVICE_TAG, type DataplaneResource, type Protocol, type Tags } from '../../../shared/resources.js';
 import { protocolFromTags } from '../../xds/context/build-mesh-context.js';
 import type { MeshContext } from '../../xds/context/mesh-context.js';
+import { memoizedForContext } from '../../xds/generate/context-memo.js';
 import { inboundListenerName, localClusterName } from '../../xds/generate/names.js';
 import { serviceProtocol } from '../../xds/generate/outbound-proxy-generator.js';
 import type { Proxy } from '../../xds/generate/proxy.js';
@@ -22,13 +23,19 @@ export interface OutboundSide {
   protocol: Protocol;
 }
 
-/** Every kuma.io/service outbound of the proxy, with the protocol its service speaks. */
-export function outboundSides(proxy: Proxy, context: MeshContext): OutboundSide[] {
-  return outboundServices(proxy).map(({ service, listener }) => ({
-    service,
-    listener,
-    protocol: serviceProtocol(context.endpointsByService.get(service) ?? []),
-  }));
+/** Every kuma.io/service outbound of the proxy, with the protocol its service speaks; once per context and Dataplane object. */
+export function outboundSides(proxy: Proxy, context: MeshContext): readonly OutboundSide[] {
+  const byDataplane = memoizedForContext(context, 'outbound-sides', () => new WeakMap<DataplaneResource, readonly OutboundSide[]>());
+  let sides = byDataplane.get(proxy.dataplane);
+  if (sides === undefined) {
+    sides = outboundServices(proxy).map(({ service, listener }) => ({
+      service,
+      listener,
+      protocol: serviceProtocol(context.endpointsByService.get(service) ?? []),
+    }));
+    byDataplane.set(proxy.dataplane, sides);
+  }
+  return sides;
 }
 
 /** The tags a destination (or one of its routes, by name) is matched by in `to` rules. */
