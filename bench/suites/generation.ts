@@ -29,13 +29,23 @@ const SIZES = [10, 100, 1000];
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
-function mesh(): MeshResource {
-  return { type: 'Mesh', meta: { mesh: '', name: 'default', version: 1, creationTime: TIME, modificationTime: TIME, labels: {} }, spec: {} };
+function mesh(name = 'default'): MeshResource {
+  return { type: 'Mesh', meta: { mesh: '', name, version: 1, creationTime: TIME, modificationTime: TIME, labels: {} }, spec: {} };
 }
 
-function resource(input: ReturnType<typeof loadDataplane>): DataplaneResource {
-  const { type: _type, mesh: meshName, name, ...spec } = input;
+function resource(input: ReturnType<typeof loadDataplane>, meshName = input.mesh): DataplaneResource {
+  const { type: _type, mesh: _mesh, name, ...spec } = input;
   return { type: 'Dataplane', meta: { mesh: meshName, name, version: 1, creationTime: TIME, modificationTime: TIME, labels: {} }, spec } as DataplaneResource;
+}
+
+let freshMeshes = 0;
+
+/**
+ * A mesh name never used before in this process: a context of it finds nothing a previous context
+ * of its mesh left (see carriedMemo), as after a change that touches every proxy.
+ */
+function freshMeshName(): string {
+  return `bench-${++freshMeshes}`;
 }
 
 /** The services the client proxies are in: each its own (svc-0 … svc-50), `replicas` proxies each. */
@@ -50,15 +60,18 @@ export function meshWithServices(
   services: number,
   policies: readonly PolicyResource[] = [],
   replicas = 1,
-): { context: MeshContext; clients: DataplaneResource[] } {
-  const backends = Array.from({ length: services }, (_, index) => resource(loadDataplane('backend', index, services)));
+  meshName = 'default',
+): { context: MeshContext; clients: DataplaneResource[]; dataplanes: DataplaneResource[]; policies: PolicyResource[] } {
+  const backends = Array.from({ length: services }, (_, index) => resource(loadDataplane('backend', index, services), meshName));
   const clients = Array.from({ length: CLIENT_SERVICES * replicas }, (_, index) => {
-    const dataplane = resource(loadDataplane('client', services + index, services));
+    const dataplane = resource(loadDataplane('client', services + index, services), meshName);
     const outbound = Array.from({ length: services }, (_, target) => ({ port: 10000 + target, tags: { 'kuma.io/service': `svc-${target}` } }));
     const inbound = dataplane.spec.networking.inbound!.map((entry) => ({ ...entry, tags: { ...entry.tags, 'kuma.io/service': `svc-${index % CLIENT_SERVICES}` } }));
     return { ...dataplane, spec: { networking: { ...dataplane.spec.networking, inbound, outbound } } } as DataplaneResource;
   });
-  return { context: buildMeshContext(mesh(), [...backends, ...clients], { policies }), clients };
+  const dataplanes = [...backends, ...clients];
+  const inMesh = policies.map((policy) => ({ ...policy, meta: { ...policy.meta, mesh: meshName } }) as PolicyResource);
+  return { context: buildMeshContext(mesh(meshName), dataplanes, { policies: inMesh }), clients, dataplanes, policies: inMesh };
 }
 
 /** A reconciler as production has one, over a real history on a temporary SQLite file. */
@@ -83,12 +96,11 @@ export async function generation(options: BenchOptions): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   try {
     for (const services of SIZES) {
-      const { context, clients } = meshWithServices(services);
       const cold: number[] = [];
       const shared: number[] = [];
       for (let round = 0; round < (options.quick ? 5 : 15); round++) {
-        // A context equal in content but a new object: nothing memoized, nothing encoded yet.
-        const fresh = { ...context };
+        // A mesh of its own each round: nothing memoized, nothing encoded yet.
+        const { context: fresh, clients } = meshWithServices(services, [], 1, freshMeshName());
         const { reconciler } = reconcilerOn(dir);
         const first = performance.now();
         generateAndReconcile(reconciler, fresh, clients[0]!);
@@ -166,7 +178,7 @@ export function benchPolicies(count: number): PolicyResource[] {
 export async function policyGeneration(options: BenchOptions): Promise<BenchRow[]> {
   const dir = mkdtempSync(join(tmpdir(), 'meshdesk-bench-'));
   try {
-    return [...policyTicks(dir, options), ...(await policyChange(options))];
+    return [...policyTicks(dir, options), ...carriedTicks(dir, options), ...(await policyChange(options))];
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -183,13 +195,13 @@ function policyTicks(dir: string, options: BenchOptions): BenchRow[] {
     { label: '50 policies, 3 proxies per client service', count: 50, plugins: POLICY_PLUGINS, note: types, replicas: 3 },
   ];
   for (const { label, count, plugins, note, replicas } of runs) {
-    const { context, clients } = meshWithServices(100, benchPolicies(count), replicas);
     const cold: number[] = [];
     const shared: number[] = [];
     const historyWrites: number[] = [];
     let encodedPerProxy = 0;
     for (let round = 0; round < (options.quick ? 5 : 15); round++) {
-      const fresh = { ...context };
+      // A mesh of its own each round: every proxy's inputs are new, nothing of a last tick to find.
+      const { context: fresh, clients } = meshWithServices(100, benchPolicies(count), replicas, freshMeshName());
       const encoded = new EncodedResourceCache();
       const { reconciler, history } = reconcilerOn(dir, encoded);
       const first = performance.now();
@@ -214,6 +226,51 @@ function policyTicks(dir: string, options: BenchOptions): BenchRow[] {
     );
   }
   return rows;
+}
+
+/** The policies with policy `index`'s first `to` conf made as for `index + variant` (MeshTimeout and MeshRetry vary with it). */
+function withEditedPolicy(policies: readonly PolicyResource[], index: number, variant: number): PolicyResource[] {
+  return policies.map((policy, at) => {
+    if (at !== index) return policy;
+    const [first, ...rest] = policy.spec.to!;
+    const to = [{ ...first!, default: REALISTIC_CONFS[index % REALISTIC_CONFS.length]!.to(index + variant) }, ...rest];
+    return { ...policy, meta: { ...policy.meta, version: policy.meta.version + variant }, spec: { ...policy.spec, to } } as PolicyResource;
+  });
+}
+
+/**
+ * A changed tick as a running meshdesk has one: the mesh's last tick generated and encoded every
+ * client proxy; one change makes a new context (buildMeshContext, every object in it new), and
+ * every client is generated and reconciled again, with the encoded cache, snapshots and history of
+ * the last tick. Each round changes back and forth, so each is a real change. Per proxy: the whole
+ * tick over its proxies, the first one included.
+ */
+function carriedTicks(dir: string, options: BenchOptions): BenchRow[] {
+  const meshName = freshMeshName();
+  const { context, clients, dataplanes, policies } = meshWithServices(100, benchPolicies(50), 1, meshName);
+  // One more endpoint of svc-7 (svc-7 is a destination of every client).
+  const extraEndpoint = resource(loadDataplane('backend', 100 + 7, 100), meshName);
+  const changes: { label: string; state: (changed: boolean, round: number) => MeshContext }[] = [
+    { label: 'one endpoint added or removed', state: (changed) => buildMeshContext(context.mesh, changed ? [...dataplanes, extraEndpoint] : dataplanes, { policies }) },
+    // policy-1 is a MeshRetry of one client service (svc-1), policy-0 a MeshTimeout of the whole mesh.
+    { label: 'one per-service policy edited', state: (changed, round) => buildMeshContext(context.mesh, dataplanes, { policies: changed ? withEditedPolicy(policies, 1, round) : policies }) },
+    { label: 'one mesh-wide policy edited', state: (changed, round) => buildMeshContext(context.mesh, dataplanes, { policies: changed ? withEditedPolicy(policies, 0, round) : policies }) },
+  ];
+  const { reconciler, history } = reconcilerOn(dir);
+  const tick = (tickContext: MeshContext) => {
+    const start = performance.now();
+    for (const client of clients) generateAndReconcile(reconciler, tickContext, client, POLICY_PLUGINS);
+    const perProxy = (performance.now() - start) / clients.length;
+    history.flush();
+    return perProxy;
+  };
+  tick(context);
+  return changes.map(({ label, state }) => {
+    const perProxy: number[] = [];
+    for (let round = 1; round <= (options.quick ? 4 : 12); round++) perProxy.push(tick(state(round % 2 === 1, round)));
+    tick(state(false, 0));
+    return { benchmark: `changed tick, 100 services, 50 policies, last tick carried: ${label}`, value: median(perProxy), unit: 'ms/proxy', note: 'whole tick / 51 proxies; target ≤ 1 ms' };
+  });
 }
 
 /** A tick of a proxy whose MeshContext hash did not change, with its timeline record and metric. */
