@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import type { MeshResource } from '../../../shared/resources.js';
 import { buildMeshContext } from '../context/build-mesh-context.js';
@@ -6,6 +8,8 @@ import { besideTheTicks, canonical, carriedMemo, jsonWithMaps } from './carried-
 const TIME = '2026-01-01T00:00:00.000Z';
 const mesh = (name: string): MeshResource => ({ type: 'Mesh', meta: { mesh: '', name, version: 1, creationTime: TIME, modificationTime: TIME, labels: {} }, spec: {} });
 const contextOf = (name: string) => buildMeshContext(mesh(name), []);
+setFlagsFromString('--expose-gc');
+const collectGarbage = runInNewContext('gc') as () => void;
 const memoOf = (context: ReturnType<typeof contextOf>) => carriedMemo<string, object>(context, 'test', () => new Map());
 
 describe('carriedMemo', () => {
@@ -34,6 +38,16 @@ describe('carriedMemo', () => {
     expect(memoOf(preview).get('kept')).toBe(kept);
 
     expect(memoOf(contextOf('previewed')).get('not previewed')).toEqual({ also: 'kept' });
+  });
+
+  it('carries from a context nobody holds any more (the cache drops it when it builds the next)', async () => {
+    const kept = { kept: true };
+    (() => memoOf(contextOf('dropped by the cache')).set('kept', kept))();
+    // A later turn, as a proxy's tick is: what a turn touched is no longer kept alive for it.
+    await new Promise((resolve) => setImmediate(resolve));
+    collectGarbage();
+
+    expect(memoOf(contextOf('dropped by the cache')).get('kept')).toBe(kept);
   });
 
   it('keeps meshes and memo names apart', () => {

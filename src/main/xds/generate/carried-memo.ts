@@ -51,14 +51,20 @@ export class CarriedMemo<K, V> {
 }
 
 interface Generation {
-  /** The context of the same mesh that was newest when this one was first asked for a memo. */
-  predecessor: WeakRef<MeshContext> | undefined;
+  /**
+   * The context of the same mesh that was newest when this one was first asked for a memo, kept
+   * until a newer tick's context exists: then nothing older than two contexts stays reachable.
+   */
+  predecessor: MeshContext | undefined;
   memos: Map<string, CarriedMemo<unknown, unknown>>;
 }
 
 const generations = new WeakMap<MeshContext, Generation>();
-/** By mesh name, the newest context asked for a memo. Weak: a deleted mesh's context is not kept. */
-const newest = new Map<string, WeakRef<MeshContext>>();
+/**
+ * By mesh name, the newest context asked for a memo. Held, not weakly: the cache drops a context
+ * as soon as it has built the next one, before any proxy's tick asks the next one for a memo.
+ */
+const newest = new Map<string, MeshContext>();
 const besideTicks = new WeakSet<MeshContext>();
 
 /**
@@ -78,14 +84,18 @@ export function carriedMemo<K, V>(context: MeshContext, name: string, entries: (
   let generation = generations.get(context);
   if (generation === undefined) {
     const mesh = context.mesh.meta.name;
-    const before = newest.get(mesh)?.deref();
-    generation = { predecessor: before && new WeakRef(before), memos: new Map() };
+    const before = newest.get(mesh);
+    generation = { predecessor: before, memos: new Map() };
     generations.set(context, generation);
-    if (!besideTicks.has(context)) newest.set(mesh, new WeakRef(context));
+    if (!besideTicks.has(context)) {
+      newest.set(mesh, context);
+      const older = before && generations.get(before);
+      if (older) older.predecessor = undefined;
+    }
   }
   let memo = generation.memos.get(name) as CarriedMemo<K, V> | undefined;
   if (memo === undefined) {
-    const predecessor = generation.predecessor?.deref();
+    const { predecessor } = generation;
     const previous = predecessor && (generations.get(predecessor)?.memos.get(name) as CarriedMemo<K, V> | undefined);
     memo = new CarriedMemo(entries, previous);
     generation.memos.set(name, memo as CarriedMemo<unknown, unknown>);
