@@ -5,6 +5,7 @@ import type { MeshContext } from '../../xds/context/mesh-context.js';
 import { generateProxy } from '../../xds/generate/profile.js';
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, type XdsTypeUrl } from '../../xds/protocol/type-urls.js';
 import type { PolicyResource } from './policy.js';
+import { computeProxyRules } from './proxy-rules.js';
 import { dataplaneResource, meshResource, policyResource } from './testing/resources.js';
 
 // A tick after a change builds a new MeshContext, all of its objects new. What did not change must
@@ -84,6 +85,16 @@ describe('generation across contexts of one mesh', () => {
     const endpoints = (generated: ReturnType<typeof generate>) => JSON.stringify(resourceOf(generated, ENDPOINT_TYPE_URL, 'other-backend')).match(/socket_address/g)?.length;
     expect(endpoints(before)).toBe(1);
     expect(endpoints(after)).toBe(2);
+  });
+
+  it('keeps the rules of every type a policy edit did not touch, as the very objects of the last tick', () => {
+    const rulesIn = (context: MeshContext, type: PolicyResource['type']) => computeProxyRules(context, context.dataplanesByName.get('web-1')!, type);
+    const before = contextIn('rules', BEFORE);
+    const after = contextIn('rules', CHANGES[1]!.after);
+
+    expect(rulesIn(after, 'MeshRetry')).toBe(rulesIn(before, 'MeshRetry'));
+    expect(rulesIn(after, 'MeshTimeout')).not.toBe(rulesIn(before, 'MeshTimeout'));
+    expect(rulesIn(after, 'MeshTimeout').rules.to[0]!.conf).toMatchObject({ connectionTimeout: '7s' });
   });
 
   it.each(CHANGES)('after $change, gives what a generation from scratch gives', ({ change, after }) => {

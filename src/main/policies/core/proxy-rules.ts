@@ -2,7 +2,7 @@
 import type { PolicyType } from '../../../shared/policy-types.js';
 import type { DataplaneResource } from '../../../shared/resources.js';
 import type { MeshContext } from '../../xds/context/mesh-context.js';
-import { canonical, jsonWithMaps } from '../../xds/generate/carried-memo.js';
+import { canonical, carriedMemo, jsonWithMaps } from '../../xds/generate/carried-memo.js';
 import { memoizedForContext } from '../../xds/generate/context-memo.js';
 import { POLICY_DESCRIPTORS } from '../descriptors.js';
 import type { HttpMatch } from '../meshhttproute/api.js';
@@ -43,7 +43,29 @@ export function computeProxyRules(context: MeshContext, dataplane: DataplaneReso
   // By the Dataplane object itself: the API may hand in a Dataplane newer than the context's.
   const byDataplane = memoizedForContext(context, `policy-rules:${type}`, () => new WeakMap<DataplaneResource, ComputedRules>());
   let computed = byDataplane.get(dataplane);
-  if (!computed) byDataplane.set(dataplane, (computed = compute(context, dataplane, type)));
+  if (!computed) byDataplane.set(dataplane, (computed = carriedOrComputed(context, dataplane, type)));
+  return computed;
+}
+
+type RulesByInputs = WeakMap<readonly PolicyResource[], WeakMap<DataplaneResource, ComputedRules>>;
+
+/**
+ * The rules the mesh's previous context computed from equal inputs (the proxy's Dataplane, the
+ * policies of the type and the MeshHTTPRoutes they may target, each the previous context's
+ * object when equal, see `canonical`), else computed: after an edit of one policy or Dataplane,
+ * the rules of every other type and proxy are the last tick's very objects.
+ */
+function carriedOrComputed(context: MeshContext, dataplane: DataplaneResource, type: PolicyType): ComputedRules {
+  const policies = canonical(context, 'policies', policiesOfType(context, type));
+  const routes = canonical(context, 'policies', policiesOfType(context, 'MeshHTTPRoute'));
+  const memo = carriedMemo<readonly PolicyResource[], RulesByInputs>(context, `policy-rules:${type}`, () => new WeakMap());
+  let byRoutes = memo.get(policies);
+  if (byRoutes === undefined) memo.set(policies, (byRoutes = new WeakMap()));
+  let byDataplane = byRoutes.get(routes);
+  if (byDataplane === undefined) byRoutes.set(routes, (byDataplane = new WeakMap()));
+  const key = canonical(context, 'dataplane', dataplane);
+  let computed = byDataplane.get(key);
+  if (computed === undefined) byDataplane.set(key, (computed = compute(context, dataplane, type)));
   return computed;
 }
 
