@@ -89,7 +89,10 @@ export class RouteClusters {
       let cluster = made.get(name);
       if (cluster === undefined) {
         // The objects of the mesh's previous context when equal: later plugins' edits of them are found again.
-        cluster = { cluster: canonical(this.context, CLUSTER_TYPE_URL, this.#cluster(name, service, tags, protocol)), endpoints: canonical(this.context, ENDPOINT_TYPE_URL, this.#endpoints(name, service, tags)) };
+        cluster = {
+          cluster: canonical(this.context, CLUSTER_TYPE_URL, this.#cluster(name, service, tags, protocol)),
+          endpoints: canonical(this.context, ENDPOINT_TYPE_URL, this.#endpoints(name, service, tags)),
+        };
         made.set(name, cluster);
       }
       const set = [{ path: '', origins }];
