@@ -42,7 +42,9 @@ export function validateResource(input: unknown, expected: ExpectedResource = {}
   const violations = new ViolationList();
   const { type, mesh, name, labels, version, creationTime, modificationTime, kri, ...rest } = input;
   // Kuma's policies (its v1alpha1 resources) carry their spec under `spec`; Mesh and Dataplane beside the meta.
-  const spec = isPolicyType(String(expected.type ?? type)) ? rest.spec : rest;
+  // Only a string can name a type: String() of anything else may itself throw (`[{ toString: 0 }]`).
+  const declared = expected.type ?? type;
+  const spec = typeof declared === 'string' && isPolicyType(declared) ? rest.spec : rest;
   const resource = readResource({ type, mesh, name, labels, version, spec }, expected, violations);
   readOptional(creationTime, 'creationTime', violations, readString);
   readOptional(modificationTime, 'modificationTime', violations, readString);

@@ -17,7 +17,15 @@ const PERCENTAGE_RANGE = 'must be in inclusive range [0.0, 100.0]';
 const UINT_PERCENTAGE_RANGE = 'must be in inclusive range [0, 100]';
 /** Go's time.ParseDuration error, which Kuma's JSON decoding of the policy answers first. */
 function invalidDuration(value: unknown): string {
-  return `time: invalid duration ${JSON.stringify(String(value))}`;
+  return `time: invalid duration ${JSON.stringify(textOf(value))}`;
+}
+
+/**
+ * A field's value as text for a message: a list or an object as its JSON (String() of one may
+ * throw: `[{ "toString": 0 }]` is valid JSON), anything else as String() gives it.
+ */
+function textOf(value: unknown): string {
+  return typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
 }
 
 /** The items of a list field as it came in; anything but a list has none to check. */
@@ -167,7 +175,7 @@ export function checkIntegerGreaterThan(value: unknown, min: number, path: strin
 export function readDuration(value: unknown, path: string, violations: ViolationList): number | undefined {
   if (value === undefined || value === null) return 0;
   const nanoseconds = typeof value === 'string' ? parseGoDuration(value) : undefined;
-  if (nanoseconds === undefined) violations.add(path, `time: invalid duration ${JSON.stringify(String(value))}`);
+  if (nanoseconds === undefined) violations.add(path, invalidDuration(value));
   return nanoseconds;
 }
 
@@ -182,7 +190,7 @@ export const BANDWIDTH = /^(\d*)\s?([GMk]+bps)$/;
 
 /** ValidateBandwidth: a number is read as its text, as Kuma's YAML decoding does. */
 export function checkBandwidth(value: unknown, path: string, violations: ViolationList): void {
-  const text = value === undefined || value === null ? '' : String(value);
+  const text = value === undefined || value === null ? '' : textOf(value);
   if (text === '') violations.add(path, MUST_BE_DEFINED);
   else if (!BANDWIDTH.test(text)) violations.add(path, 'must be in kbps/Mbps/Gbps units');
 }
