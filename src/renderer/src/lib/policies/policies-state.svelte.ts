@@ -1,7 +1,7 @@
 import { POLICY_TYPES, isPolicyType, type PolicyType } from '../../../../shared/policy-types.js';
 import type { KumaObject } from '../api/index.js';
 import { client } from '../api/index.js';
-import { LiveQuery } from '../../components/proxy-detail/live-query.svelte.js';
+import { LiveQuery } from '../state/live-query.svelte.js';
 
 /** Every policy of every type, in every mesh, kept live: refetched after any policy is written. */
 export function livePolicies(): LiveQuery<ReadonlyMap<PolicyType, KumaObject[]>> {
@@ -26,6 +26,6 @@ export function liveAffected(type: PolicyType, list: readonly KumaObject[]): Liv
       return new Map(list.map((policy, index) => [`${policy.mesh}/${policy.name}`, answers[index]!.items.map((each) => each.name)]));
     },
     (event) => event.topic === 'resource.changed',
-    1_100,
+    { delayMs: 1_100 },
   );
 }
