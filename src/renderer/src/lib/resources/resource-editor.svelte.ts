@@ -1,5 +1,6 @@
 import type { ResourceKey, Violation } from '../../../../shared/resources.js';
 import { ApiRequestError, client, type KumaObject } from '../api/index.js';
+import { errorMessage } from '../format/error-message.js';
 import { lineDiff, type DiffLine } from './line-diff.js';
 import { describeKey, keyFromText, template, toEditableYaml, withVersion, type Existing, type TemplateType } from './resource-text.js';
 import { sameKey } from './resources-state.svelte.js';
@@ -60,7 +61,7 @@ export class ResourceEditor {
       if (!this.#isOpen(key)) return;
       this.stored = undefined;
       this.text = this.original = '';
-      this.error = describe(error);
+      this.error = errorMessage(error);
     }
   }
 
@@ -132,7 +133,7 @@ export class ResourceEditor {
       this.notice = `Deleted ${describeKey(key)}`;
       return true;
     } catch (error) {
-      this.error = `Could not delete ${describeKey(key)}: ${error instanceof ApiRequestError ? error.body.details || error.body.title : describe(error)}`;
+      this.error = `Could not delete ${describeKey(key)}: ${error instanceof ApiRequestError ? error.body.details || error.body.title : errorMessage(error)}`;
       return false;
     } finally {
       this.busy = false;
@@ -158,7 +159,7 @@ export class ResourceEditor {
 
   async #showFailure(error: unknown, key: ResourceKey, editing: boolean): Promise<void> {
     if (!(error instanceof ApiRequestError)) {
-      this.error = describe(error);
+      this.error = errorMessage(error);
     } else if (error.status === 409 && error.causes.some((cause) => cause.field === 'version')) {
       await this.#showConflict(key);
     } else if (error.status === 409 && error.causes.some((cause) => cause.field.startsWith('labels['))) {
@@ -186,7 +187,7 @@ export class ResourceEditor {
       };
     } catch (error) {
       // Gone meanwhile: applying again creates it.
-      this.error = `${describeKey(key)} changed since you loaded it and could not be read again: ${describe(error)}`;
+      this.error = `${describeKey(key)} changed since you loaded it and could not be read again: ${errorMessage(error)}`;
       this.changedElsewhere = 'deleted';
     }
   }
@@ -208,8 +209,4 @@ export class ResourceEditor {
     this.error = undefined;
     this.notice = undefined;
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
