@@ -1,13 +1,14 @@
 import { POLICY_TYPES, isPolicyType, type PolicyType } from '../../../../shared/policy-types.js';
 import type { KumaObject } from '../api/index.js';
 import { client } from '../api/index.js';
+import { byMeshThenName } from '../compare.js';
 import { LiveQuery } from '../state/live-query.svelte.js';
 
 /** Every policy of every type, in every mesh, kept live: refetched after any policy is written. */
 export function livePolicies(): LiveQuery<ReadonlyMap<PolicyType, KumaObject[]>> {
   return new LiveQuery(
     async () => {
-      const all = (await client.policies()).toSorted((a, b) => (a.mesh ?? '').localeCompare(b.mesh ?? '') || a.name.localeCompare(b.name));
+      const all = (await client.policies()).toSorted(byMeshThenName);
       return new Map(POLICY_TYPES.map((type) => [type, all.filter((policy) => policy.type === type)]));
     },
     (event) => event.topic === 'resource.changed' && isPolicyType(event.key.type),

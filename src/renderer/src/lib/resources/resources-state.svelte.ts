@@ -1,5 +1,6 @@
 import { RESOURCE_TYPES, type ResourceKey, type ResourceType } from '../../../../shared/resources.js';
 import { client, type KumaObject } from '../api/index.js';
+import { byMeshThenName } from '../compare.js';
 import { errorMessage } from '../format/error-message.js';
 import { LiveQuery } from '../state/live-query.svelte.js';
 
@@ -55,12 +56,11 @@ export class ResourcesState {
 
 async function fetchSortedLists(): Promise<ResourceLists> {
   const [meshes, dataplanes, policies] = await Promise.all([client.meshes(), client.dataplanes(), client.policies()]);
-  const byMeshAndName = (a: KumaObject, b: KumaObject) => (a.mesh ?? '').localeCompare(b.mesh ?? '') || a.name.localeCompare(b.name);
   const typeRank = (object: KumaObject) => RESOURCE_TYPES.indexOf(object.type as ResourceType);
   return {
     meshes: meshes.items.toSorted((a, b) => a.name.localeCompare(b.name)),
-    dataplanes: dataplanes.items.toSorted(byMeshAndName),
-    policies: policies.toSorted((a, b) => typeRank(a) - typeRank(b) || byMeshAndName(a, b)),
+    dataplanes: dataplanes.items.toSorted(byMeshThenName),
+    policies: policies.toSorted((a, b) => typeRank(a) - typeRank(b) || byMeshThenName(a, b)),
   };
 }
 
