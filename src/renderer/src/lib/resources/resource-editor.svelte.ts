@@ -1,3 +1,4 @@
+import { untrack } from 'svelte';
 import type { ResourceKey, Violation } from '../../../../shared/resources.js';
 import { ApiRequestError, client, type KumaObject } from '../api/index.js';
 import { errorMessage } from '../format/error-message.js';
@@ -47,6 +48,25 @@ export class ResourceEditor {
 
   get dirty(): boolean {
     return this.text !== this.original;
+  }
+
+  /**
+   * Shows `target`, the route's selection, unless the editor shows it already (just applied, the
+   * route catching up); a new resource starts from a template in `mesh`, its name and port free of
+   * `existing`. Reads no state reactively: an effect that calls it follows `target` alone.
+   */
+  follow(target: EditorTarget | undefined, templateIn: () => { mesh: string; existing: Existing }): void {
+    untrack(() => {
+      const current = this.target;
+      if (target === undefined) {
+        this.target = undefined;
+      } else if (target.kind === 'stored') {
+        if (!(current?.kind === 'stored' && sameKey(current.key, target.key))) void this.open(target.key);
+      } else if (!(current?.kind === 'new' && current.type === target.type)) {
+        const { mesh, existing } = templateIn();
+        this.startNew(target.type, mesh, existing);
+      }
+    });
   }
 
   async open(key: ResourceKey): Promise<void> {
