@@ -6,3 +6,8 @@
 export function compareCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
+
+/** Resources by mesh, then name: the order the Resources and Policies lists show them in. */
+export function byMeshThenName(a: { mesh?: string; name: string }, b: { mesh?: string; name: string }): number {
+  return (a.mesh ?? '').localeCompare(b.mesh ?? '') || a.name.localeCompare(b.name);
+}

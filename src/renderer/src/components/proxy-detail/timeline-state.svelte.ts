@@ -1,6 +1,7 @@
 import { createSubscriber } from 'svelte/reactivity';
 import type { ProxyEvent } from '../../../../shared/proxy-events.js';
 import { ApiRequestError, client } from '../../lib/api/index.js';
+import { errorMessage } from '../../lib/format/error-message.js';
 
 /**
  * One proxy's timeline, live: fetched once, then each `proxy.event` of this proxy is appended as
@@ -57,7 +58,7 @@ export class TimelineState {
     } catch (error) {
       // A proxy that never connected has no timeline (404): that is an empty one, not a failure.
       if (error instanceof ApiRequestError && error.status === 404) this.#events = [...arrived];
-      else this.#error = error instanceof Error ? error.message : String(error);
+      else this.#error = errorMessage(error);
     } finally {
       this.#loaded = true;
     }

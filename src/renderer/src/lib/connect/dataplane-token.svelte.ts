@@ -1,6 +1,7 @@
 // The Dataplane token the Connect view puts into the bootstrap when `xds.dataplaneTokens` is on.
 import { client } from '../api/index.js';
 import type { ProxyKind } from './connect-form.js';
+import { errorMessage } from '../format/error-message.js';
 
 /** The setting that makes every proxy send its Dataplane's token (`'enabled' | 'disabled'`). */
 export const TOKENS_SETTING = 'xds.dataplaneTokens';
@@ -24,7 +25,7 @@ export function previewPath(kind: ProxyKind, token: string | undefined): string 
 
 /** An error's message with any `?token=` of its request path blanked, as the core's log does. */
 export function messageWithoutToken(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   return message.replace(/([?&]token=)[^&\s]*/g, '$1…');
 }
 

@@ -1,13 +1,14 @@
 import { POLICY_TYPES, isPolicyType, type PolicyType } from '../../../../shared/policy-types.js';
 import type { KumaObject } from '../api/index.js';
 import { client } from '../api/index.js';
-import { LiveQuery } from '../../components/proxy-detail/live-query.svelte.js';
+import { byMeshThenName } from '../compare.js';
+import { LiveQuery } from '../state/live-query.svelte.js';
 
 /** Every policy of every type, in every mesh, kept live: refetched after any policy is written. */
 export function livePolicies(): LiveQuery<ReadonlyMap<PolicyType, KumaObject[]>> {
   return new LiveQuery(
     async () => {
-      const all = (await client.policies()).toSorted((a, b) => (a.mesh ?? '').localeCompare(b.mesh ?? '') || a.name.localeCompare(b.name));
+      const all = (await client.policies()).toSorted(byMeshThenName);
       return new Map(POLICY_TYPES.map((type) => [type, all.filter((policy) => policy.type === type)]));
     },
     (event) => event.topic === 'resource.changed' && isPolicyType(event.key.type),
@@ -26,6 +27,6 @@ export function liveAffected(type: PolicyType, list: readonly KumaObject[]): Liv
       return new Map(list.map((policy, index) => [`${policy.mesh}/${policy.name}`, answers[index]!.items.map((each) => each.name)]));
     },
     (event) => event.topic === 'resource.changed',
-    1_100,
+    { delayMs: 1_100 },
   );
 }

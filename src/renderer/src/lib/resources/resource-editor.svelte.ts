@@ -1,5 +1,7 @@
+import { untrack } from 'svelte';
 import type { ResourceKey, Violation } from '../../../../shared/resources.js';
 import { ApiRequestError, client, type KumaObject } from '../api/index.js';
+import { errorMessage } from '../format/error-message.js';
 import { lineDiff, type DiffLine } from './line-diff.js';
 import { describeKey, keyFromText, template, toEditableYaml, withVersion, type Existing, type TemplateType } from './resource-text.js';
 import { sameKey } from './resources-state.svelte.js';
@@ -48,6 +50,25 @@ export class ResourceEditor {
     return this.text !== this.original;
   }
 
+  /**
+   * Shows `target`, the route's selection, unless the editor shows it already (just applied, the
+   * route catching up); a new resource starts from a template in `mesh`, its name and port free of
+   * `existing`. Reads no state reactively: an effect that calls it follows `target` alone.
+   */
+  follow(target: EditorTarget | undefined, templateIn: () => { mesh: string; existing: Existing }): void {
+    untrack(() => {
+      const current = this.target;
+      if (target === undefined) {
+        this.target = undefined;
+      } else if (target.kind === 'stored') {
+        if (!(current?.kind === 'stored' && sameKey(current.key, target.key))) void this.open(target.key);
+      } else if (!(current?.kind === 'new' && current.type === target.type)) {
+        const { mesh, existing } = templateIn();
+        this.startNew(target.type, mesh, existing);
+      }
+    });
+  }
+
   async open(key: ResourceKey): Promise<void> {
     this.target = { kind: 'stored', key };
     this.#clearMessages();
@@ -60,7 +81,7 @@ export class ResourceEditor {
       if (!this.#isOpen(key)) return;
       this.stored = undefined;
       this.text = this.original = '';
-      this.error = describe(error);
+      this.error = errorMessage(error);
     }
   }
 
@@ -132,7 +153,7 @@ export class ResourceEditor {
       this.notice = `Deleted ${describeKey(key)}`;
       return true;
     } catch (error) {
-      this.error = `Could not delete ${describeKey(key)}: ${error instanceof ApiRequestError ? error.body.details || error.body.title : describe(error)}`;
+      this.error = `Could not delete ${describeKey(key)}: ${error instanceof ApiRequestError ? error.body.details || error.body.title : errorMessage(error)}`;
       return false;
     } finally {
       this.busy = false;
@@ -158,7 +179,7 @@ export class ResourceEditor {
 
   async #showFailure(error: unknown, key: ResourceKey, editing: boolean): Promise<void> {
     if (!(error instanceof ApiRequestError)) {
-      this.error = describe(error);
+      this.error = errorMessage(error);
     } else if (error.status === 409 && error.causes.some((cause) => cause.field === 'version')) {
       await this.#showConflict(key);
     } else if (error.status === 409 && error.causes.some((cause) => cause.field.startsWith('labels['))) {
@@ -186,7 +207,7 @@ export class ResourceEditor {
       };
     } catch (error) {
       // Gone meanwhile: applying again creates it.
-      this.error = `${describeKey(key)} changed since you loaded it and could not be read again: ${describe(error)}`;
+      this.error = `${describeKey(key)} changed since you loaded it and could not be read again: ${errorMessage(error)}`;
       this.changedElsewhere = 'deleted';
     }
   }
@@ -208,8 +229,4 @@ export class ResourceEditor {
     this.error = undefined;
     this.notice = undefined;
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

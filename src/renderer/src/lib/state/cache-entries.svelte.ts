@@ -2,6 +2,7 @@ import { createSubscriber } from 'svelte/reactivity';
 import type { CacheEntry } from '../../../../shared/api-types.js';
 import { client } from '../api/index.js';
 import { fineClock } from './clock.svelte.js';
+import { errorMessage } from '../format/error-message.js';
 
 /** An entry as it stands now, by the answer it came in. */
 export interface LiveCacheEntry extends CacheEntry {
@@ -40,7 +41,7 @@ export class CacheEntriesState {
         this.#error = undefined;
       } catch (error) {
         if (stopped) return;
-        this.#error = error instanceof Error ? error.message : String(error);
+        this.#error = errorMessage(error);
       }
       const firstExpiry = Math.min(...(this.#answer?.entries ?? []).map((entry) => this.#answer!.askedAt + entry.timeLeftMs));
       const wait = Math.min(POLL_MS, Math.max(MIN_GAP_MS, firstExpiry - Date.now()));

@@ -1,6 +1,7 @@
 import { createSubscriber } from 'svelte/reactivity';
 import type { CoreEvent } from '../../../../shared/events.js';
 import { client } from '../api/index.js';
+import { errorMessage } from '../format/error-message.js';
 
 export interface PolledOptions<T> {
   load: () => Promise<T>;
@@ -69,7 +70,7 @@ export class Polled<T> {
       this.#value = value;
       this.#error = undefined;
     } catch (error) {
-      this.#error = error instanceof Error ? error.message : String(error);
+      this.#error = errorMessage(error);
     }
   }
 }

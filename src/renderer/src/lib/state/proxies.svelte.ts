@@ -3,6 +3,7 @@ import type { DataplaneOverview, FirstConfigBody, ProxyStatus, TypeStatus } from
 import type { CoreEvent } from '../../../../shared/events.js';
 import { client } from '../api/index.js';
 import { compareCodeUnits } from '../compare.js';
+import { errorMessage } from '../format/error-message.js';
 
 /** Label the lifecycle puts on a Dataplane its proxy registered through metadata. */
 export const ORIGIN_LABEL = 'meshdesk.io/origin';
@@ -220,7 +221,7 @@ export class ProxiesState {
       await Promise.all(loads);
       this.#loaded = true;
     } catch (error) {
-      this.#error = describe(error);
+      this.#error = errorMessage(error);
     }
   }
 
@@ -232,7 +233,7 @@ export class ProxiesState {
       this.#statusesShown = request;
       this.#statuses = items;
     } catch (error) {
-      if (request === this.#statusesRequested) this.#error = describe(error);
+      if (request === this.#statusesRequested) this.#error = errorMessage(error);
     }
   }
 
@@ -252,7 +253,7 @@ export class ProxiesState {
       this.#byMesh = new Map([...next].sort(([a], [b]) => compareCodeUnits(a, b)));
       if (request === this.#requested.get(mesh)) this.#error = undefined;
     } catch (error) {
-      if (request === this.#requested.get(mesh)) this.#error = describe(error);
+      if (request === this.#requested.get(mesh)) this.#error = errorMessage(error);
     }
   }
 }
@@ -299,8 +300,4 @@ function fingerprintOf(row: ProxyRow): string {
 
 function meshOf(proxyId: string): string {
   return proxyId.slice(0, proxyId.indexOf('.'));
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

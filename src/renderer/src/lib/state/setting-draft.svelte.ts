@@ -1,3 +1,5 @@
+import { errorMessage } from '../format/error-message.js';
+
 /**
  * A setting's edit field: what the user types is a draft over the value in force, applied with
  * Enter or Apply and dropped with Escape. Without a draft the field shows the value in force, so
@@ -38,7 +40,7 @@ export class SettingDraft {
       this.applied = value;
       setTimeout(() => (this.applied = undefined), 1500);
     } catch (failure) {
-      this.error = failure instanceof Error ? failure.message : String(failure);
+      this.error = errorMessage(failure);
     } finally {
       this.applying = false;
     }

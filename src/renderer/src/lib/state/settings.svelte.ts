@@ -1,11 +1,11 @@
 import { createSubscriber } from 'svelte/reactivity';
 import type { SettingDescription, SettingUserValue } from '../../../../shared/api-types.js';
 import { client } from '../api/index.js';
+import { errorMessage } from '../format/error-message.js';
 
 /** The settings schema with the values in force, refetched whenever a `settings.changed` event says so. */
 export class SettingsState {
   #settings = $state.raw<SettingDescription[]>([]);
-  #loaded = $state(false);
   #error = $state<string>();
 
   readonly #subscribe = createSubscriber(() => {
@@ -24,11 +24,6 @@ export class SettingsState {
     return this.#settings;
   }
 
-  get loaded(): boolean {
-    this.#subscribe();
-    return this.#loaded;
-  }
-
   get error(): string | undefined {
     this.#subscribe();
     return this.#error;
@@ -43,10 +38,9 @@ export class SettingsState {
   async #load(): Promise<void> {
     try {
       this.#settings = await client.settingsSchema();
-      this.#loaded = true;
       this.#error = undefined;
     } catch (error) {
-      this.#error = error instanceof Error ? error.message : String(error);
+      this.#error = errorMessage(error);
     }
   }
 }

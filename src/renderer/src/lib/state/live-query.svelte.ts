@@ -1,6 +1,22 @@
 import { createSubscriber } from 'svelte/reactivity';
 import type { CoreEvent } from '../../../../shared/events.js';
-import { client } from '../../lib/api/index.js';
+import { client } from '../api/index.js';
+import { errorMessage } from '../format/error-message.js';
+
+/** Events come in bursts (a proxy's responses and ACKs, a bulk apply): one refetch for each burst. */
+const BURST_DELAY_MS = 150;
+
+export interface LiveQueryOptions {
+  /** How long after an event to refetch; by default long enough for a burst of events to give one request. */
+  delayMs?: number;
+  /**
+   * A failed refetch leaves the last answer shown, beside the error, instead of dropping it: for
+   * lists a view keeps showing while the core cannot answer.
+   */
+  keepLastOnError?: boolean;
+  /** The error's text; by default the API's details (e.g. which proxy it does not know), else the message. */
+  describeError?: (error: unknown) => string;
+}
 
 /**
  * One API answer kept live while something shows it: refetched shortly after a relevant core
@@ -32,7 +48,7 @@ export class LiveQuery<T> {
   constructor(
     private readonly fetch: () => Promise<T>,
     private readonly relevant: (event: CoreEvent) => boolean,
-    private readonly delayMs = 150,
+    private readonly options: LiveQueryOptions = {},
   ) {}
 
   get value(): T | undefined {
@@ -55,7 +71,7 @@ export class LiveQuery<T> {
     this.#timer ??= setTimeout(() => {
       this.#timer = undefined;
       void this.#load();
-    }, this.delayMs);
+    }, this.options.delayMs ?? BURST_DELAY_MS);
   }
 
   async #load(): Promise<void> {
@@ -67,10 +83,15 @@ export class LiveQuery<T> {
       this.#error = undefined;
     } catch (error) {
       if (generation !== this.#generation) return;
-      this.#value = undefined;
-      this.#error = error instanceof Error ? ((error as { body?: { details?: string } }).body?.details ?? error.message) : String(error);
+      if (!this.options.keepLastOnError) this.#value = undefined;
+      this.#error = (this.options.describeError ?? apiDetails)(error);
     } finally {
       if (generation === this.#generation) this.#loaded = true;
     }
   }
+}
+
+function apiDetails(error: unknown): string {
+  const details = error instanceof Error ? (error as { body?: { details?: string } }).body?.details : undefined;
+  return details ?? errorMessage(error);
 }
