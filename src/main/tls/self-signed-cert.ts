@@ -6,6 +6,7 @@ import {
   KEY_USAGE,
   keyUsage,
   NAME_ATTRIBUTES,
+  pkcs8Pem,
   randomSerial,
   SERVER_AUTH,
   signCertificate,
@@ -35,23 +36,41 @@ export interface CertAndKey {
  * not a CA.
  */
 export function createSelfSignedCert(options: SelfSignedCertOptions): CertAndKey {
-  const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const now = options.now ?? new Date();
-  const name = distinguishedName([[NAME_ATTRIBUTES.commonName, options.commonName]]);
-  const cert = signCertificate({
-    serial: randomSerial(),
-    subject: name,
-    issuer: name,
+  return signSelfSigned({
+    name: distinguishedName([[NAME_ATTRIBUTES.commonName, options.commonName]]),
     notBefore: new Date(now.getTime() - 60 * 60 * 1000), // an hour back: clocks drift
     notAfter: new Date(now.getTime() + options.validDays * 24 * 60 * 60 * 1000),
-    publicKey,
     extensions: [
       basicConstraints(true),
       keyUsage([KEY_USAGE.digitalSignature, KEY_USAGE.keyEncipherment, KEY_USAGE.keyCertSign]),
       extendedKeyUsage([SERVER_AUTH]),
       subjectAltName(options.hosts.map((host) => ({ host }))),
     ],
+  });
+}
+
+/** What tells one self-signed certificate from another; the key, serial and signature are made alike for all. */
+export interface SelfSignedFields {
+  /** The subject, which is also the issuer. */
+  name: Buffer;
+  notBefore: Date;
+  notAfter: Date;
+  extensions: readonly Buffer[];
+}
+
+/** A new RSA-2048 key pair and a certificate for it signed with its own key (the ADS port's, a mesh CA). */
+export function signSelfSigned(fields: SelfSignedFields): CertAndKey {
+  const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const cert = signCertificate({
+    serial: randomSerial(),
+    subject: fields.name,
+    issuer: fields.name,
+    notBefore: fields.notBefore,
+    notAfter: fields.notAfter,
+    publicKey,
+    extensions: fields.extensions,
     signingKey: privateKey,
   });
-  return { cert: cert.toString(), key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
+  return { cert: cert.toString(), key: pkcs8Pem(privateKey) };
 }

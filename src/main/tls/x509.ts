@@ -112,6 +112,11 @@ export interface CertificateFields {
   signingKey: KeyObject;
 }
 
+/** The private key as PEM PKCS#8, the form written next to each certificate. */
+export function pkcs8Pem(key: KeyObject): string {
+  return key.export({ type: 'pkcs8', format: 'pem' }).toString();
+}
+
 /** Signs the certificate with SHA-256/RSA and parses it back: a malformed encoding fails here, not in a client. */
 export function signCertificate(fields: CertificateFields): X509Certificate {
   const tbs = sequence(
