@@ -69,6 +69,19 @@ async function handled(kind: 'ack' | 'nack' | 'stale', count = 1): Promise<void>
   await recorder.waitFor('request', () => recorder.of('request').filter((event) => event.classification.kind === kind).length >= count);
 }
 
+/** A server whose first connection took v1's clusters, ACKed them and closed: a proxy seen online once. */
+async function serverAfterOneConnection(): Promise<number> {
+  const port = await startServer();
+  const first = await connect(port);
+  publish('v1');
+  first.send(CLUSTER_TYPE_URL);
+  first.ack(await first.next());
+  await handled('ack');
+  first.close();
+  await recorder.waitFor('closed');
+  return port;
+}
+
 function clusterStatus() {
   return tracker.status(PROXY)?.types.find((type) => type.typeUrl === CLUSTER_TYPE_URL);
 }
@@ -200,14 +213,7 @@ describe('status tracker', () => {
   });
 
   it('shows the proxy offline when its stream closes, and online again with fresh types when it reconnects', async () => {
-    const port = await startServer();
-    const first = await connect(port);
-    publish('v1');
-    first.send(CLUSTER_TYPE_URL);
-    first.ack(await first.next());
-    await handled('ack');
-    first.close();
-    await recorder.waitFor('closed');
+    const port = await serverAfterOneConnection();
 
     const offline = tracker.status(PROXY)!;
     expect(offline).toMatchObject({ online: false, connections: 1, stream: { closedAt: offline.since } });
@@ -224,14 +230,7 @@ describe('status tracker', () => {
   });
 
   it('does not count the re-delivery of a snapshot set for an earlier connection as xds_delivery', async () => {
-    const port = await startServer();
-    const first = await connect(port);
-    publish('v1');
-    first.send(CLUSTER_TYPE_URL);
-    first.ack(await first.next());
-    await handled('ack');
-    first.close();
-    await recorder.waitFor('closed');
+    const port = await serverAfterOneConnection();
 
     const second = await connect(port);
     second.send(CLUSTER_TYPE_URL);
