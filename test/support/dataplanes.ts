@@ -1,4 +1,5 @@
 import type { Core } from '../../src/main/core.js';
+import { putResource } from './put-resource.js';
 
 // Kuma-shaped Dataplanes for end-to-end tests, applied through the real HTTP API.
 
@@ -70,12 +71,8 @@ networking:
         kuma.io/service: backend
 `;
 
-export async function applyDataplane(core: Core, dataplane: { mesh: string; name: string }): Promise<void> {
-  const response = await fetch(`${core.api.url}/meshes/${dataplane.mesh}/dataplanes/${dataplane.name}`, {
-    method: 'PUT',
-    body: JSON.stringify(dataplane),
-  });
-  if (!response.ok) throw new Error(`PUT ${dataplane.name} answered ${response.status}: ${await response.text()}`);
+export function applyDataplane(core: Core, dataplane: { mesh: string; name: string }): Promise<void> {
+  return putResource(core.api.url, `/meshes/${dataplane.mesh}/dataplanes/${dataplane.name}`, dataplane);
 }
 
 export async function deleteDataplane(core: Core, mesh: string, name: string): Promise<void> {
