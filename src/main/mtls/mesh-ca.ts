@@ -1,6 +1,6 @@
 import { createPrivateKey, generateKeyPair, X509Certificate } from 'node:crypto';
 import { promisify } from 'node:util';
-import { signSelfSigned, type CertAndKey } from '../tls/self-signed-cert.js';
+import type { CertAndKey } from '../tls/self-signed-cert.js';
 import {
   basicConstraints,
   CLIENT_AUTH,
@@ -13,6 +13,7 @@ import {
   randomSerial,
   SERVER_AUTH,
   signCertificate,
+  signSelfSigned,
   subjectAltName,
 } from '../tls/x509.js';
 

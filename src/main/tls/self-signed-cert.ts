@@ -1,4 +1,3 @@
-import { generateKeyPairSync } from 'node:crypto';
 import {
   basicConstraints,
   distinguishedName,
@@ -6,10 +5,8 @@ import {
   KEY_USAGE,
   keyUsage,
   NAME_ATTRIBUTES,
-  pkcs8Pem,
-  randomSerial,
   SERVER_AUTH,
-  signCertificate,
+  signSelfSigned,
   subjectAltName,
 } from './x509.js';
 
@@ -48,29 +45,4 @@ export function createSelfSignedCert(options: SelfSignedCertOptions): CertAndKey
       subjectAltName(options.hosts.map((host) => ({ host }))),
     ],
   });
-}
-
-/** What tells one self-signed certificate from another; the key, serial and signature are made alike for all. */
-export interface SelfSignedFields {
-  /** The subject, which is also the issuer. */
-  name: Buffer;
-  notBefore: Date;
-  notAfter: Date;
-  extensions: readonly Buffer[];
-}
-
-/** A new RSA-2048 key pair and a certificate for it signed with its own key (the ADS port's, a mesh CA). */
-export function signSelfSigned(fields: SelfSignedFields): CertAndKey {
-  const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const cert = signCertificate({
-    serial: randomSerial(),
-    subject: fields.name,
-    issuer: fields.name,
-    notBefore: fields.notBefore,
-    notAfter: fields.notAfter,
-    publicKey,
-    extensions: fields.extensions,
-    signingKey: privateKey,
-  });
-  return { cert: cert.toString(), key: pkcs8Pem(privateKey) };
 }
