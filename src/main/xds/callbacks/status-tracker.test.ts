@@ -69,15 +69,20 @@ async function handled(kind: 'ack' | 'nack' | 'stale', count = 1): Promise<void>
   await recorder.waitFor('request', () => recorder.of('request').filter((event) => event.classification.kind === kind).length >= count);
 }
 
-/** A server whose first connection took v1's clusters, ACKed them and closed: a proxy seen online once. */
+/** A client that took v1's clusters and ACKed them, once the server (and so the tracker) has handled the ACK. */
+async function clientThatAckedV1(port: number): Promise<RawAdsClient> {
+  const client = await connect(port);
+  publish('v1');
+  client.send(CLUSTER_TYPE_URL);
+  client.ack(await client.next());
+  await handled('ack');
+  return client;
+}
+
+/** A server whose first connection ACKed v1's clusters and closed: a proxy seen online once. */
 async function serverAfterOneConnection(): Promise<number> {
   const port = await startServer();
-  const first = await connect(port);
-  publish('v1');
-  first.send(CLUSTER_TYPE_URL);
-  first.ack(await first.next());
-  await handled('ack');
-  first.close();
+  (await clientThatAckedV1(port)).close();
   await recorder.waitFor('closed');
   return port;
 }
@@ -131,11 +136,7 @@ describe('status tracker', () => {
   });
 
   it('records a NACK with the rejected version, the version kept and the error detail', async () => {
-    const client = await connect(await startServer());
-    publish('v1');
-    client.send(CLUSTER_TYPE_URL);
-    client.ack(await client.next());
-    await handled('ack');
+    const client = await clientThatAckedV1(await startServer());
     publish('v2', ['backend', 'redis']);
     const rejected = await client.next();
     client.nack(rejected, 'cluster redis: unknown field "foo"');
@@ -174,11 +175,7 @@ describe('status tracker', () => {
   });
 
   it('observes xds_delivery once per ACKed version, from the tick that set it', async () => {
-    const client = await connect(await startServer());
-    publish('v1');
-    client.send(CLUSTER_TYPE_URL);
-    client.ack(await client.next());
-    await handled('ack');
+    const client = await clientThatAckedV1(await startServer());
     expect(await deliveryCount('cds')).toBe(1);
 
     publish('v2', ['backend', 'redis']);
