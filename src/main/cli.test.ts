@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { validateBootstrapConfig } from '@grpc/grpc-js-xds/build/src/xds-bootstrap.js';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { runMeshdesk } from '../../test/support/cli-process.js';
+import { tempDir } from '../../test/support/temp-dir.js';
 import { startCore } from './core.js';
 import { adminPortOf } from './xds/generate/admin-port.js';
 import { DATAPLANE_METADATA_KEY, DATAPLANE_TOKEN_METADATA_KEY } from './xds/generate/bootstrap.js';
@@ -32,9 +32,8 @@ networking:
 
 let dir: string;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'meshdesk-'));
+  dir = tempDir();
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 function dataplaneFile(text = BACKEND_YAML): string {
   const file = join(dir, 'dp.yaml');

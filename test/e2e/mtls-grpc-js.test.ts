@@ -13,6 +13,7 @@ import { applyDataplane, backendDataplane, clientDataplane, deleteDataplane } fr
 import { echoClient, type EchoClient } from '../support/echo-server.js';
 import { eventually } from '../support/eventually.js';
 import { registerGrpcXds } from '../support/grpc-xds.js';
+import { putResource } from '../support/put-resource.js';
 import { allowAllTraffic } from '../support/traffic-permissions.js';
 import { freePort, startXdsEchoServer } from '../support/xds-echo-server.js';
 
@@ -22,11 +23,7 @@ await registerGrpcXds();
 type Mode = 'STRICT' | 'PERMISSIVE';
 
 async function putMesh(core: Core, mtls: object | undefined): Promise<void> {
-  const response = await fetch(`${core.api.url}/meshes/default`, {
-    method: 'PUT',
-    body: JSON.stringify({ type: 'Mesh', name: 'default', ...(mtls && { mtls }) }),
-  });
-  if (!response.ok) throw new Error(`PUT mesh answered ${response.status}: ${await response.text()}`);
+  await putResource(core.api.url, '/meshes/default', { type: 'Mesh', name: 'default', ...(mtls && { mtls }) });
 }
 
 function builtinMtls(mode: Mode, expiration = '1h') {

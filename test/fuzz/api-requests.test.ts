@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import type { Core } from '../../src/main/core.js';
 import { SETTING_NAMES } from '../../src/main/config/settings-schema.js';
+import { apiObservableState } from '../support/api-observable-state.js';
 import { startTestCore } from '../support/core.js';
 import { send, type SentResponse } from '../security/http.js';
 import { hostileText, resourceLike, validDataplane } from './arbitraries.js';
@@ -53,16 +53,6 @@ const method = fc.constantFrom('GET', 'PUT', 'POST', 'DELETE', 'PATCH', 'OPTIONS
 
 const contentType = fc.constantFrom(undefined, 'application/json', 'application/yaml', 'text/plain', 'multipart/form-data; boundary=x');
 
-/** Everything a request could change. */
-async function state(core: Core) {
-  return {
-    meshes: await core.manager.list('Mesh'),
-    dataplanes: await core.manager.list('Dataplane'),
-    settings: core.settings.userValues(),
-    tokens: core.xds.dataplaneTokens.list(),
-  };
-}
-
 function expectJsonError(response: SentResponse, request: string): void {
   expect(response.headers['content-type'], request).toBe('application/json');
   const parsed = JSON.parse(response.body) as Record<string, unknown>;
@@ -82,16 +72,16 @@ describe('random HTTP API requests', () => {
       await fc.assert(
         fc.asyncProperty(method, path, body, contentType, async (verb, target, payload, type) => {
           const request = `${verb} ${target} (${payload === undefined ? 'no body' : `${payload.length}-byte body`})`;
-          const before = await state(core);
+          const before = await apiObservableState(core);
           const response = await send(`${core.api.url}${target}`, verb, type ? { 'content-type': type } : {}, payload);
           statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
 
           expect(response.status, `${request} answered ${response.status}: ${response.body.slice(0, 300)}`).toBeLessThan(500);
           if (response.status >= 400) {
             if (verb !== 'HEAD') expectJsonError(response, request);
-            expect(await state(core), `${request} was refused but changed state`).toEqual(before);
+            expect(await apiObservableState(core), `${request} was refused but changed state`).toEqual(before);
           }
-          if (verb === 'GET' || verb === 'HEAD' || verb === 'OPTIONS') expect(await state(core), `${request} changed state`).toEqual(before);
+          if (verb === 'GET' || verb === 'HEAD' || verb === 'OPTIONS') expect(await apiObservableState(core), `${request} changed state`).toEqual(before);
         }),
         { numRuns: numRuns(300, 20_000) },
       );

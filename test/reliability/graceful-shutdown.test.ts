@@ -9,6 +9,7 @@ import { CLUSTER_TYPE_URL } from '../../src/main/xds/protocol/type-urls.js';
 import { RawAdsClient } from '../../src/main/xds/server/testing/raw-ads-client.js';
 import type { Node } from '../../src/main/xds/protocol/ads-service.js';
 import { eventually } from '../support/eventually.js';
+import { putResource } from '../support/put-resource.js';
 import { tempDir } from '../support/temp-dir.js';
 import { AcknowledgedWrites } from './support/acknowledged-writes.js';
 import { headlessBundle } from '../support/headless-process.js';
@@ -34,11 +35,6 @@ const REGISTERED_LIVE = ['registered-0', 'registered-1', 'registered-2'];
 const REGISTERED_LEFT = 'registered-left';
 /** Registered by its proxy, which was still in its post-create wait at the shutdown. */
 const REGISTERED_WAITING = 'registered-waiting';
-
-async function put(apiUrl: string, path: string, body: unknown): Promise<void> {
-  const response = await fetch(`${apiUrl}${path}`, { method: 'PUT', body: JSON.stringify(body) });
-  if (!response.ok) throw new Error(`PUT ${path} answered ${response.status}: ${await response.text()}`);
-}
 
 /** Connects like Envoy (CDS wildcard), ACKs the first configuration and keeps the stream open. */
 async function connect(adsPort: number, node: Node): Promise<RawAdsClient> {
@@ -82,9 +78,9 @@ describe('graceful shutdown', () => {
     const first = new ControlPlaneProcess(bundle, dataDir);
     const { apiUrl, adsPort } = await first.ready;
 
-    await put(apiUrl, '/settings', { 'xds.postCreateStrategy': 'invalidate', 'xds.dataplaneDeregistrationDelay': '1h' });
+    await putResource(apiUrl, '/settings', { 'xds.postCreateStrategy': 'invalidate', 'xds.dataplaneDeregistrationDelay': '1h' });
     for (const name of [...API_ONLY, API_WITH_METADATA_PROXY, API_WITH_PLAIN_PROXY]) {
-      await put(apiUrl, `/meshes/default/dataplanes/${name}`, universalDataplane('default', name, 'backend', inboundPortOf('default', name)));
+      await putResource(apiUrl, `/meshes/default/dataplanes/${name}`, universalDataplane('default', name, 'backend', inboundPortOf('default', name)));
     }
     const clients = [
       await connect(adsPort, nodeWithDataplane(`default.${API_WITH_METADATA_PROXY}`, universalDataplane('default', API_WITH_METADATA_PROXY, 'backend', inboundPortOf('default', API_WITH_METADATA_PROXY)))),
@@ -96,7 +92,7 @@ describe('graceful shutdown', () => {
     await left.status;
 
     // A proxy caught in its post-create wait (strategy sleep, one long cache expiration): registered, not yet configured.
-    await put(apiUrl, '/settings', { 'xds.postCreateStrategy': 'sleep', 'store.cache.expirationTime': '1h' });
+    await putResource(apiUrl, '/settings', { 'xds.postCreateStrategy': 'sleep', 'store.cache.expirationTime': '1h' });
     const waiting = new RawAdsClient(adsPort, nodeWithDataplane(`default.${REGISTERED_WAITING}`, universalDataplane('default', REGISTERED_WAITING, 'backend', inboundPortOf('default', REGISTERED_WAITING))));
     waiting.send(CLUSTER_TYPE_URL);
     clients.push(waiting);
@@ -157,7 +153,7 @@ describe('graceful shutdown', () => {
       const controlPlane = new ControlPlaneProcess(bundle, dataDir);
       const { apiUrl, adsPort } = await controlPlane.ready;
       if (stop === 1) {
-        await put(apiUrl, '/settings', { 'xds.postCreateStrategy': 'invalidate', 'xds.dataplaneDeregistrationDelay': `${random.int(0, 30)}ms` });
+        await putResource(apiUrl, '/settings', { 'xds.postCreateStrategy': 'invalidate', 'xds.dataplaneDeregistrationDelay': `${random.int(0, 30)}ms` });
       }
       const writes = new WriteStream({ apiUrl, adsPort, ledger, random });
       let stopping = false;

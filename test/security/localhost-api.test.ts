@@ -3,6 +3,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import type { Route } from '../../src/main/api/router.js';
 import { startCore, type Core } from '../../src/main/core.js';
 import { parseCoreOptions } from '../../src/main/core-options.js';
+import { apiObservableState } from '../support/api-observable-state.js';
 import { rawRequest, startTestCore } from '../support/core.js';
 import { tempDir } from '../support/temp-dir.js';
 import { send } from './http.js';
@@ -28,16 +29,6 @@ const SAMPLE_BODY = JSON.stringify({
   name: 'backend-1',
   networking: { address: '127.0.0.1', inbound: [{ port: 18080, tags: { 'kuma.io/service': 'backend' } }] },
 });
-
-/** The state a forged request could change: resources, settings, tokens. */
-async function observableState(core: Core) {
-  return {
-    meshes: await core.manager.list('Mesh'),
-    dataplanes: await core.manager.list('Dataplane'),
-    settings: core.settings.userValues(),
-    tokens: core.xds.dataplaneTokens.list(),
-  };
-}
 
 /** Requests a browser on a foreign page (or a DNS-rebound one) can make, each with what it must be refused as. */
 function forgedHeaders(port: number): { attack: string; headers: Record<string, string>; title: string; writesOnly?: true }[] {
@@ -67,7 +58,7 @@ describe('localhost API protection', () => {
     expect(guarded.map((route) => `${route.method} ${route.path}`)).toEqual(
       expect.arrayContaining(['PUT /meshes/:mesh/dataplanes/:name', 'DELETE /meshes/:mesh', 'PUT /settings', 'POST /meshes/:mesh/dataplanes/:name/token', 'GET /events']),
     );
-    const before = await observableState(core);
+    const before = await apiObservableState(core);
 
     for (const route of guarded) {
       const url = `${core.api.url}${samplePath(route)}`;
@@ -85,7 +76,7 @@ describe('localhost API protection', () => {
       }
     }
 
-    expect(await observableState(core)).toEqual(before);
+    expect(await apiObservableState(core)).toEqual(before);
   });
 
   it('lets the same requests through from its own origin (the guard, not the route, refused them)', async () => {

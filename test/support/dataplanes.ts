@@ -1,4 +1,5 @@
 import type { Core } from '../../src/main/core.js';
+import { putResource } from './put-resource.js';
 
 // Kuma-shaped Dataplanes for end-to-end tests, applied through the real HTTP API.
 
@@ -43,12 +44,35 @@ export const BACKEND_1 = {
   networking: { address: '127.0.0.1', inbound: [{ port: 18081, servicePort: 8081, tags: { 'kuma.io/service': 'backend', 'kuma.io/protocol': 'http' } }] },
 };
 
-export async function applyDataplane(core: Core, dataplane: { mesh: string; name: string }): Promise<void> {
-  const response = await fetch(`${core.api.url}/meshes/${dataplane.mesh}/dataplanes/${dataplane.name}`, {
-    method: 'PUT',
-    body: JSON.stringify(dataplane),
-  });
-  if (!response.ok) throw new Error(`PUT ${dataplane.name} answered ${response.status}: ${await response.text()}`);
+/**
+ * web-1 as kumactl users write it, YAML text to send as is or with fields appended: one inbound
+ * (service `web`, port 18080) and, unlike WEB_1, no outbound.
+ */
+export const WEB_1_INBOUND_YAML = `type: Dataplane
+mesh: default
+name: web-1
+networking:
+  address: 127.0.0.1
+  inbound:
+    - port: 18080
+      tags:
+        kuma.io/service: web
+`;
+
+/** web-1 as YAML text with only an outbound (to `backend` on 10001): a client that serves nothing. */
+export const WEB_1_OUTBOUND_YAML = `type: Dataplane
+mesh: default
+name: web-1
+networking:
+  address: 127.0.0.1
+  outbound:
+    - port: 10001
+      tags:
+        kuma.io/service: backend
+`;
+
+export function applyDataplane(core: Core, dataplane: { mesh: string; name: string }): Promise<void> {
+  return putResource(core.api.url, `/meshes/${dataplane.mesh}/dataplanes/${dataplane.name}`, dataplane);
 }
 
 export async function deleteDataplane(core: Core, mesh: string, name: string): Promise<void> {

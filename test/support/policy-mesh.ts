@@ -20,6 +20,7 @@ import { eventually } from './eventually.js';
 import { registerGrpcXds } from './grpc-xds.js';
 import { startPythonEchoClient, type TimedCallResult } from './python-echo-client.js';
 import { startPythonXdsEchoServer } from './python-xds-echo-server.js';
+import { putResource } from './put-resource.js';
 import { tempDir } from './temp-dir.js';
 import { onScopeFinished } from './test-scope.js';
 import { freePort, startXdsEchoServer } from './xds-echo-server.js';
@@ -173,8 +174,7 @@ export async function startPolicyMesh(
 /** Turns on the default mesh's mTLS: builtin CA, STRICT. */
 async function putStrictMtls(core: Core): Promise<void> {
   const mtls = { enabledBackend: 'ca-1', backends: [{ name: 'ca-1', type: 'builtin', mode: 'STRICT' }] };
-  const response = await fetch(`${core.api.url}/meshes/default`, { method: 'PUT', body: JSON.stringify({ type: 'Mesh', name: 'default', mtls }) });
-  if (!response.ok) throw new Error(`PUT mesh answered ${response.status}: ${await response.text()}`);
+  await putResource(core.api.url, '/meshes/default', { type: 'Mesh', name: 'default', mtls });
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Core } from '../../src/main/core.js';
+import { putResource } from './put-resource.js';
 
 /**
  * Applies the allow-all MeshTrafficPermission a Kuma user writes when they turn mTLS on and
@@ -11,6 +12,5 @@ export async function allowAllTraffic(core: Core, mesh = 'default'): Promise<voi
     name: 'allow-all',
     spec: { targetRef: { kind: 'Mesh' }, from: [{ targetRef: { kind: 'Mesh' }, default: { action: 'Allow' } }] },
   };
-  const response = await fetch(`${core.api.url}/meshes/${mesh}/meshtrafficpermissions/allow-all`, { method: 'PUT', body: JSON.stringify(permission) });
-  if (!response.ok) throw new Error(`PUT allow-all MeshTrafficPermission answered ${response.status}: ${await response.text()}`);
+  await putResource(core.api.url, `/meshes/${mesh}/meshtrafficpermissions/allow-all`, permission);
 }

@@ -3,23 +3,16 @@ import type { Page } from 'playwright-core';
 import type { Core } from '../../src/main/core.js';
 import { applyDataplane, backendDataplane } from '../support/dataplanes.js';
 import { eventually } from '../support/eventually.js';
+import { callerSpec } from './support/grpc-proxy.js';
 import { useUi } from './support/ui-fixture.js';
 
 const ui = useUi();
-
-const registering = {
-  networking: {
-    address: '127.0.0.1',
-    inbound: [{ port: 19001, tags: { 'kuma.io/service': 'frontend', 'kuma.io/protocol': 'grpc' } }],
-    outbound: [{ port: 10001, tags: { 'kuma.io/service': 'echo' } }],
-  },
-};
 
 /** A core with a real grpc-js-xds proxy kept in sync, so both caches are read all the time. */
 async function coreWithProxy(): Promise<Core> {
   const core = await ui.core();
   await applyDataplane(core, backendDataplane('echo-1', 18001));
-  ui.connect(core, { name: 'frontend-1', target: 'echo', register: registering });
+  ui.connect(core, { name: 'frontend-1', target: 'echo', register: callerSpec('frontend') });
   return core;
 }
 

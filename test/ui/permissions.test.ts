@@ -6,33 +6,23 @@ import { LISTENER_TYPE_URL } from '../../src/main/xds/protocol/type-urls.js';
 import { RawAdsClient } from '../../src/main/xds/server/testing/raw-ads-client.js';
 import { applyDataplane, backendDataplane } from '../support/dataplanes.js';
 import { eventually } from '../support/eventually.js';
+import { putResource } from '../support/put-resource.js';
 import { setEditorText } from './support/editor.js';
+import { callerSpec } from './support/grpc-proxy.js';
 import { useUi } from './support/ui-fixture.js';
 
 const ui = useUi();
 
 const MTLS = { enabledBackend: 'ca-1', backends: [{ name: 'ca-1', type: 'builtin' }] };
 const ECHO = backendDataplane('echo-1', 18090);
-const FRONTEND = {
-  networking: {
-    address: '127.0.0.1',
-    inbound: [{ port: 19001, tags: { 'kuma.io/service': 'frontend', 'kuma.io/protocol': 'grpc' } }],
-    outbound: [{ port: 10001, tags: { 'kuma.io/service': 'echo' } }],
-  },
-};
 
 async function get<T>(core: Core, path: string): Promise<T> {
   return (await (await fetch(`${core.api.url}${path}`)).json()) as T;
 }
 
-async function put(core: Core, path: string, body: object): Promise<void> {
-  const response = await fetch(`${core.api.url}${path}`, { method: 'PUT', body: JSON.stringify(body) });
-  if (!response.ok) throw new Error(`PUT ${path} answered ${response.status}: ${await response.text()}`);
-}
-
 /** frontend may call echo (a legacy `from` item with this action); nothing names frontend's own inbound. */
 function frontendToEcho(core: Core, action: 'Allow' | 'Deny') {
-  return put(core, '/meshes/default/meshtrafficpermissions/frontend-to-echo', {
+  return putResource(core.api.url, '/meshes/default/meshtrafficpermissions/frontend-to-echo', {
     type: 'MeshTrafficPermission',
     mesh: 'default',
     name: 'frontend-to-echo',
@@ -43,10 +33,10 @@ function frontendToEcho(core: Core, action: 'Allow' | 'Deny') {
 /** The default mesh with mTLS on: echo-1 an Envoy sidecar (a raw ADS client), frontend-1 a real grpc-js-xds client. */
 async function strictMesh() {
   const core = await ui.core();
-  await put(core, '/meshes/default', { type: 'Mesh', name: 'default', mtls: MTLS });
+  await putResource(core.api.url, '/meshes/default', { type: 'Mesh', name: 'default', mtls: MTLS });
   await applyDataplane(core, ECHO);
   await frontendToEcho(core, 'Allow');
-  ui.connect(core, { name: 'frontend-1', target: 'echo', register: FRONTEND });
+  ui.connect(core, { name: 'frontend-1', target: 'echo', register: callerSpec('frontend') });
   const echo = new RawAdsClient(core.xds.port, { id: 'default.echo-1', metadata: { [DATAPLANE_METADATA_KEY]: JSON.stringify(ECHO) } });
   echo.send(LISTENER_TYPE_URL);
   await echo.next();
@@ -110,7 +100,7 @@ describe('Permission matrix', () => {
   it('says nothing is enforced with mTLS off, each cell with what it will be once on, and shows a mesh without services', async () => {
     const core = await ui.core();
     await applyDataplane(core, ECHO);
-    await put(core, '/meshes/empty', { type: 'Mesh', name: 'empty', mtls: MTLS });
+    await putResource(core.api.url, '/meshes/empty', { type: 'Mesh', name: 'empty', mtls: MTLS });
     const { page } = await ui.open(core, '#/policies/permissions/default');
 
     await page.getByTestId('not-enforced').getByText('mTLS is off in mesh default').waitFor();

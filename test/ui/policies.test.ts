@@ -1,20 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import type { Core } from '../../src/main/core.js';
 import type { ConfigDump } from '../../src/shared/api-types.js';
-import { applyDataplane, backendDataplane } from '../support/dataplanes.js';
-import { startEchoServer } from '../support/echo-server.js';
 import { eventually } from '../support/eventually.js';
 import { setEditorText } from './support/editor.js';
 import { useUi } from './support/ui-fixture.js';
 
 const ui = useUi();
-
-const frontend = {
-  networking: {
-    address: '127.0.0.1',
-    inbound: [{ port: 19001, tags: { 'kuma.io/service': 'frontend', 'kuma.io/protocol': 'grpc' } }],
-    outbound: [{ port: 10001, tags: { 'kuma.io/service': 'echo' } }],
-  },
-};
 
 /** A MeshTimeout for frontend's calls to echo; `requestTimeout` is on line 15. */
 const timeout = (requestTimeout: string) => `type: MeshTimeout
@@ -35,12 +26,10 @@ spec:
 `;
 
 /** A core with echo-1 served by a real echo server and frontend-1, a real grpc-js-xds proxy calling it. */
-async function meshWithProxy() {
+async function meshWithProxy(): Promise<Core> {
   const core = await ui.core();
-  const backend = await startEchoServer('echo-1');
-  await applyDataplane(core, backendDataplane('echo-1', backend.port));
-  ui.connect(core, { name: 'frontend-1', target: 'echo', register: frontend });
-  return { core, close: () => backend.stop() };
+  await ui.frontendCallingEcho(core);
+  return core;
 }
 
 async function configDump(url: string): Promise<string> {
@@ -87,39 +76,35 @@ describe('Policies view', () => {
   });
 
   it("previews the xDS diff a MeshTimeout change causes on a chosen proxy, then applying it changes the proxy's config", async () => {
-    const { core, close } = await meshWithProxy();
-    try {
-      const put = await fetch(`${core.api.url}/meshes/default/meshtimeouts/timeout-echo`, { method: 'PUT', body: timeout('7s') });
-      expect(put.status).toBe(201);
-      await eventually(async () => expect(await configDump(core.api.url)).toContain('"max_stream_duration":"7s"'));
-      const { page } = await ui.open(core, '#/policies/MeshTimeout/default/timeout-echo');
-      await page.getByTestId('affected-proxies').getByRole('link', { name: 'default.frontend-1' }).waitFor();
+    const core = await meshWithProxy();
+    const put = await fetch(`${core.api.url}/meshes/default/meshtimeouts/timeout-echo`, { method: 'PUT', body: timeout('7s') });
+    expect(put.status).toBe(201);
+    await eventually(async () => expect(await configDump(core.api.url)).toContain('"max_stream_duration":"7s"'));
+    const { page } = await ui.open(core, '#/policies/MeshTimeout/default/timeout-echo');
+    await page.getByTestId('affected-proxies').getByRole('link', { name: 'default.frontend-1' }).waitFor();
 
-      await page.locator('.cm-line', { hasText: 'requestTimeout: 7s' }).click();
-      await page.keyboard.press('End');
-      await page.keyboard.press('Backspace');
-      await page.keyboard.press('Backspace');
-      await page.keyboard.type('3s');
-      await page.getByLabel('Proxy to preview on').selectOption('frontend-1');
-      await page.getByRole('button', { name: 'Preview change' }).click();
+    await page.locator('.cm-line', { hasText: 'requestTimeout: 7s' }).click();
+    await page.keyboard.press('End');
+    await page.keyboard.press('Backspace');
+    await page.keyboard.press('Backspace');
+    await page.keyboard.type('3s');
+    await page.getByLabel('Proxy to preview on').selectOption('frontend-1');
+    await page.getByRole('button', { name: 'Preview change' }).click();
 
-      await page.getByTestId('preview-summary').getByText('would change 1 resource of default.frontend-1 (proxyless gRPC)').waitFor();
-      const change = page.locator('[data-diff="rds/echo"] [data-path="virtual_hosts[0].routes[0].route.max_stream_duration.max_stream_duration"]');
-      await change.locator('.old', { hasText: '"7s"' }).waitFor();
-      await change.locator('.new', { hasText: '"3s"' }).waitFor();
-      // A preview writes nothing.
-      expect(await configDump(core.api.url)).toContain('"max_stream_duration":"7s"');
+    await page.getByTestId('preview-summary').getByText('would change 1 resource of default.frontend-1 (proxyless gRPC)').waitFor();
+    const change = page.locator('[data-diff="rds/echo"] [data-path="virtual_hosts[0].routes[0].route.max_stream_duration.max_stream_duration"]');
+    await change.locator('.old', { hasText: '"7s"' }).waitFor();
+    await change.locator('.new', { hasText: '"3s"' }).waitFor();
+    // A preview writes nothing.
+    expect(await configDump(core.api.url)).toContain('"max_stream_duration":"7s"');
 
-      await page.keyboard.press('ControlOrMeta+S');
-      await page.getByTestId('editor-notice').getByText('Applied MeshTimeout default/timeout-echo: version 2').waitFor();
-      await eventually(async () => expect(await configDump(core.api.url)).toContain('"max_stream_duration":"3s"'));
+    await page.keyboard.press('ControlOrMeta+S');
+    await page.getByTestId('editor-notice').getByText('Applied MeshTimeout default/timeout-echo: version 2').waitFor();
+    await eventually(async () => expect(await configDump(core.api.url)).toContain('"max_stream_duration":"3s"'));
 
-      // The History tab names the change behind the new version.
-      await page.goto(new URL('#/proxies/default.frontend-1/history', page.url()).href);
-      await page.locator('[data-snapshot]').first().locator('[data-policy-change]', { hasText: 'MeshTimeout timeout-echo v1 → v2' }).waitFor();
-    } finally {
-      await close();
-    }
+    // The History tab names the change behind the new version.
+    await page.goto(new URL('#/proxies/default.frontend-1/history', page.url()).href);
+    await page.locator('[data-snapshot]').first().locator('[data-policy-change]', { hasText: 'MeshTimeout timeout-echo v1 → v2' }).waitFor();
   });
 });
 
@@ -156,39 +141,31 @@ describe('Policies view with several meshes', () => {
 
 describe('Proxy detail and policies', () => {
   it("shows the proxy's matched policies and rules, linking to each policy", async () => {
-    const { core, close } = await meshWithProxy();
-    try {
-      const { page } = await ui.open(core, '#/proxies/default.frontend-1/policies');
-      await page.locator('[data-matched-policy="MeshTimeout/mesh-timeout-all-default"]').waitFor();
-      const rules = page.locator('[data-rules-type=MeshTimeout]');
-      const outbound = rules.locator('[data-rule=to]').first();
-      await outbound.getByText('every destination').waitFor();
-      await outbound.getByText('requestTimeout: 15s').waitFor();
-      await rules.locator('[data-rule=inbound]').first().getByText('all traffic').waitFor();
+    const core = await meshWithProxy();
+    const { page } = await ui.open(core, '#/proxies/default.frontend-1/policies');
+    await page.locator('[data-matched-policy="MeshTimeout/mesh-timeout-all-default"]').waitFor();
+    const rules = page.locator('[data-rules-type=MeshTimeout]');
+    const outbound = rules.locator('[data-rule=to]').first();
+    await outbound.getByText('every destination').waitFor();
+    await outbound.getByText('requestTimeout: 15s').waitFor();
+    await rules.locator('[data-rule=inbound]').first().getByText('all traffic').waitFor();
 
-      await outbound.getByRole('link', { name: 'mesh-timeout-all-default' }).click();
-      await page.getByTestId('editor-title').getByText('MeshTimeout default/mesh-timeout-all-default').waitFor();
-      expect(new URL(page.url()).hash).toBe('#/policies/MeshTimeout/default/mesh-timeout-all-default');
-    } finally {
-      await close();
-    }
+    await outbound.getByRole('link', { name: 'mesh-timeout-all-default' }).click();
+    await page.getByTestId('editor-title').getByText('MeshTimeout default/mesh-timeout-all-default').waitFor();
+    expect(new URL(page.url()).hash).toBe('#/policies/MeshTimeout/default/mesh-timeout-all-default');
   });
 
   it('marks each Config tree field a policy set, and its tooltip names the policy item', async () => {
-    const { core, close } = await meshWithProxy();
-    try {
-      const { page } = await ui.open(core, '#/proxies/default.frontend-1/config');
-      const mark = page.locator('[data-resource="rds/echo"] [data-policy-mark="MeshTimeout/mesh-timeout-all-default"]');
-      await mark.waitFor();
-      const tooltip = page.getByRole('tooltip', { name: /Set by MeshTimeout/ });
-      expect(await tooltip.count()).toBe(0);
+    const core = await meshWithProxy();
+    const { page } = await ui.open(core, '#/proxies/default.frontend-1/config');
+    const mark = page.locator('[data-resource="rds/echo"] [data-policy-mark="MeshTimeout/mesh-timeout-all-default"]');
+    await mark.waitFor();
+    const tooltip = page.getByRole('tooltip', { name: /Set by MeshTimeout/ });
+    expect(await tooltip.count()).toBe(0);
 
-      await mark.focus();
-      await tooltip.getByText('Set by MeshTimeout mesh-timeout-all-default').waitFor();
-      await tooltip.getByText('virtual_hosts[0].routes[0].route.max_stream_duration.max_stream_duration').waitFor();
-      await tooltip.getByText('spec.to[0]').waitFor();
-    } finally {
-      await close();
-    }
+    await mark.focus();
+    await tooltip.getByText('Set by MeshTimeout mesh-timeout-all-default').waitFor();
+    await tooltip.getByText('virtual_hosts[0].routes[0].route.max_stream_duration.max_stream_duration').waitFor();
+    await tooltip.getByText('spec.to[0]').waitFor();
   });
 });

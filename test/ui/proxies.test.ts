@@ -3,52 +3,37 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { CLUSTER_TYPE_URL } from '../../src/main/xds/protocol/type-urls.js';
 import { RawDeltaClient } from '../../src/main/xds/server/testing/raw-delta-client.js';
 import { applyDataplane, backendDataplane } from '../support/dataplanes.js';
-import { startEchoServer } from '../support/echo-server.js';
 import { eventually } from '../support/eventually.js';
 import { hashOf } from './support/browser.js';
+import { callerSpec } from './support/grpc-proxy.js';
 import { useUi } from './support/ui-fixture.js';
 
 const ui = useUi();
 
-/** Each Dataplane of a test its own inbound port (the default 19001): two of one mesh may not share one. */
-const registering = (service: string, port = 19001) => ({
-  networking: {
-    address: '127.0.0.1',
-    inbound: [{ port, tags: { 'kuma.io/service': service, 'kuma.io/protocol': 'grpc' } }],
-    outbound: [{ port: 10001, tags: { 'kuma.io/service': 'echo' } }],
-  },
-});
-
 describe('Proxies view', () => {
   it("shows each Dataplane with its origin, state and every type's ACKed version from a real xDS client", async () => {
     const core = await ui.core();
-    const backend = await startEchoServer('echo-1');
-    try {
-      await applyDataplane(core, backendDataplane('echo-1', backend.port));
-      ui.connect(core, { name: 'frontend-1', target: 'echo', register: registering('frontend') });
-      const { page } = await ui.open(core);
+    await ui.frontendCallingEcho(core);
+    const { page } = await ui.open(core);
 
-      const proxyRow = page.locator('[role=row]', { hasText: 'frontend-1' });
-      await proxyRow.locator('[data-xds-state=ack]').nth(3).waitFor();
-      expect(await proxyRow.locator('[data-xds-state=ack]').count()).toBe(4);
-      expect(await proxyRow.innerText()).toMatch(/frontend[\s\S]*proxy[\s\S]*online/);
-      // Time to first config, once every type is ACKed.
-      await proxyRow.getByText(/^\d+(\.\d+)? (ms|s)$/).waitFor();
+    const proxyRow = page.locator('[role=row]', { hasText: 'frontend-1' });
+    await proxyRow.locator('[data-xds-state=ack]').nth(3).waitFor();
+    expect(await proxyRow.locator('[data-xds-state=ack]').count()).toBe(4);
+    expect(await proxyRow.innerText()).toMatch(/frontend[\s\S]*proxy[\s\S]*online/);
+    // Time to first config, once every type is ACKed.
+    await proxyRow.getByText(/^\d+(\.\d+)? (ms|s)$/).waitFor();
 
-      const backendRow = page.locator('[role=row]', { hasText: 'echo-1' });
-      expect(await backendRow.innerText()).toMatch(/echo[\s\S]*API[\s\S]*never seen/);
-      expect(await page.getByTestId('proxy-counts').innerText()).toBe('1 online · 2 total');
-    } finally {
-      await backend.stop();
-    }
+    const backendRow = page.locator('[role=row]', { hasText: 'echo-1' });
+    expect(await backendRow.innerText()).toMatch(/echo[\s\S]*API[\s\S]*never seen/);
+    expect(await page.getByTestId('proxy-counts').innerText()).toBe('1 online · 2 total');
   });
 
   it('shows the xDS protocol of each proxy, State of the World or delta, in the list and in its header', async () => {
     const core = await ui.core();
-    ui.connect(core, { name: 'sotw-1', target: 'echo', register: registering('sotw') });
+    ui.connect(core, { name: 'sotw-1', target: 'echo', register: callerSpec('sotw') });
     const delta = new RawDeltaClient(core.xds.port, {
       id: 'default.delta-1',
-      metadata: { 'dataplane.resource': JSON.stringify({ type: 'Dataplane', mesh: 'default', name: 'delta-1', ...registering('delta', 19002) }) },
+      metadata: { 'dataplane.resource': JSON.stringify({ type: 'Dataplane', mesh: 'default', name: 'delta-1', ...callerSpec('delta', 19002) }) },
     });
     onTestFinished(() => delta.close());
     delta.send(CLUSTER_TYPE_URL);
@@ -69,7 +54,7 @@ describe('Proxies view', () => {
     await page.getByText('No Dataplanes yet.').waitFor();
     await page.evaluate('window.loadedOnce = true');
 
-    ui.connect(core, { name: 'late-1', target: 'echo', register: registering('late') });
+    ui.connect(core, { name: 'late-1', target: 'echo', register: callerSpec('late') });
 
     await page.locator('[role=row]', { hasText: 'late-1' }).getByText('online').waitFor();
     expect(await page.evaluate('window.loadedOnce')).toBe(true);
@@ -78,7 +63,7 @@ describe('Proxies view', () => {
   it('filters by search and state, and opens the selected proxy with the keyboard', async () => {
     const core = await ui.core();
     for (const [index, name] of ['alpha-1', 'beta-1', 'gamma-1'].entries()) await applyDataplane(core, backendDataplane(name, 18000 + index));
-    ui.connect(core, { name: 'delta-1', target: 'echo', register: registering('delta') });
+    ui.connect(core, { name: 'delta-1', target: 'echo', register: callerSpec('delta') });
     const { page } = await ui.open(core);
     const rows = page.locator('[role=rowgroup] [role=row]');
     await page.locator('[role=row]', { hasText: 'delta-1' }).getByText('online').waitFor();

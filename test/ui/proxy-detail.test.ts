@@ -4,19 +4,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DATABASE_FILE } from '../../src/main/core.js';
 import { applyDataplane, backendDataplane } from '../support/dataplanes.js';
-import { startEchoServer } from '../support/echo-server.js';
 import { eventually } from '../support/eventually.js';
+import { callerSpec } from './support/grpc-proxy.js';
 import { useUi } from './support/ui-fixture.js';
 
 const ui = useUi();
-
-const frontend = {
-  networking: {
-    address: '127.0.0.1',
-    inbound: [{ port: 19001, tags: { 'kuma.io/service': 'frontend', 'kuma.io/protocol': 'grpc' } }],
-    outbound: [{ port: 10001, tags: { 'kuma.io/service': 'echo' } }],
-  },
-};
 
 /** The port a backend Dataplane is moved to; nothing needs to listen there for the config to change. */
 const MOVED_PORT = 18999;
@@ -25,7 +17,7 @@ describe('Proxy detail view', () => {
   it('says on the History tab, and in the status bar, when history cannot be written, and stops saying so once it can', async () => {
     const core = await ui.core();
     await applyDataplane(core, backendDataplane('echo-1', 18080));
-    const frontendDataplane = { type: 'Dataplane', mesh: 'default', name: 'frontend-1', ...frontend };
+    const frontendDataplane = { type: 'Dataplane', mesh: 'default', name: 'frontend-1', ...callerSpec('frontend') };
     await applyDataplane(core, frontendDataplane);
     // Another process (a sqlite3 shell, a backup tool) holds the write lock while the proxy connects.
     const other = new Database(join(core.dataDir, DATABASE_FILE));
@@ -49,133 +41,115 @@ describe('Proxy detail view', () => {
 
   it('shows the config of a real grpc-js-xds proxy as a tree whose references jump, with search, raw views and a download', async () => {
     const core = await ui.core();
-    const backend = await startEchoServer('echo-1');
-    try {
-      await applyDataplane(core, backendDataplane('echo-1', backend.port));
-      ui.connect(core, { name: 'frontend-1', target: 'echo', register: frontend });
-      const { page } = await ui.open(core, '#/proxies/default.frontend-1/config');
+    const backend = await ui.frontendCallingEcho(core);
+    const { page } = await ui.open(core, '#/proxies/default.frontend-1/config');
 
-      // The header: online, its kind and every type ACKed.
-      const types = page.getByTestId('proxy-types');
-      await types.locator('[data-xds-state=ack]').nth(3).waitFor();
-      expect(await page.getByTestId('proxy-kind').innerText()).toBe('proxyless gRPC');
-      expect(await page.locator('main header').first().innerText()).toContain('online');
+    // The header: online, its kind and every type ACKed.
+    const types = page.getByTestId('proxy-types');
+    await types.locator('[data-xds-state=ack]').nth(3).waitFor();
+    expect(await page.getByTestId('proxy-kind').innerText()).toBe('proxyless gRPC');
+    expect(await page.locator('main header').first().innerText()).toContain('online');
 
-      // listener → route → cluster → endpoints, each a click away.
-      const tree = page.getByTestId('config-tree');
-      await tree.locator('[data-resource="lds/echo"]').waitFor();
-      await tree.locator('[data-resource="lds/echo"] header').getByTitle('Go to rds/echo').click();
-      await eventually(async () => expect(await page.locator('[data-resource]:has(:focus)').getAttribute('data-resource')).toBe('rds/echo'));
-      // The cluster name inside the route is a link too.
-      await tree.locator('[data-resource="rds/echo"] .tree [data-link="cds/echo"]').click();
-      await eventually(async () => expect(await page.locator('[data-resource]:has(:focus)').getAttribute('data-resource')).toBe('cds/echo'));
-      await tree.locator('[data-resource="cds/echo"] header').getByTitle('Go to eds/echo').click();
-      await eventually(async () => expect(await page.locator('[data-resource]:has(:focus)').getAttribute('data-resource')).toBe('eds/echo'));
+    // listener → route → cluster → endpoints, each a click away.
+    const tree = page.getByTestId('config-tree');
+    await tree.locator('[data-resource="lds/echo"]').waitFor();
+    await tree.locator('[data-resource="lds/echo"] header').getByTitle('Go to rds/echo').click();
+    await eventually(async () => expect(await page.locator('[data-resource]:has(:focus)').getAttribute('data-resource')).toBe('rds/echo'));
+    // The cluster name inside the route is a link too.
+    await tree.locator('[data-resource="rds/echo"] .tree [data-link="cds/echo"]').click();
+    await eventually(async () => expect(await page.locator('[data-resource]:has(:focus)').getAttribute('data-resource')).toBe('cds/echo'));
+    await tree.locator('[data-resource="cds/echo"] header').getByTitle('Go to eds/echo').click();
+    await eventually(async () => expect(await page.locator('[data-resource]:has(:focus)').getAttribute('data-resource')).toBe('eds/echo'));
 
-      // Search filters to the resources that match and marks the match.
-      await page.getByLabel('Search configuration').fill(String(backend.port));
-      await eventually(async () => expect(await tree.locator('[data-resource]').evaluateAll((cards) => cards.map((card) => card.getAttribute('data-resource')))).toEqual(['eds/echo']));
-      expect(await tree.locator('mark').first().innerText()).toBe(String(backend.port));
+    // Search filters to the resources that match and marks the match.
+    await page.getByLabel('Search configuration').fill(String(backend.port));
+    await eventually(async () => expect(await tree.locator('[data-resource]').evaluateAll((cards) => cards.map((card) => card.getAttribute('data-resource')))).toEqual(['eds/echo']));
+    expect(await tree.locator('mark').first().innerText()).toBe(String(backend.port));
 
-      // Raw JSON: Envoy's dump, filtered the same way.
-      await page.getByRole('radio', { name: 'JSON' }).click();
-      await page.getByTestId('code-view').getByText('EndpointsConfigDump').waitFor();
-      await page.getByLabel('Search configuration').fill('');
-      await page.getByRole('radio', { name: 'YAML' }).click();
-      await page.getByTestId('code-view').getByText('ClustersConfigDump').waitFor();
+    // Raw JSON: Envoy's dump, filtered the same way.
+    await page.getByRole('radio', { name: 'JSON' }).click();
+    await page.getByTestId('code-view').getByText('EndpointsConfigDump').waitFor();
+    await page.getByLabel('Search configuration').fill('');
+    await page.getByRole('radio', { name: 'YAML' }).click();
+    await page.getByTestId('code-view').getByText('ClustersConfigDump').waitFor();
 
-      // The download is the whole dump, named after the proxy and its version.
-      const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download' }).click()]);
-      expect(download.suggestedFilename()).toMatch(/^default\.frontend-1-config_dump-v\d+\.json$/);
-      const dump = JSON.parse(readFileSync(await download.path(), 'utf8')) as { configs: { '@type': string }[] };
-      expect(dump.configs.map((config) => config['@type'].split('.').at(-1))).toEqual([
-        'ClustersConfigDump',
-        'EndpointsConfigDump',
-        'ListenersConfigDump',
-        'RoutesConfigDump',
-      ]);
-    } finally {
-      await backend.stop();
-    }
+    // The download is the whole dump, named after the proxy and its version.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download' }).click()]);
+    expect(download.suggestedFilename()).toMatch(/^default\.frontend-1-config_dump-v\d+\.json$/);
+    const dump = JSON.parse(readFileSync(await download.path(), 'utf8')) as { configs: { '@type': string }[] };
+    expect(dump.configs.map((config) => config['@type'].split('.').at(-1))).toEqual([
+      'ClustersConfigDump',
+      'EndpointsConfigDump',
+      'ListenersConfigDump',
+      'RoutesConfigDump',
+    ]);
   });
 
   it('diffs the latest version against the previous one, field by field, after a change made in the Resources view', async () => {
     const core = await ui.core();
-    const backend = await startEchoServer('echo-1');
-    try {
-      await applyDataplane(core, backendDataplane('echo-1', backend.port));
-      ui.connect(core, { name: 'frontend-1', target: 'echo', register: frontend });
-      const { page } = await ui.open(core, '#/proxies/default.frontend-1/config');
-      await page.getByTestId('proxy-types').locator('[data-xds-state=ack]').nth(3).waitFor();
+    const backend = await ui.frontendCallingEcho(core);
+    const { page } = await ui.open(core, '#/proxies/default.frontend-1/config');
+    await page.getByTestId('proxy-types').locator('[data-xds-state=ack]').nth(3).waitFor();
 
-      // `2` switches to History, as the tab bar says.
-      await page.locator('main').focus();
-      await page.keyboard.press('2');
-      await eventually(async () => expect(new URL(page.url()).hash).toBe('#/proxies/default.frontend-1/history'));
-      await page.locator('[data-snapshot]').first().waitFor();
-      const before = await page.locator('[data-snapshot]').count();
+    // `2` switches to History, as the tab bar says.
+    await page.locator('main').focus();
+    await page.keyboard.press('2');
+    await eventually(async () => expect(new URL(page.url()).hash).toBe('#/proxies/default.frontend-1/history'));
+    await page.locator('[data-snapshot]').first().waitFor();
+    const before = await page.locator('[data-snapshot]').count();
 
-      // The backend moves to another port, edited in the Resources view of a second window.
-      const resources = (await ui.open(core, '#/resources/dataplane/default/echo-1')).page;
-      const editor = resources.locator('.cm-content');
-      await eventually(async () => expect(await editor.innerText()).toContain(`port: ${backend.port}`));
-      const moved = (await editor.innerText()).replace(`port: ${backend.port}`, `port: ${MOVED_PORT}`);
-      await editor.click();
-      await resources.keyboard.press('ControlOrMeta+A');
-      await resources.keyboard.insertText(moved);
-      await resources.keyboard.press('ControlOrMeta+S');
-      await resources.getByTestId('editor-notice').getByText('version 2').waitFor();
+    // The backend moves to another port, edited in the Resources view of a second window.
+    const resources = (await ui.open(core, '#/resources/dataplane/default/echo-1')).page;
+    const editor = resources.locator('.cm-content');
+    await eventually(async () => expect(await editor.innerText()).toContain(`port: ${backend.port}`));
+    const moved = (await editor.innerText()).replace(`port: ${backend.port}`, `port: ${MOVED_PORT}`);
+    await editor.click();
+    await resources.keyboard.press('ControlOrMeta+A');
+    await resources.keyboard.insertText(moved);
+    await resources.keyboard.press('ControlOrMeta+S');
+    await resources.getByTestId('editor-notice').getByText('version 2').waitFor();
 
-      // The history shows the new version live, and the default diff (latest against previous) names the one field.
-      await eventually(async () => expect(await page.locator('[data-snapshot]').count()).toBe(before + 1));
-      const change = page.locator('[data-diff="eds/echo"] [data-path$="socket_address.port_value"]');
-      await change.waitFor();
-      expect(await page.locator('[data-diff]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-diff')))).toEqual(['eds/echo']);
-      expect(await change.getAttribute('data-path')).toBe('endpoints[0].lb_endpoints[0].endpoint.address.socket_address.port_value');
-      expect(await change.locator('.old').innerText()).toBe(String(backend.port));
-      expect(await change.locator('.new').innerText()).toBe(String(MOVED_PORT));
+    // The history shows the new version live, and the default diff (latest against previous) names the one field.
+    await eventually(async () => expect(await page.locator('[data-snapshot]').count()).toBe(before + 1));
+    const change = page.locator('[data-diff="eds/echo"] [data-path$="socket_address.port_value"]');
+    await change.waitFor();
+    expect(await page.locator('[data-diff]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-diff')))).toEqual(['eds/echo']);
+    expect(await change.getAttribute('data-path')).toBe('endpoints[0].lb_endpoints[0].endpoint.address.socket_address.port_value');
+    expect(await change.locator('.old').innerText()).toBe(String(backend.port));
+    expect(await change.locator('.new').innerText()).toBe(String(MOVED_PORT));
 
-      // Any two versions: the first against itself is no change at all.
-      const first = page.locator('[data-snapshot]').last();
-      await first.getByRole('radio', { name: /Compare to/ }).check();
-      await first.getByRole('radio', { name: /Compare from/ }).check();
-      await page.getByText('The two versions are identical.').waitFor();
-    } finally {
-      await backend.stop();
-    }
+    // Any two versions: the first against itself is no change at all.
+    const first = page.locator('[data-snapshot]').last();
+    await first.getByRole('radio', { name: /Compare to/ }).check();
+    await first.getByRole('radio', { name: /Compare from/ }).check();
+    await page.getByText('The two versions are identical.').waitFor();
   }, 90_000); // two pages, a core and a real xDS client on a shared 2-core machine: a bound for a hung test, nothing timed
 
   it("draws the proxy's timeline live, with the first-config breakdown naming the wait's cause", async () => {
     const core = await ui.core();
-    const backend = await startEchoServer('echo-1');
-    try {
-      await applyDataplane(core, backendDataplane('echo-1', backend.port));
-      ui.connect(core, { name: 'frontend-1', target: 'echo', register: frontend });
-      const { page } = await ui.open(core, '#/proxies/default.frontend-1/timeline');
+    await ui.frontendCallingEcho(core);
+    const { page } = await ui.open(core, '#/proxies/default.frontend-1/timeline');
 
-      await eventually(async () => expect(await page.getByTestId('first-config-total').innerText()).toMatch(/^\d+(\.\d+)? (µs|ms|s)$/));
-      expect(await page.getByTestId('wait-cause').innerText()).toMatch(/^waited .+ for cache expiration \(strategy: sleep\)$/);
+    await eventually(async () => expect(await page.getByTestId('first-config-total').innerText()).toMatch(/^\d+(\.\d+)? (µs|ms|s)$/));
+    expect(await page.getByTestId('wait-cause').innerText()).toMatch(/^waited .+ for cache expiration \(strategy: sleep\)$/);
 
-      const events = page.getByTestId('timeline-events');
-      await events.locator('tr[data-event=ack]').nth(3).waitFor();
-      const kinds = await events.locator('tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-event')));
-      expect(kinds.slice(0, 5)).toEqual(['stream-opened', 'registered', 'post-create-wait-started', 'post-create-wait', 'tick']);
+    const events = page.getByTestId('timeline-events');
+    await events.locator('tr[data-event=ack]').nth(3).waitFor();
+    const kinds = await events.locator('tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-event')));
+    expect(kinds.slice(0, 5)).toEqual(['stream-opened', 'registered', 'post-create-wait-started', 'post-create-wait', 'tick']);
 
-      // A change after the page loaded arrives as live events: a new generation, response and ACK.
-      const acks = await events.locator('tr[data-event=ack]').count();
-      await applyDataplane(core, backendDataplane('echo-1', MOVED_PORT));
-      await eventually(async () => expect(await events.locator('tr[data-event=ack]').count()).toBeGreaterThan(acks));
-      expect(await events.locator('tr.tick-changed').count()).toBeGreaterThanOrEqual(2);
-    } finally {
-      await backend.stop();
-    }
+    // A change after the page loaded arrives as live events: a new generation, response and ACK.
+    const acks = await events.locator('tr[data-event=ack]').count();
+    await applyDataplane(core, backendDataplane('echo-1', MOVED_PORT));
+    await eventually(async () => expect(await events.locator('tr[data-event=ack]').count()).toBeGreaterThan(acks));
+    expect(await events.locator('tr.tick-changed').count()).toBeGreaterThanOrEqual(2);
   });
 
   it('shows the bootstrap with the command to run it, for Envoy and for proxyless gRPC, and switches tabs with arrow keys', async () => {
     const core = await ui.core();
     // A backend to call, so that the proxy is sent a listener, which tells its kind.
     await applyDataplane(core, backendDataplane('echo-1', 18000));
-    ui.connect(core, { name: 'frontend-1', target: 'echo', register: frontend });
+    ui.connect(core, { name: 'frontend-1', target: 'echo', register: callerSpec('frontend') });
     const { page } = await ui.open(core, '#/proxies/default.frontend-1/timeline');
     await page.getByTestId('proxy-kind').waitFor();
 

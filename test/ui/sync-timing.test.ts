@@ -3,22 +3,15 @@ import type { XdsStats } from '../../src/shared/stats-types.js';
 import type { Core } from '../../src/main/core.js';
 import { applyDataplane, clientDataplane } from '../support/dataplanes.js';
 import { eventually } from '../support/eventually.js';
+import { callerSpec } from './support/grpc-proxy.js';
 import { useUi } from './support/ui-fixture.js';
 
 const ui = useUi();
 
-const registering = (service: string, port: number) => ({
-  networking: {
-    address: '127.0.0.1',
-    inbound: [{ port, tags: { 'kuma.io/service': service, 'kuma.io/protocol': 'grpc' } }],
-    outbound: [{ port: 10001, tags: { 'kuma.io/service': 'echo' } }],
-  },
-});
-
 /** Connects a registering proxy under `strategy` and waits until its first config is complete, so the next one gets another strategy. */
 async function connectUnder(core: Core, strategy: 'sleep' | 'invalidate' | 'none', name: string, port: number): Promise<void> {
   core.settings.update({ 'xds.postCreateStrategy': strategy });
-  ui.connect(core, { name, target: 'echo', register: registering(name.replace(/-\d+$/, ''), port) });
+  ui.connect(core, { name, target: 'echo', register: callerSpec(name.replace(/-\d+$/, ''), port) });
   await eventually(async () => {
     const stats = (await (await fetch(`${core.api.url}/stats/xds`)).json()) as XdsStats;
     const proxy = stats.proxies.find((each) => each.proxyId === `default.${name}`);
@@ -73,7 +66,7 @@ describe('Sync timing view', { timeout: 60_000 }, () => {
     const { page } = await ui.open(core, '#/sync');
     await page.getByText('No proxy has connected yet.').waitFor();
 
-    ui.connect(core, { name: 'late-1', target: 'echo', register: registering('late', 19003) });
+    ui.connect(core, { name: 'late-1', target: 'echo', register: callerSpec('late', 19003) });
 
     await page.locator('[data-strategy="none"]').locator('[data-figure="median"]', { hasText: DURATION }).waitFor();
     const row = page.locator('[role=row]', { hasText: 'default.late-1' });

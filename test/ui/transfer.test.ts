@@ -1,24 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { WEB_1_INBOUND_YAML } from '../support/dataplanes.js';
 import { useUi } from './support/ui-fixture.js';
 
 const ui = useUi();
 
-const WEB = `type: Dataplane
-mesh: default
-name: web-1
-networking:
-  address: 127.0.0.1
-  inbound:
-    - port: 18080
-      tags:
-        kuma.io/service: web
-`;
-
 describe('Resources view: export and import', () => {
   it('Export downloads the store as YAML for kumactl apply -f', async () => {
     const core = await ui.core();
-    await fetch(`${core.api.url}/meshes/default/dataplanes/web-1`, { method: 'PUT', body: WEB });
+    await fetch(`${core.api.url}/meshes/default/dataplanes/web-1`, { method: 'PUT', body: WEB_1_INBOUND_YAML });
     const { page } = await ui.open(core, '#/resources');
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export', exact: true }).click()]);
@@ -29,7 +19,7 @@ describe('Resources view: export and import', () => {
 
   it('Import previews what would be created and updated, then Apply writes it; an invalid document is named and nothing is written', async () => {
     const core = await ui.core();
-    await fetch(`${core.api.url}/meshes/default/dataplanes/web-1`, { method: 'PUT', body: WEB });
+    await fetch(`${core.api.url}/meshes/default/dataplanes/web-1`, { method: 'PUT', body: WEB_1_INBOUND_YAML });
     const { page, errors } = await ui.open(core, '#/resources');
     await page.getByRole('button', { name: 'Import…' }).click();
     const dialog = page.getByRole('dialog', { name: 'Import resources' });
@@ -42,7 +32,7 @@ describe('Resources view: export and import', () => {
     expect(await apply.isDisabled()).toBe(true);
 
     // web-1 changed and a new mesh: refused until Overwrite is ticked, then previewed.
-    const text = `type: Mesh\nname: staging\n---\n${WEB}labels:\n  team: web\n`;
+    const text = `type: Mesh\nname: staging\n---\n${WEB_1_INBOUND_YAML}labels:\n  team: web\n`;
     await dialog.getByLabel('Resources YAML').fill(text);
     await dialog.getByRole('button', { name: 'Preview' }).click();
     await dialog.getByTestId('import-error').getByText('Resources already exist', { exact: false }).waitFor();

@@ -91,3 +91,12 @@ export function errorBody(error: ApiError): ApiErrorBody {
     ...(error.causes.length > 0 && { causes: error.causes }),
   };
 }
+
+/** Runs `step`, answering any failure with Kuma's title for what the endpoint was doing (see toApiError). */
+export async function titled<T>(title: string, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    throw toApiError(error, title);
+  }
+}

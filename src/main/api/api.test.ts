@@ -1,6 +1,7 @@
 import { Agent, request } from 'node:http';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { rawRequest, startTestCore } from '../../../test/support/core.js';
+import { WEB_1_OUTBOUND_YAML } from '../../../test/support/dataplanes.js';
 
 const backend = {
   type: 'Dataplane',
@@ -58,17 +59,7 @@ describe('HTTP API', () => {
 
   it('accepts YAML bodies as kumactl users write them', async () => {
     const core = await startTestCore();
-    const yaml = `type: Dataplane
-mesh: default
-name: web-1
-networking:
-  address: 127.0.0.1
-  outbound:
-    - port: 10001
-      tags:
-        kuma.io/service: backend
-`;
-    expect((await put(`${core.api.url}/meshes/default/dataplanes/web-1`, yaml)).status).toBe(201);
+    expect((await put(`${core.api.url}/meshes/default/dataplanes/web-1`, WEB_1_OUTBOUND_YAML)).status).toBe(201);
   });
 
   describe('rejects an invalid Dataplane with every violation by field, and writes nothing', () => {

@@ -1,12 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { validateBootstrapConfig } from '@grpc/grpc-js-xds/build/src/xds-bootstrap.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { tempDatabase } from '../../../test/support/temp-database.js';
 import { EventBus } from '../events/event-bus.js';
 import { ResourceManager } from '../manager/resource-manager.js';
-import { openDatabase, type Db } from '../store/database.js';
 import { ResourceStore } from '../store/resource-store.js';
 import { DATAPLANE_METADATA_KEY } from '../xds/generate/bootstrap.js';
 import { encodeMessage } from '../xds/protocol/encode.js';
@@ -34,13 +31,13 @@ networking:
 `;
 
 let dir: string;
-let db: Db;
 let manager: ResourceManager;
 let server: RunningApiServer;
 
 beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'meshdesk-'));
-  db = openDatabase(join(dir, 'meshdesk.db'));
+  const database = tempDatabase();
+  dir = database.dir;
+  const db = database.open();
   manager = new ResourceManager({ store: new ResourceStore(db), events: new EventBus() });
   await manager.ensureDefaultMesh();
   const router = new Router(bootstrapPreviewRoutes({ manager, adsAddress: { host: '127.0.0.1', port: ADS_PORT }, dataplaneTokens: new DataplaneTokens(db), dataDir: dir }));
@@ -49,8 +46,6 @@ beforeEach(async () => {
 
 afterEach(async () => {
   await server.close();
-  db.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 function post(body: string, query = ''): Promise<Response> {

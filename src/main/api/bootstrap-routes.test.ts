@@ -1,13 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { validateBootstrapConfig } from '@grpc/grpc-js-xds/build/src/xds-bootstrap.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { tempDatabase } from '../../../test/support/temp-database.js';
 import { EventBus } from '../events/event-bus.js';
 import { DataplaneTokens } from '../security/dataplane-tokens.js';
 import { ResourceManager } from '../manager/resource-manager.js';
-import { openDatabase, type Db } from '../store/database.js';
 import { ResourceStore } from '../store/resource-store.js';
 import { DATAPLANE_METADATA_KEY, DATAPLANE_TOKEN_METADATA_KEY } from '../xds/generate/bootstrap.js';
 import { encodeMessage } from '../xds/protocol/encode.js';
@@ -19,14 +16,14 @@ import { Router } from './router.js';
 const ADS_PORT = 15678;
 
 let dir: string;
-let db: Db;
 let manager: ResourceManager;
 let tokens: DataplaneTokens;
 let servers: RunningApiServer[];
 
 beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'meshdesk-'));
-  db = openDatabase(join(dir, 'meshdesk.db'));
+  const database = tempDatabase();
+  dir = database.dir;
+  const db = database.open();
   manager = new ResourceManager({ store: new ResourceStore(db), events: new EventBus() });
   tokens = new DataplaneTokens(db);
   await manager.ensureDefaultMesh();
@@ -48,8 +45,6 @@ beforeEach(async () => {
 
 afterEach(async () => {
   await Promise.all(servers.map((server) => server.close()));
-  db.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 /** The bootstrap routes alone, over HTTP, for an ADS server listening at `adsAddress`. */

@@ -10,7 +10,7 @@ import type {
 import type { Resource } from '../../shared/resources.js';
 import type { ReadOnlyResourceManager } from '../manager/interfaces.js';
 import type { StatusTracker } from '../xds/callbacks/status-tracker.js';
-import { toApiError } from './api-error.js';
+import { titled } from './api-error.js';
 import { CONTROL_PLANE_INSTANCE_ID } from './control-plane-identity.js';
 import { LIST_ERROR_TITLE, pageOf, readListQuery } from './list-query.js';
 import { kriOf } from '../resources/kri.js';
@@ -35,35 +35,26 @@ export function dataplaneOverviewRoutes(deps: DataplaneOverviewDependencies): Ro
     {
       method: 'GET',
       path: `${path}/:name`,
-      handler: async ({ params }) => {
-        try {
+      handler: ({ params }) =>
+        titled('Could not retrieve a resource', async () => {
           const dataplane = await deps.manager.get('Dataplane', { mesh: params.mesh!, name: params.name! });
           return { json: dataplaneOverview(dataplane, deps.statusTracker.status(proxyIdOf(dataplane))) };
-        } catch (error) {
-          throw toApiError(error, 'Could not retrieve a resource');
-        }
-      },
+        }),
     },
   ]);
 }
 
 async function listOverviews(deps: DataplaneOverviewDependencies, { params, query, request }: RequestContext) {
   const mesh = params.mesh!;
-  try {
-    await deps.manager.get('Mesh', { mesh: '', name: mesh });
-  } catch (error) {
-    throw toApiError(error, 'Failed to retrieve Mesh');
-  }
+  await titled('Failed to retrieve Mesh', () => deps.manager.get('Mesh', { mesh: '', name: mesh }));
   const listQuery = readListQuery(query, '/meshes/{mesh}/dataplanes/_overview', true);
-  try {
+  return titled(LIST_ERROR_TITLE, async () => {
     const dataplanes = (await deps.manager.list('Dataplane', { mesh })).filter(listQuery.keep);
     const page = pageOf(dataplanes, listQuery, requestUrlOf(request.headers.host, request.url));
     return {
       json: { ...page, items: page.items.map((dataplane) => dataplaneOverview(dataplane, deps.statusTracker.status(proxyIdOf(dataplane)))) },
     };
-  } catch (error) {
-    throw toApiError(error, LIST_ERROR_TITLE);
-  }
+  });
 }
 
 /** The absolute URL a request was made to, for a list's `next` link. */

@@ -1,7 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { tempDir } from '../../../test/support/temp-dir.js';
 import { withControlPlaneCert } from '../../../test/support/with-control-plane-cert.js';
 import { startCore, type Core } from '../core.js';
 import { DATAPLANE_METADATA_KEY } from '../xds/generate/bootstrap.js';
@@ -19,7 +17,7 @@ const WEB_1 = {
 
 /** The real core (store, caches, the callbacks chain, ADS and the HTTP API on ephemeral ports). */
 class XdsApiFixture {
-  readonly dir = withControlPlaneCert(mkdtempSync(join(tmpdir(), 'meshdesk-')));
+  readonly dir = withControlPlaneCert(tempDir());
   readonly clients: RawAdsClient[] = [];
   core!: Core;
 
@@ -39,7 +37,6 @@ class XdsApiFixture {
   async close(): Promise<void> {
     for (const client of this.clients) client.close();
     await this.core.close();
-    rmSync(this.dir, { recursive: true, force: true });
   }
 
   /** An Envoy-like proxy in the universal flow: it brings its Dataplane in its node metadata. */

@@ -3,7 +3,7 @@ import type { ReadOnlyResourceManager } from '../manager/interfaces.js';
 import type { MeshCaStore } from '../mtls/mesh-ca-store.js';
 import { meshMtls } from '../mtls/mesh-mtls.js';
 import type { ProxyIdentities } from '../mtls/proxy-identities.js';
-import { toApiError } from './api-error.js';
+import { titled } from './api-error.js';
 import type { Route } from './router.js';
 
 export interface MtlsDependencies {
@@ -27,12 +27,7 @@ export function mtlsRoutes(deps: MtlsDependencies): Route[] {
       method: 'GET',
       path: '/meshes/:mesh/_mtls',
       handler: async ({ params }) => {
-        let mesh;
-        try {
-          mesh = await deps.manager.get('Mesh', { mesh: '', name: params.mesh! });
-        } catch (error) {
-          throw toApiError(error, 'Could not retrieve a resource');
-        }
+        const mesh = await titled('Could not retrieve a resource', () => deps.manager.get('Mesh', { mesh: '', name: params.mesh! }));
         const mtls = meshMtls(mesh);
         if (!mtls) return { json: { mesh: mesh.meta.name, mtls: null } satisfies MeshMtlsView };
         const { fingerprint, subject, notBefore, notAfter } = deps.meshCas.info(mtls.mesh, mtls.backend);

@@ -8,7 +8,7 @@ import type { ProtoJson } from '../xds/protocol/proto-json.js';
 import { LISTENER_TYPE_URL } from '../xds/protocol/type-urls.js';
 import type { SnapshotCache } from '../xds/server/snapshot-cache.js';
 import type { Snapshot } from '../xds/server/snapshot.js';
-import { toApiError } from './api-error.js';
+import { titled } from './api-error.js';
 import type { Route } from './router.js';
 
 export interface PermissionDependencies {
@@ -30,9 +30,7 @@ export function permissionRoutes(deps: PermissionDependencies): Route[] {
       method: 'GET',
       path: '/meshes/:mesh/_permissions',
       handler: async ({ params }) => {
-        await deps.manager.get('Mesh', { mesh: '', name: params.mesh! }).catch((error: unknown) => {
-          throw toApiError(error, 'Could not retrieve a resource');
-        });
+        await titled('Could not retrieve a resource', () => deps.manager.get('Mesh', { mesh: '', name: params.mesh! }));
         const matrix = permissionMatrix(await deps.meshContexts.get(params.mesh!));
         const view: PermissionMatrixView = { ...matrix, enforcement: enforcementOf(matrix, deps.snapshots) };
         return { json: view };

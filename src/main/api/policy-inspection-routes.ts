@@ -2,7 +2,7 @@ import type { ReadOnlyResourceManager } from '../manager/interfaces.js';
 import { POLICY_DESCRIPTORS } from '../policies/descriptors.js';
 import type { MeshContext } from '../xds/context/mesh-context.js';
 import type { PolicyEffects } from '../xds/status/policy-effects.js';
-import { ApiError, toApiError } from './api-error.js';
+import { ApiError, titled } from './api-error.js';
 import { dataplanesForPolicy, inspectRules } from './policy-inspection.js';
 import type { Route } from './router.js';
 
@@ -26,12 +26,8 @@ export function policyInspectionRoutes(deps: PolicyInspectionDependencies): Rout
       method: 'GET',
       path: '/meshes/:mesh/dataplanes/:name/_rules',
       handler: async ({ params }) => {
-        await deps.manager.get('Mesh', { mesh: '', name: params.mesh! }).catch((error: unknown) => {
-          throw toApiError(error, 'Failed to retrieve Mesh');
-        });
-        const dataplane = await deps.manager.get('Dataplane', { mesh: params.mesh!, name: params.name! }).catch((error: unknown) => {
-          throw toApiError(error, 'Could not retrieve Dataplane');
-        });
+        await titled('Failed to retrieve Mesh', () => deps.manager.get('Mesh', { mesh: '', name: params.mesh! }));
+        const dataplane = await titled('Could not retrieve Dataplane', () => deps.manager.get('Dataplane', { mesh: params.mesh!, name: params.name! }));
         return { json: inspectRules(await deps.meshContexts.get(params.mesh!), dataplane) };
       },
     },
@@ -40,9 +36,7 @@ export function policyInspectionRoutes(deps: PolicyInspectionDependencies): Rout
         method: 'GET',
         path: `/meshes/:mesh/${descriptor.path}/:name/_resources/dataplanes`,
         handler: async ({ params, query }) => {
-          await deps.manager.get('Mesh', { mesh: '', name: params.mesh! }).catch((error: unknown) => {
-            throw toApiError(error, 'Failed to retrieve Mesh');
-          });
+          await titled('Failed to retrieve Mesh', () => deps.manager.get('Mesh', { mesh: '', name: params.mesh! }));
           const context = await deps.meshContexts.get(params.mesh!);
           const policy = context.policies.find((each) => each.type === descriptor.type && each.meta.name === params.name);
           if (!policy) throw new ApiError(404, 'Could not retrieve policy', 'Not found');

@@ -5,7 +5,7 @@ import { computeLabels, ZONE_NAME } from '../resources/computed-labels.js';
 import { validateResource } from '../resources/validate.js';
 import type { ConnectedProxy } from '../xds/callbacks/proxy-callbacks.js';
 import type { MeshContext } from '../xds/context/mesh-context.js';
-import { ApiError, toApiError } from './api-error.js';
+import { ApiError, titled } from './api-error.js';
 import { previewPolicyChange, type PolicyChange } from './policy-preview.js';
 import { readBody } from './resource-routes.js';
 import type { Route } from './router.js';
@@ -31,9 +31,7 @@ export function policyPreviewRoutes(deps: PolicyPreviewDependencies): Route[] {
       path: '/meshes/:mesh/dataplanes/:name/_preview-policy',
       handler: async ({ params, query, body }) => {
         const mesh = params.mesh!;
-        const dataplane = await deps.manager.get('Dataplane', { mesh, name: params.name! }).catch((error: unknown) => {
-          throw toApiError(error, 'Could not retrieve Dataplane');
-        });
+        const dataplane = await titled('Could not retrieve Dataplane', () => deps.manager.get('Dataplane', { mesh, name: params.name! }));
         const raw = readBody('policy', await body());
         const type = (raw as { type?: unknown } | null)?.type;
         if (typeof type !== 'string' || !isPolicyType(type)) {
@@ -41,13 +39,7 @@ export function policyPreviewRoutes(deps: PolicyPreviewDependencies): Route[] {
             { field: 'type', message: 'must be a policy type (GET /_resources lists them)' },
           ]);
         }
-        const input = (() => {
-          try {
-            return validateResource(raw, { type, mesh });
-          } catch (error) {
-            throw toApiError(error, 'Could not process a resource');
-          }
-        })();
+        const input = await titled('Could not process a resource', async () => validateResource(raw, { type, mesh }));
         const context = await deps.meshContexts.get(mesh);
         const current = context.policies.find((policy) => policy.type === type && policy.meta.name === input.name);
         const change: PolicyChange =

@@ -11,7 +11,7 @@ import { goJsonSyntaxError } from '../resources/go-json-syntax.js';
 import { validateResource } from '../resources/validate.js';
 import { ValidationError } from '../resources/validation-error.js';
 import { ORIGIN_LABEL, PROXY_ORIGIN } from '../xds/callbacks/dataplane-lifecycle.js';
-import { ApiError, toApiError } from './api-error.js';
+import { ApiError, titled } from './api-error.js';
 import { requestUrlOf } from './dataplane-overview.js';
 import { LIST_ERROR_TITLE, pageOf, readListQuery } from './list-query.js';
 import { requireImmutableLabelsKept, requireValidLabels } from './label-rules.js';
@@ -131,15 +131,6 @@ function refuseProxyRegistered(current: Resource | undefined, takeOver: boolean)
       `to update it through the API, which makes it a Dataplane of the API's that stays, add ?${TAKE_OVER_PARAMETER}=true`,
     [{ field: `labels["${ORIGIN_LABEL}"]`, message: `is "${PROXY_ORIGIN}": add ?${TAKE_OVER_PARAMETER}=true to take it over` }],
   );
-}
-
-/** Runs `step`, answering any failure with Kuma's title for what the endpoint was doing. */
-async function titled<T>(title: string, step: () => Promise<T>): Promise<T> {
-  try {
-    return await step();
-  } catch (error) {
-    throw toApiError(error, title);
-  }
 }
 
 /**

@@ -1,8 +1,8 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { rawRequest, startTestCore } from '../../../test/support/core.js';
+import { tempDir } from '../../../test/support/temp-dir.js';
 import { startApiServer, type RunningApiServer } from './api-server.js';
 import { Router } from './router.js';
 import { GUI_CONTENT_SECURITY_POLICY, staticFileRoutes } from './static-files.js';
@@ -11,12 +11,6 @@ const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'meshdesk-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
 
 /** A built renderer's shape: index.html, hashed assets, and a secret next to the folder. */
 function fakeBuild(): string {

@@ -1,22 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { startTestCore } from '../../../test/support/core.js';
+import { WEB_1_INBOUND_YAML } from '../../../test/support/dataplanes.js';
 import type { ApiErrorBody, ImportReport } from '../../shared/api-types.js';
-
-const WEB = `type: Dataplane
-mesh: default
-name: web-1
-networking:
-  address: 127.0.0.1
-  inbound:
-    - port: 18080
-      tags:
-        kuma.io/service: web
-`;
 
 describe('transfer routes', () => {
   it('GET /export answers the store as YAML documents; POST /import?dryRun=true previews, POST /import writes', async () => {
     const source = await startTestCore();
-    expect((await fetch(`${source.api.url}/meshes/default/dataplanes/web-1`, { method: 'PUT', body: WEB })).status).toBe(201);
+    expect((await fetch(`${source.api.url}/meshes/default/dataplanes/web-1`, { method: 'PUT', body: WEB_1_INBOUND_YAML })).status).toBe(201);
 
     const exported = await fetch(`${source.api.url}/export`);
     expect(exported.status).toBe(200);
@@ -49,8 +39,8 @@ describe('transfer routes', () => {
 
   it('answers 409 naming each existing resource the import would change, 200 with overwrite=true', async () => {
     const core = await startTestCore();
-    await fetch(`${core.api.url}/meshes/default/dataplanes/web-1`, { method: 'PUT', body: WEB });
-    const changed = `${WEB}labels:\n  team: web\n`;
+    await fetch(`${core.api.url}/meshes/default/dataplanes/web-1`, { method: 'PUT', body: WEB_1_INBOUND_YAML });
+    const changed = `${WEB_1_INBOUND_YAML}labels:\n  team: web\n`;
 
     const refused = await fetch(`${core.api.url}/import`, { method: 'POST', body: changed });
     expect(refused.status).toBe(409);
@@ -71,7 +61,7 @@ describe('transfer routes', () => {
     expect(invalid.status).toBe(400);
     expect(((await invalid.json()) as ApiErrorBody).causes).toEqual([{ field: 'resource[0].name', message: expect.stringMatching(/^Mesh "Bad_Name": /) }]);
 
-    const flag = await fetch(`${core.api.url}/import?overwrite=yes`, { method: 'POST', body: WEB });
+    const flag = await fetch(`${core.api.url}/import?overwrite=yes`, { method: 'POST', body: WEB_1_INBOUND_YAML });
     expect(flag.status).toBe(400);
     expect(((await flag.json()) as ApiErrorBody).causes).toEqual([{ field: 'overwrite', message: 'must be true or false' }]);
     expect((await fetch(`${core.api.url}/export?includeProxyRegistered=1`)).status).toBe(400);

@@ -1,14 +1,12 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { tempDatabase } from '../../../test/support/temp-database.js';
 import type { Resource, ResourceInput, ResourceType } from '../../shared/resources.js';
 import { Settings } from '../config/settings.js';
 import { EventBus } from '../events/event-bus.js';
 import type { ListOptions, ReadOnlyResourceManager } from '../manager/interfaces.js';
 import { ResourceManager } from '../manager/resource-manager.js';
 import { createMetrics, type Metrics } from '../metrics/metrics.js';
-import { openDatabase, type Db } from '../store/database.js';
+import type { Db } from '../store/database.js';
 import { ResourceNotFoundError } from '../store/errors.js';
 import { ResourceStore } from '../store/resource-store.js';
 import { CachedManager, type CachedManagerOptions } from './cached-manager.js';
@@ -50,7 +48,6 @@ async function storeCacheCounts(metrics: Metrics): Promise<Record<string, number
   );
 }
 
-let dir: string;
 let db: Db;
 let events: EventBus;
 let manager: ResourceManager;
@@ -66,8 +63,7 @@ function cachedManager(options: Partial<CachedManagerOptions> = {}): CachedManag
 }
 
 beforeEach(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'meshdesk-'));
-  db = openDatabase(path.join(dir, 'meshdesk.db'));
+  db = tempDatabase().open();
   events = new EventBus();
   manager = new ResourceManager({ store: new ResourceStore(db), events });
   await manager.ensureDefaultMesh();
@@ -81,8 +77,6 @@ beforeEach(async () => {
 
 afterEach(() => {
   cached?.close();
-  db.close();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 describe('CachedManager', () => {

@@ -1,12 +1,10 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { tempDatabase } from '../../../test/support/temp-database.js';
 import type { ResourceInput } from '../../shared/resources.js';
 import { EventBus } from '../events/event-bus.js';
 import { ResourceManager } from '../manager/resource-manager.js';
 import { createMetrics, type Metrics } from '../metrics/metrics.js';
-import { openDatabase, type Db } from '../store/database.js';
+import type { Db } from '../store/database.js';
 import { ResourceNotFoundError } from '../store/errors.js';
 import { ResourceStore } from '../store/resource-store.js';
 import { CachedManager } from './cached-manager.js';
@@ -30,7 +28,6 @@ async function meshCacheCounts(metrics: Metrics): Promise<Record<string, number>
   return Object.fromEntries(values.map(({ labels, value }) => [String(labels.result), value]));
 }
 
-let dir: string;
 let db: Db;
 let manager: ResourceManager;
 let cachedManager: CachedManager;
@@ -39,8 +36,7 @@ let time: number;
 let contexts: MeshContextCache;
 
 beforeEach(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'meshdesk-'));
-  db = openDatabase(path.join(dir, 'meshdesk.db'));
+  db = tempDatabase().open();
   manager = new ResourceManager({ store: new ResourceStore(db), events: new EventBus() });
   await manager.ensureDefaultMesh();
   await manager.create(dataplane('backend-1', 'backend'));
@@ -54,8 +50,6 @@ beforeEach(async () => {
 afterEach(() => {
   contexts.close();
   cachedManager.close();
-  db.close();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 describe('MeshContextCache', () => {

@@ -1,27 +1,21 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
+import { tempDatabase, type TempDatabase } from '../../../test/support/temp-database.js';
 import { EventBus, type EventOf } from '../events/event-bus.js';
 import { ValidationError } from '../resources/validation-error.js';
-import { openDatabase, type Db } from '../store/database.js';
+import type { Db } from '../store/database.js';
 import { SETTINGS, SETTING_NAMES } from './settings-schema.js';
 import { Settings, type SettingsOptions } from './settings.js';
 
-let dir: string;
-let file: string;
+let database: TempDatabase;
 let db: Db;
 
 beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'meshdesk-'));
-  file = path.join(dir, 'meshdesk.db');
-  db = openDatabase(file);
+  database = tempDatabase();
+  db = database.open();
 });
 
 afterEach(() => {
   vi.restoreAllMocks();
-  if (db.open) db.close();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 function open(options: Partial<SettingsOptions> = {}) {
@@ -35,7 +29,7 @@ function open(options: Partial<SettingsOptions> = {}) {
 
 function reopen(options: Partial<SettingsOptions> = {}) {
   db.close();
-  db = openDatabase(file);
+  db = database.open();
   return open(options);
 }
 

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { startTestCore } from '../../../test/support/core.js';
+import { WEB_1_OUTBOUND_YAML } from '../../../test/support/dataplanes.js';
 import type { ApiResponse } from '../../shared/bridge.js';
 import type { CoreEvent } from '../../shared/events.js';
 import { EVENTS_PER_RECEIPT, IpcChannel } from '../../shared/ipc-channels.js';
@@ -50,24 +51,13 @@ async function bridgeToRealCore() {
   return { core, ipcMain, webContents };
 }
 
-const dataplane = `type: Dataplane
-mesh: default
-name: web-1
-networking:
-  address: 127.0.0.1
-  outbound:
-    - port: 10001
-      tags:
-        kuma.io/service: backend
-`;
-
 describe('IPC payload validation', () => {
   it('accepts a well-formed request and passes exactly its fields on', () => {
     expect(parseApiRequest({ method: 'GET', path: '/meshes?size=10' })).toEqual({ method: 'GET', path: '/meshes?size=10' });
-    expect(parseApiRequest({ method: 'PUT', path: '/meshes/default/dataplanes/web-1', body: dataplane })).toEqual({
+    expect(parseApiRequest({ method: 'PUT', path: '/meshes/default/dataplanes/web-1', body: WEB_1_OUTBOUND_YAML })).toEqual({
       method: 'PUT',
       path: '/meshes/default/dataplanes/web-1',
-      body: dataplane,
+      body: WEB_1_OUTBOUND_YAML,
     });
     expect(parseApiRequest({ method: 'PUT', path: '/settings', body: 'x'.repeat(1024 * 1024) }).body).toHaveLength(1024 * 1024);
   });
@@ -217,7 +207,7 @@ describe('a page that stops taking events', () => {
 describe('the IPC bridge to a real core', () => {
   it('carries API requests in-process and answers like the HTTP API', async () => {
     const { core, ipcMain, webContents } = await bridgeToRealCore();
-    const created = (await ipcMain.invoke(webContents, { method: 'PUT', path: '/meshes/default/dataplanes/web-1', body: dataplane })) as ApiResponse;
+    const created = (await ipcMain.invoke(webContents, { method: 'PUT', path: '/meshes/default/dataplanes/web-1', body: WEB_1_OUTBOUND_YAML })) as ApiResponse;
     expect(created).toMatchObject({ status: 201, contentType: 'application/json' });
     const read = (await ipcMain.invoke(webContents, { method: 'GET', path: '/meshes/default/dataplanes/web-1' })) as ApiResponse;
     expect(JSON.parse(read.body)).toMatchObject({ type: 'Dataplane', name: 'web-1', version: 1 });
@@ -229,7 +219,7 @@ describe('the IPC bridge to a real core', () => {
 
   it('refuses a malformed payload or a foreign sender before the core sees it', async () => {
     const { core, ipcMain, webContents } = await bridgeToRealCore();
-    const put = { method: 'PUT', path: '/meshes/default/dataplanes/web-1', body: dataplane };
+    const put = { method: 'PUT', path: '/meshes/default/dataplanes/web-1', body: WEB_1_OUTBOUND_YAML };
     await expect(ipcMain.invoke(webContents, { ...put, extra: true })).rejects.toThrow(/unknown key\(s\) "extra"/);
     await expect(ipcMain.invoke(new FakeWebContents(), put)).rejects.toThrow(/not meshdesk's window/);
     await expect(ipcMain.invoke(webContents, put, { url: 'https://evil.example/', parent: null })).rejects.toThrow(/is not the app's/);

@@ -1,18 +1,16 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { tempDatabase } from '../../../test/support/temp-database.js';
 import type { DataplaneSpec, Resource, ResourceInput, ResourceKey } from '../../shared/resources.js';
-import { RESOURCE_TYPES } from '../../shared/resources.js';
 import { EventBus, type CoreEvent } from '../events/event-bus.js';
 import { ValidationError } from '../resources/validation-error.js';
-import { openDatabase, type Db } from '../store/database.js';
+import type { Db } from '../store/database.js';
 import {
   ResourceConflictError,
   ResourceNotFoundError,
   ResourcePreconditionError,
 } from '../store/errors.js';
 import { ResourceStore } from '../store/resource-store.js';
+import { allResources, keyOf } from '../store/testing/resource-keys.js';
 import { ResourceManager } from './resource-manager.js';
 
 function dataplaneSpec(port: number, service = 'backend'): DataplaneSpec {
@@ -36,10 +34,6 @@ function dataplaneWithoutService(meshName: string, name: string): ResourceInput<
   };
 }
 
-function keyOf(input: ResourceInput): ResourceKey {
-  return { type: input.type, mesh: input.mesh, name: input.name };
-}
-
 /** Kuma's initial policies of a new mesh, in the order they are written. */
 function INITIAL_POLICY_KEYS(meshName: string): ResourceKey[] {
   return [
@@ -54,10 +48,6 @@ function keyOfResource({ type, meta }: Resource): ResourceKey {
   return { type, mesh: meta.mesh, name: meta.name };
 }
 
-function everything(store: ResourceStore): Resource[] {
-  return RESOURCE_TYPES.flatMap((type) => store.list(type));
-}
-
 /** A resource.changed event, plus the version a second connection saw when the event arrived. */
 interface ObservedChange {
   change: string;
@@ -66,15 +56,7 @@ interface ObservedChange {
   versionSeenByOtherConnection: number | undefined;
 }
 
-let dir: string;
-let file: string;
-const databases: Db[] = [];
-
-function open(): Db {
-  const db = openDatabase(file);
-  databases.push(db);
-  return db;
-}
+let open: () => Db;
 
 /** A manager over `store`, and the events it publishes as observed from another connection. */
 function managerOver(store: ResourceStore): { manager: ResourceManager; changes: ObservedChange[] } {
@@ -91,13 +73,7 @@ function managerOver(store: ResourceStore): { manager: ResourceManager; changes:
 }
 
 beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'meshdesk-'));
-  file = path.join(dir, 'meshdesk.db');
-});
-
-afterEach(() => {
-  for (const db of databases.splice(0)) db.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+  ({ open } = tempDatabase());
 });
 
 describe('ResourceManager', () => {
@@ -133,21 +109,21 @@ describe('ResourceManager', () => {
   });
 
   it('refuses a Dataplane whose mesh does not exist, writing and announcing nothing', async () => {
-    const before = everything(store);
+    const before = allResources(store);
 
     const refused = manager.create(dataplane('demo', 'backend-1'));
 
     await expect(refused).rejects.toThrow(ResourcePreconditionError);
     await expect(refused).rejects.toThrow('mesh "demo" does not exist');
     await expect(manager.upsert(dataplane('demo', 'backend-1'))).rejects.toThrow('mesh "demo" does not exist');
-    expect(everything(store)).toEqual(before);
+    expect(allResources(store)).toEqual(before);
     expect(changes).toEqual([]);
   });
 
   it('refuses invalid input on create, update and upsert, writing and announcing nothing', async () => {
     await manager.create(dataplane('default', 'backend-1'));
     changes.length = 0;
-    const before = everything(store);
+    const before = allResources(store);
 
     for (const write of [
       () => manager.create(dataplaneWithoutService('default', 'web-1')),
@@ -157,7 +133,7 @@ describe('ResourceManager', () => {
     ]) {
       await expect(write()).rejects.toThrow(ValidationError);
     }
-    expect(everything(store)).toEqual(before);
+    expect(allResources(store)).toEqual(before);
     expect(changes).toEqual([]);
   });
 
@@ -165,12 +141,12 @@ describe('ResourceManager', () => {
     await manager.create(dataplane('default', 'backend-1'));
 
     const updated = await manager.update({ ...dataplane('default', 'backend-1', 19000), version: 1 });
-    const before = everything(store);
+    const before = allResources(store);
     const stale = manager.update({ ...dataplane('default', 'backend-1', 20000), version: 1 });
 
     expect(updated.meta.version).toBe(2);
     await expect(stale).rejects.toThrow(ResourceConflictError);
-    expect(everything(store)).toEqual(before);
+    expect(allResources(store)).toEqual(before);
     expect(changes.map(({ change, version }) => ({ change, version }))).toEqual([
       { change: 'created', version: 1 },
       { change: 'updated', version: 2 },
@@ -183,13 +159,13 @@ describe('ResourceManager', () => {
     await manager.create(dataplane('demo', 'web-1'));
     await manager.create(dataplane('demo', 'backend-1', 18081));
     changes.length = 0;
-    const before = everything(store);
+    const before = allResources(store);
 
     const refused = manager.delete(keyOf(mesh('demo')));
 
     await expect(refused).rejects.toThrow(ResourcePreconditionError);
     await expect(refused).rejects.toThrow('Mesh "demo": still has 2 dataplanes (backend-1, web-1); delete them first');
-    expect(everything(store)).toEqual(before);
+    expect(allResources(store)).toEqual(before);
     expect(changes).toEqual([]);
   });
 
@@ -203,7 +179,7 @@ describe('ResourceManager', () => {
 
     expect(await manager.list('Mesh')).toEqual([store.get(keyOf(mesh('default')))]);
     // The mesh's policies (its initial ones here) go with it, in the same commit, each announced.
-    expect(everything(store).filter((resource) => resource.meta.mesh === 'demo')).toEqual([]);
+    expect(allResources(store).filter((resource) => resource.meta.mesh === 'demo')).toEqual([]);
     const policyDeletes = INITIAL_POLICY_KEYS('demo').map((key) => ({ change: 'deleted', key, version: 1, versionSeenByOtherConnection: undefined }));
     const byKey = (a: ObservedChange, b: ObservedChange) => JSON.stringify(a.key).localeCompare(JSON.stringify(b.key));
     expect([changes[0], ...changes.slice(1, -1).sort(byKey), changes.at(-1)]).toEqual([
@@ -221,7 +197,7 @@ describe('ResourceManager', () => {
   it("gives a new Mesh Kuma's initial policies in the same commit, with Kuma's names, specs and labels", async () => {
     await manager.create(mesh('demo'));
 
-    const policies = everything(store).filter((resource) => resource.meta.mesh === 'demo');
+    const policies = allResources(store).filter((resource) => resource.meta.mesh === 'demo');
     expect(policies.map(keyOfResource)).toEqual(INITIAL_POLICY_KEYS('demo'));
     expect(changes.map(({ key, versionSeenByOtherConnection }) => ({ key, versionSeenByOtherConnection }))).toEqual(
       [keyOf(mesh('demo')), ...INITIAL_POLICY_KEYS('demo')].map((key) => ({ key, versionSeenByOtherConnection: 1 })),
@@ -257,8 +233,8 @@ describe('ResourceManager', () => {
     await manager.create({ ...mesh('none'), spec: { skipCreatingInitialPolicies: ['*'] } });
     await manager.create({ ...mesh('some'), spec: { skipCreatingInitialPolicies: ['MeshTimeout', 'MeshRetry'] } });
 
-    expect(everything(store).filter((resource) => resource.meta.mesh === 'none')).toEqual([]);
-    expect(everything(store).filter((resource) => resource.meta.mesh === 'some').map(keyOfResource)).toEqual([
+    expect(allResources(store).filter((resource) => resource.meta.mesh === 'none')).toEqual([]);
+    expect(allResources(store).filter((resource) => resource.meta.mesh === 'some').map(keyOfResource)).toEqual([
       { type: 'MeshCircuitBreaker', mesh: 'some', name: 'mesh-circuit-breaker-all-some' },
     ]);
   });
@@ -268,7 +244,7 @@ describe('ResourceManager', () => {
     await manager.writeAll([mesh('demo'), own]);
 
     expect((await manager.get('MeshRetry', { mesh: 'demo', name: 'mesh-retry-all-demo' })).spec).toEqual(own.spec);
-    expect(everything(store).filter((resource) => resource.meta.mesh === 'demo')).toHaveLength(4);
+    expect(allResources(store).filter((resource) => resource.meta.mesh === 'demo')).toHaveLength(4);
   });
 
   it('refuses a policy whose mesh does not exist', async () => {

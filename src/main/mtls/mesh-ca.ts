@@ -1,4 +1,4 @@
-import { createPrivateKey, generateKeyPair, generateKeyPairSync, X509Certificate } from 'node:crypto';
+import { createPrivateKey, generateKeyPair, X509Certificate } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { CertAndKey } from '../tls/self-signed-cert.js';
 import {
@@ -9,9 +9,11 @@ import {
   KEY_USAGE,
   keyUsage,
   NAME_ATTRIBUTES,
+  pkcs8Pem,
   randomSerial,
   SERVER_AUTH,
   signCertificate,
+  signSelfSigned,
   subjectAltName,
 } from '../tls/x509.js';
 
@@ -25,27 +27,20 @@ const ALLOWED_CLOCK_SKEW_MS = 10_000;
  * The serial is random, where Kuma writes 0: RFC 5280 wants it positive.
  */
 export function createMeshCa(mesh: string, now = new Date()): CertAndKey {
-  const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const name = distinguishedName([
-    [NAME_ATTRIBUTES.organization, 'Kuma'],
-    [NAME_ATTRIBUTES.organizationalUnit, 'Mesh'],
-    [NAME_ATTRIBUTES.commonName, mesh],
-  ]);
-  const cert = signCertificate({
-    serial: randomSerial(),
-    subject: name,
-    issuer: name,
+  return signSelfSigned({
+    name: distinguishedName([
+      [NAME_ATTRIBUTES.organization, 'Kuma'],
+      [NAME_ATTRIBUTES.organizationalUnit, 'Mesh'],
+      [NAME_ATTRIBUTES.commonName, mesh],
+    ]),
     notBefore: new Date(now.getTime() - ALLOWED_CLOCK_SKEW_MS),
     notAfter: new Date(now.getTime() + CA_VALIDITY_MS),
-    publicKey,
     extensions: [
       keyUsage([KEY_USAGE.keyCertSign, KEY_USAGE.cRLSign]),
       basicConstraints(true),
       subjectAltName([{ uri: spiffeId(mesh) }]),
     ],
-    signingKey: privateKey,
   });
-  return { cert: cert.toString(), key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
 }
 
 /** `spiffe://<mesh>` for the mesh (its trust domain), `spiffe://<mesh>/<service>` for a service. */
@@ -103,7 +98,7 @@ export async function issueIdentityCert(ca: CertAndKey, uris: readonly string[],
     ],
     signingKey: createPrivateKey(ca.key),
   });
-  return { cert: parsed.toString(), key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), parsed };
+  return { cert: parsed.toString(), key: pkcs8Pem(privateKey), parsed };
 }
 
 /** The CA's subject exactly as encoded in it: a verifier compares the issuer name byte for byte. */

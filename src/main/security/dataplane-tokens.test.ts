@@ -1,26 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../../../test/support/temp-dir.js';
-import { openDatabase, type Db } from '../store/database.js';
+import { describe, expect, it } from 'vitest';
+import { tempDatabase } from '../../../test/support/temp-database.js';
 import { DataplaneTokens } from './dataplane-tokens.js';
 
 const BACKEND = { mesh: 'default', name: 'backend-1' };
-const opened: Db[] = [];
-
-function open(dir: string): DataplaneTokens {
-  const db = openDatabase(join(dir, 'meshdesk.db'));
-  opened.push(db);
-  return new DataplaneTokens(db);
-}
-
-afterEach(() => {
-  for (const db of opened.splice(0)) db.close();
-});
 
 describe('DataplaneTokens', () => {
   it('issues a random token that checks valid for its Dataplane only', () => {
-    const tokens = open(tempDir());
+    const tokens = new DataplaneTokens(tempDatabase().open());
     const { token } = tokens.issue(BACKEND);
 
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/); // 32 random bytes, base64url
@@ -31,7 +19,7 @@ describe('DataplaneTokens', () => {
   });
 
   it('says why a token is refused', () => {
-    const tokens = open(tempDir());
+    const tokens = new DataplaneTokens(tempDatabase().open());
     expect(tokens.check(BACKEND, 'anything')).toEqual({
       valid: false,
       reason: 'no token is issued for Dataplane "backend-1" in mesh "default": issue one with POST /meshes/default/dataplanes/backend-1/token',
@@ -43,18 +31,19 @@ describe('DataplaneTokens', () => {
   });
 
   it('keeps only a hash: the token is nowhere in the database file, yet checks valid after a restart', () => {
-    const dir = tempDir();
-    const { token } = open(dir).issue(BACKEND);
-    for (const db of opened.splice(0)) db.close();
+    const database = tempDatabase();
+    const db = database.open();
+    const { token } = new DataplaneTokens(db).issue(BACKEND);
+    db.close();
 
-    for (const file of ['meshdesk.db', 'meshdesk.db-wal'].map((name) => join(dir, name)).filter(existsSync)) {
+    for (const file of ['meshdesk.db', 'meshdesk.db-wal'].map((name) => join(database.dir, name)).filter(existsSync)) {
       expect(readFileSync(file).includes(Buffer.from(token))).toBe(false);
     }
-    expect(open(dir).check(BACKEND, token)).toEqual({ valid: true });
+    expect(new DataplaneTokens(database.open()).check(BACKEND, token)).toEqual({ valid: true });
   });
 
   it('issuing again replaces the token; revoking forgets it; listeners hear both', () => {
-    const tokens = open(tempDir());
+    const tokens = new DataplaneTokens(tempDatabase().open());
     const heard: string[] = [];
     tokens.onChange(({ mesh, name }) => heard.push(`${mesh}/${name}`));
     const first = tokens.issue(BACKEND).token;

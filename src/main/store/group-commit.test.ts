@@ -1,8 +1,6 @@
-import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { ResourceInput } from '../../shared/resources.js';
-import { tempDir } from '../../../test/support/temp-dir.js';
-import { openDatabase, type Db } from './database.js';
+import { tempDatabase } from '../../../test/support/temp-database.js';
 import { ResourceAlreadyExistsError, StorageFaultError } from './errors.js';
 import { eventually } from '../../../test/support/eventually.js';
 import { GroupCommit, WRITES_PER_GROUP, type GroupCommitOptions } from './group-commit.js';
@@ -12,20 +10,12 @@ function mesh(name: string): ResourceInput<'Mesh'> {
   return { type: 'Mesh', mesh: '', name, labels: {}, spec: {} };
 }
 
-function open(file: string): Db {
-  const db = openDatabase(file);
-  onTestFinished(() => {
-    if (db.open) db.close();
-  });
-  return db;
-}
-
 /** A store on a fresh file, a second connection to read it, and a GroupCommit that counts the transactions it really commits. */
 function setUp(options: GroupCommitOptions = {}) {
-  const file = join(tempDir(), 'meshdesk.db');
-  const db = open(file);
+  const { open } = tempDatabase();
+  const db = open();
   const store = new ResourceStore(db);
-  const observerDb = open(file);
+  const observerDb = open();
   const observer = new ResourceStore(observerDb);
   const counted = { commits: 0 };
   const commits = new GroupCommit((fn) => {

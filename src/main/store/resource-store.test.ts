@@ -1,15 +1,13 @@
 import { execFile } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { tempDatabase } from '../../../test/support/temp-database.js';
 import type { DataplaneSpec, Resource, ResourceInput, ResourceKey } from '../../shared/resources.js';
-import { RESOURCE_TYPES } from '../../shared/resources.js';
-import { openDatabase, type Db } from './database.js';
+import type { Db } from './database.js';
 import { BrokenRowError, ResourceAlreadyExistsError, ResourceConflictError, ResourceNotFoundError } from './errors.js';
 import { ResourceStore } from './resource-store.js';
+import { allResources, keyOf } from './testing/resource-keys.js';
 
 function dataplaneSpec(port: number): DataplaneSpec {
   return {
@@ -28,38 +26,17 @@ function dataplane(meshName: string, name: string, port = 18080): ResourceInput<
   return { type: 'Dataplane', mesh: meshName, name, labels: { team: 'core' }, spec: dataplaneSpec(port) };
 }
 
-function keyOf(input: ResourceInput): ResourceKey {
-  return { type: input.type, mesh: input.mesh, name: input.name };
-}
-
 /** Hands out 2026-01-01T00:00:00Z, then one second later on every call. */
 function steppingClock(): () => Date {
   let seconds = 0;
   return () => new Date(Date.UTC(2026, 0, 1, 0, 0, seconds++));
 }
 
-function everything(store: ResourceStore): Resource[] {
-  return RESOURCE_TYPES.flatMap((type) => store.list(type));
-}
-
-let dir: string;
 let file: string;
-const databases: Db[] = [];
-
-function open(): Db {
-  const db = openDatabase(file);
-  databases.push(db);
-  return db;
-}
+let open: () => Db;
 
 beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'meshdesk-'));
-  file = path.join(dir, 'meshdesk.db');
-});
-
-afterEach(() => {
-  for (const db of databases.splice(0)) db.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+  ({ file, open } = tempDatabase());
 });
 
 describe('ResourceStore', () => {
@@ -132,7 +109,7 @@ describe('ResourceStore', () => {
     const store = new ResourceStore(open());
     store.create(dataplane('default', 'backend-1'));
     store.update(dataplane('default', 'backend-1', 19000));
-    const before = everything(store);
+    const before = allResources(store);
 
     const stale = () => store.update({ ...dataplane('default', 'backend-1', 20000), version: 1 });
 
@@ -140,7 +117,7 @@ describe('ResourceStore', () => {
     expect(stale).toThrow(
       'Dataplane "backend-1" in mesh "default" was modified concurrently: you sent version 1, the stored version is 2',
     );
-    expect(everything(store)).toEqual(before);
+    expect(allResources(store)).toEqual(before);
   });
 
   it('refuses to update a resource that does not exist', () => {
@@ -148,7 +125,7 @@ describe('ResourceStore', () => {
 
     expect(() => store.update(dataplane('default', 'ghost'))).toThrow(ResourceNotFoundError);
     expect(() => store.update({ ...dataplane('default', 'ghost'), version: 1 })).toThrow(ResourceNotFoundError);
-    expect(everything(store)).toEqual([]);
+    expect(allResources(store)).toEqual([]);
   });
 
   it('refuses to create a resource twice and keeps the first one', () => {
@@ -159,7 +136,7 @@ describe('ResourceStore', () => {
     expect(() => store.create(dataplane('default', 'backend-1'))).toThrow(
       'Dataplane "backend-1" in mesh "default" already exists',
     );
-    expect(everything(store)).toEqual([first]);
+    expect(allResources(store)).toEqual([first]);
   });
 
   it('reports a missing resource as not found from get and as undefined from find', () => {
@@ -198,9 +175,9 @@ describe('ResourceStore', () => {
     const current = store.update(dataplane('default', 'backend-1', 19000));
 
     expect(() => store.delete(keyOf(dataplane('default', 'backend-1')), 1)).toThrow(ResourceConflictError);
-    expect(everything(store)).toEqual([current]);
+    expect(allResources(store)).toEqual([current]);
     store.delete(keyOf(dataplane('default', 'backend-1')), 2);
-    expect(everything(store)).toEqual([]);
+    expect(allResources(store)).toEqual([]);
   });
 
   it('leaves nothing behind when a transaction throws', () => {
@@ -214,7 +191,7 @@ describe('ResourceStore', () => {
         store.create(mesh('default'));
       }),
     ).toThrow(ResourceAlreadyExistsError);
-    expect(everything(store)).toEqual([kept]);
+    expect(allResources(store)).toEqual([kept]);
   });
 
   it('returns the value of a committed transaction', () => {
@@ -232,12 +209,12 @@ describe('ResourceStore', () => {
     store.create(mesh('default', { env: 'dev' }));
     store.create(dataplane('default', 'backend-1'));
     store.update(dataplane('default', 'backend-1', 19000));
-    const before = everything(store);
+    const before = allResources(store);
     first.close();
 
     const reopened = new ResourceStore(open());
 
-    expect(everything(reopened)).toEqual(before);
+    expect(allResources(reopened)).toEqual(before);
     expect(reopened.get(keyOf(dataplane('default', 'backend-1'))).meta.version).toBe(2);
   });
 

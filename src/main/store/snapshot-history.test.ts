@@ -1,11 +1,10 @@
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from './database.js';
 import Database from 'better-sqlite3';
 import { migrate, SCHEMA_VERSION } from './migrations.js';
 import { eventually } from '../../../test/support/eventually.js';
+import { tempDatabase, type TempDatabase } from '../../../test/support/temp-database.js';
 import { MAX_PENDING_SNAPSHOTS, SNAPSHOTS_KEPT_PER_PROXY, SnapshotHistory, type NewSnapshotRecord } from './snapshot-history.js';
 
 const CDS = 'type.googleapis.com/envoy.config.cluster.v3.Cluster';
@@ -25,19 +24,14 @@ function snapshot(proxyId: string, version: string, createdAt = 1_700_000_000_00
   };
 }
 
-let dir: string;
+let database: TempDatabase;
 let db: Db;
 let history: SnapshotHistory;
 
 beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'meshdesk-'));
-  db = openDatabase(path.join(dir, 'meshdesk.db'));
+  database = tempDatabase();
+  db = database.open();
   history = new SnapshotHistory(db);
-});
-
-afterEach(() => {
-  db.close();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 describe('SnapshotHistory', () => {
@@ -124,7 +118,7 @@ describe('SnapshotHistory', () => {
   it('keeps its snapshots across a reopen of the database', () => {
     const { id } = history.record(snapshot('default.web-1', 'c1'));
     db.close();
-    db = openDatabase(path.join(dir, 'meshdesk.db'));
+    db = database.open();
 
     expect(new SnapshotHistory(db).get(id)?.versions[CDS]).toBe('c1');
   });
@@ -202,7 +196,7 @@ describe('SnapshotHistory when the database refuses writes', () => {
   });
 
   it('keeps snapshots waiting while another process holds the write lock, and writes them once it lets go', async () => {
-    const other = new Database(path.join(dir, 'meshdesk.db'));
+    const other = new Database(database.file);
     other.exec('BEGIN IMMEDIATE');
 
     history.recordSoon(snapshot('default.web-1', 'c1'));
@@ -220,7 +214,7 @@ describe('SnapshotHistory when the database refuses writes', () => {
   });
 
   it(`holds at most ${MAX_PENDING_SNAPSHOTS} snapshots while it waits, counting the oldest it drops`, async () => {
-    const other = new Database(path.join(dir, 'meshdesk.db'));
+    const other = new Database(database.file);
     other.exec('BEGIN IMMEDIATE');
     history.recordSoon(snapshot('default.web-1', 'first'));
     await turn();
@@ -235,7 +229,7 @@ describe('SnapshotHistory when the database refuses writes', () => {
 
 describe('the migration to content-addressed history', () => {
   it('moves the snapshots written before it, resources included', () => {
-    const file = path.join(dir, 'schema-3.db');
+    const file = path.join(database.dir, 'schema-3.db');
     const old = new Database(file);
     // Schema 3 as shipped, with two snapshots of one proxy sharing their LDS.
     old.pragma('foreign_keys = ON');

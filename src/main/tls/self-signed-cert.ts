@@ -1,4 +1,3 @@
-import { generateKeyPairSync } from 'node:crypto';
 import {
   basicConstraints,
   distinguishedName,
@@ -6,9 +5,8 @@ import {
   KEY_USAGE,
   keyUsage,
   NAME_ATTRIBUTES,
-  randomSerial,
   SERVER_AUTH,
-  signCertificate,
+  signSelfSigned,
   subjectAltName,
 } from './x509.js';
 
@@ -35,23 +33,16 @@ export interface CertAndKey {
  * not a CA.
  */
 export function createSelfSignedCert(options: SelfSignedCertOptions): CertAndKey {
-  const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const now = options.now ?? new Date();
-  const name = distinguishedName([[NAME_ATTRIBUTES.commonName, options.commonName]]);
-  const cert = signCertificate({
-    serial: randomSerial(),
-    subject: name,
-    issuer: name,
+  return signSelfSigned({
+    name: distinguishedName([[NAME_ATTRIBUTES.commonName, options.commonName]]),
     notBefore: new Date(now.getTime() - 60 * 60 * 1000), // an hour back: clocks drift
     notAfter: new Date(now.getTime() + options.validDays * 24 * 60 * 60 * 1000),
-    publicKey,
     extensions: [
       basicConstraints(true),
       keyUsage([KEY_USAGE.digitalSignature, KEY_USAGE.keyEncipherment, KEY_USAGE.keyCertSign]),
       extendedKeyUsage([SERVER_AUTH]),
       subjectAltName(options.hosts.map((host) => ({ host }))),
     ],
-    signingKey: privateKey,
   });
-  return { cert: cert.toString(), key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
 }

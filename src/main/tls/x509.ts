@@ -1,4 +1,4 @@
-import { randomBytes, sign, X509Certificate, type KeyObject } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, sign, X509Certificate, type KeyObject } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
 import {
   bitString,
@@ -14,6 +14,7 @@ import {
   unsignedInteger,
   utf8String,
 } from './der.js';
+import type { CertAndKey } from './self-signed-cert.js';
 
 /**
  * Builds and signs X.509 v3 certificates from DER pieces (`der.ts`): the self-signed ADS port
@@ -112,6 +113,11 @@ export interface CertificateFields {
   signingKey: KeyObject;
 }
 
+/** The private key as PEM PKCS#8, the form written next to each certificate. */
+export function pkcs8Pem(key: KeyObject): string {
+  return key.export({ type: 'pkcs8', format: 'pem' }).toString();
+}
+
 /** Signs the certificate with SHA-256/RSA and parses it back: a malformed encoding fails here, not in a client. */
 export function signCertificate(fields: CertificateFields): X509Certificate {
   const tbs = sequence(
@@ -126,4 +132,29 @@ export function signCertificate(fields: CertificateFields): X509Certificate {
   );
   const signature = sign('sha256', tbs, fields.signingKey);
   return new X509Certificate(sequence(tbs, SHA256_WITH_RSA, bitString(signature)));
+}
+
+/** What tells one self-signed certificate from another; the key, serial and signature are made alike for all. */
+export interface SelfSignedFields {
+  /** The subject, which is also the issuer. */
+  name: Buffer;
+  notBefore: Date;
+  notAfter: Date;
+  extensions: readonly Buffer[];
+}
+
+/** A new RSA-2048 key pair and a certificate for it signed with its own key (the ADS port's, a mesh CA). */
+export function signSelfSigned(fields: SelfSignedFields): CertAndKey {
+  const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const cert = signCertificate({
+    serial: randomSerial(),
+    subject: fields.name,
+    issuer: fields.name,
+    notBefore: fields.notBefore,
+    notAfter: fields.notAfter,
+    publicKey,
+    extensions: fields.extensions,
+    signingKey: privateKey,
+  });
+  return { cert: cert.toString(), key: pkcs8Pem(privateKey) };
 }

@@ -1,23 +1,11 @@
 import type { Core } from '../../../src/main/core.js';
+import { applyDataplane, backendDataplane } from '../../support/dataplanes.js';
 import { startEchoServer, type EchoServer } from '../../support/echo-server.js';
-import { connectGrpcProxy, type GrpcProxy } from './grpc-proxy.js';
+import { putResource } from '../../support/put-resource.js';
+import { callerSpec, connectGrpcProxy, type GrpcProxy } from './grpc-proxy.js';
 
 export interface DemoData {
   close(): Promise<void>;
-}
-
-async function put(core: Core, path: string, body: object): Promise<void> {
-  const response = await fetch(`${core.api.url}${path}`, { method: 'PUT', body: JSON.stringify(body) });
-  if (!response.ok) throw new Error(`PUT ${path} answered ${response.status}: ${await response.text()}`);
-}
-
-function backend(mesh: string, name: string, port: number, service: string) {
-  return {
-    type: 'Dataplane',
-    mesh,
-    name,
-    networking: { address: '127.0.0.1', inbound: [{ port, tags: { 'kuma.io/service': service, 'kuma.io/protocol': 'grpc' } }] },
-  };
 }
 
 /**
@@ -28,7 +16,7 @@ function backend(mesh: string, name: string, port: number, service: string) {
 export async function startDemoData(core: Core): Promise<DemoData> {
   const servers: EchoServer[] = [];
   const proxies: GrpcProxy[] = [];
-  await put(core, '/meshes/payments', { type: 'Mesh', name: 'payments' });
+  await putResource(core.api.url, '/meshes/payments', { type: 'Mesh', name: 'payments' });
 
   for (const [mesh, name, service] of [
     ['default', 'echo-1', 'echo'],
@@ -37,9 +25,9 @@ export async function startDemoData(core: Core): Promise<DemoData> {
   ] as const) {
     const server = await startEchoServer(name);
     servers.push(server);
-    await put(core, `/meshes/${mesh}/dataplanes/${name}`, backend(mesh, name, server.port, service));
+    await applyDataplane(core, backendDataplane(name, server.port, service, mesh));
   }
-  await put(core, '/meshes/default/dataplanes/web-1', {
+  await putResource(core.api.url, '/meshes/default/dataplanes/web-1', {
     type: 'Dataplane',
     mesh: 'default',
     name: 'web-1',
@@ -49,7 +37,7 @@ export async function startDemoData(core: Core): Promise<DemoData> {
       outbound: [{ port: 10001, tags: { 'kuma.io/service': 'echo' } }],
     },
   });
-  await put(core, '/meshes/default/dataplanes/api-client', {
+  await putResource(core.api.url, '/meshes/default/dataplanes/api-client', {
     type: 'Dataplane',
     mesh: 'default',
     name: 'api-client',
@@ -71,13 +59,7 @@ export async function startDemoData(core: Core): Promise<DemoData> {
         name,
         target,
         dataDir,
-        register: {
-          networking: {
-            address: '127.0.0.1',
-            inbound: [{ port: 19000 + proxies.length, tags: { 'kuma.io/service': name.replace(/-\d+$/, ''), 'kuma.io/protocol': 'grpc' } }],
-            outbound: [{ port: 10001, tags: { 'kuma.io/service': target } }],
-          },
-        },
+        register: callerSpec(name.replace(/-\d+$/, ''), 19000 + proxies.length, target),
       }),
     );
   }

@@ -25,6 +25,21 @@ export interface GrpcProxy {
 }
 
 /**
+ * The Dataplane of a proxy serving `service` over gRPC on `port` and calling `target` through
+ * outbound port 10001: what the UI tests' proxies register. Two Dataplanes of one mesh may not
+ * share an inbound port: give each of a test its own.
+ */
+export function callerSpec(service: string, port = 19001, target = 'echo'): DataplaneSpec {
+  return {
+    networking: {
+      address: '127.0.0.1',
+      inbound: [{ port, tags: { 'kuma.io/service': service, 'kuma.io/protocol': 'grpc' } }],
+      outbound: [{ port: 10001, tags: { 'kuma.io/service': target } }],
+    },
+  };
+}
+
+/**
  * A real proxyless gRPC client connected to meshdesk as `mesh.name`. Its channel opens the ADS
  * stream on the first call; the call itself may fail (no backend), the stream stays.
  */

@@ -2,8 +2,10 @@ import { afterAll, afterEach, beforeAll, expect, inject, vi } from 'vitest';
 import type { Browser } from 'playwright-core';
 import type { Core } from '../../../src/main/core.js';
 import { startTestCore } from '../../support/core.js';
+import { applyDataplane, backendDataplane } from '../../support/dataplanes.js';
+import { startEchoServer, type EchoServer } from '../../support/echo-server.js';
 import { launchChromium, openUi, type UiPage } from './browser.js';
-import { connectGrpcProxy, type GrpcProxyOptions } from './grpc-proxy.js';
+import { callerSpec, connectGrpcProxy, type GrpcProxyOptions } from './grpc-proxy.js';
 
 /**
  * One Chromium per test file, one real core per test, pages that fail the test on any console
@@ -30,6 +32,12 @@ export function useUi() {
     expect(errors, 'the page logged errors').toEqual([]);
   });
 
+  function connect(core: Core, options: Omit<GrpcProxyOptions, 'adsPort'>) {
+    const proxy = connectGrpcProxy({ adsPort: core.xds.port, ...options });
+    cleanups.push(() => proxy.close());
+    return proxy;
+  }
+
   return {
     /** A core that regenerates quickly, so tests wait on events rather than on the 1 s defaults. */
     async core(): Promise<Core> {
@@ -47,10 +55,14 @@ export function useUi() {
       pages.push(ui);
       return ui;
     },
-    connect(core: Core, options: Omit<GrpcProxyOptions, 'adsPort'>) {
-      const proxy = connectGrpcProxy({ adsPort: core.xds.port, ...options });
-      cleanups.push(() => proxy.close());
-      return proxy;
+    connect,
+    /** echo-1 served by a real echo server, and frontend-1, a real grpc-js-xds proxy calling it that registers its own Dataplane. */
+    async frontendCallingEcho(core: Core): Promise<EchoServer> {
+      const backend = await startEchoServer('echo-1');
+      cleanups.push(() => backend.stop());
+      await applyDataplane(core, backendDataplane('echo-1', backend.port));
+      connect(core, { name: 'frontend-1', target: 'echo', register: callerSpec('frontend') });
+      return backend;
     },
   };
 }

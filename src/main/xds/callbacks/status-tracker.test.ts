@@ -69,6 +69,24 @@ async function handled(kind: 'ack' | 'nack' | 'stale', count = 1): Promise<void>
   await recorder.waitFor('request', () => recorder.of('request').filter((event) => event.classification.kind === kind).length >= count);
 }
 
+/** A client that took v1's clusters and ACKed them, once the server (and so the tracker) has handled the ACK. */
+async function clientThatAckedV1(port: number): Promise<RawAdsClient> {
+  const client = await connect(port);
+  publish('v1');
+  client.send(CLUSTER_TYPE_URL);
+  client.ack(await client.next());
+  await handled('ack');
+  return client;
+}
+
+/** A server whose first connection ACKed v1's clusters and closed: a proxy seen online once. */
+async function serverAfterOneConnection(): Promise<number> {
+  const port = await startServer();
+  (await clientThatAckedV1(port)).close();
+  await recorder.waitFor('closed');
+  return port;
+}
+
 function clusterStatus() {
   return tracker.status(PROXY)?.types.find((type) => type.typeUrl === CLUSTER_TYPE_URL);
 }
@@ -118,11 +136,7 @@ describe('status tracker', () => {
   });
 
   it('records a NACK with the rejected version, the version kept and the error detail', async () => {
-    const client = await connect(await startServer());
-    publish('v1');
-    client.send(CLUSTER_TYPE_URL);
-    client.ack(await client.next());
-    await handled('ack');
+    const client = await clientThatAckedV1(await startServer());
     publish('v2', ['backend', 'redis']);
     const rejected = await client.next();
     client.nack(rejected, 'cluster redis: unknown field "foo"');
@@ -161,11 +175,7 @@ describe('status tracker', () => {
   });
 
   it('observes xds_delivery once per ACKed version, from the tick that set it', async () => {
-    const client = await connect(await startServer());
-    publish('v1');
-    client.send(CLUSTER_TYPE_URL);
-    client.ack(await client.next());
-    await handled('ack');
+    const client = await clientThatAckedV1(await startServer());
     expect(await deliveryCount('cds')).toBe(1);
 
     publish('v2', ['backend', 'redis']);
@@ -200,14 +210,7 @@ describe('status tracker', () => {
   });
 
   it('shows the proxy offline when its stream closes, and online again with fresh types when it reconnects', async () => {
-    const port = await startServer();
-    const first = await connect(port);
-    publish('v1');
-    first.send(CLUSTER_TYPE_URL);
-    first.ack(await first.next());
-    await handled('ack');
-    first.close();
-    await recorder.waitFor('closed');
+    const port = await serverAfterOneConnection();
 
     const offline = tracker.status(PROXY)!;
     expect(offline).toMatchObject({ online: false, connections: 1, stream: { closedAt: offline.since } });
@@ -224,14 +227,7 @@ describe('status tracker', () => {
   });
 
   it('does not count the re-delivery of a snapshot set for an earlier connection as xds_delivery', async () => {
-    const port = await startServer();
-    const first = await connect(port);
-    publish('v1');
-    first.send(CLUSTER_TYPE_URL);
-    first.ack(await first.next());
-    await handled('ack');
-    first.close();
-    await recorder.waitFor('closed');
+    const port = await serverAfterOneConnection();
 
     const second = await connect(port);
     second.send(CLUSTER_TYPE_URL);
