@@ -4,6 +4,7 @@ import type { MeshContext } from '../../xds/context/mesh-context.js';
 import type { Proxy } from '../../xds/generate/proxy.js';
 import type { ViolationList } from '../../resources/validation-error.js';
 import type { EnvoyResources } from './envoy-resources.js';
+import type { SpecShape } from './spec-shape.js';
 import type { PolicySpec } from './policy.js';
 import type { ProxyRules } from './rules.js';
 import type { TargetRefKind } from './target-ref.js';
@@ -92,6 +93,11 @@ export interface PluginInput<Conf> {
  */
 export interface PolicyPlugin<Conf = unknown> {
   readonly descriptor: PolicyDescriptor;
+  /**
+   * The JSON types of the policy's own fields (its confs, route rules), as Kuma's schema for the
+   * type gives them: checked before `validate`, which may then trust them (spec-shape.ts).
+   */
+  readonly specShape?: SpecShape;
   /** Checks the policy's own fields (`default` confs, route rules) with Kuma's paths and messages. */
   validate(spec: PolicySpec<Conf>, violations: ViolationList): void;
   /** Changes an Envoy proxy's resources as its rules say (Kuma's plugin `Apply`). */

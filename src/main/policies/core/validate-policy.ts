@@ -10,6 +10,7 @@ import { POLICY_PLUGINS } from '../registry.js';
 import type { PolicyDescriptor } from './plugin.js';
 import type { PolicySpec, RuleMatch } from './policy.js';
 import { spiffeIdError } from './spiffe-id.js';
+import { readShape, typeMessage } from './spec-shape.js';
 import type { TargetRef, TargetRefKind } from './target-ref.js';
 
 const SPEC = 'spec';
@@ -26,12 +27,15 @@ const MATCH_FIELDS = ['spiffeID', 'sni'] as const;
  */
 export function checkPolicySpec(descriptor: PolicyDescriptor, value: unknown, violations: ViolationList): PolicySpec | undefined {
   const before = violations.violations.length;
-  const spec = readSpec(descriptor, value, violations);
+  const read = readSpec(descriptor, value, violations);
+  const plugin = POLICY_PLUGINS.find(({ descriptor: { type } }) => type === descriptor.type);
+  // The rest of the schema: the confs' and route rules' JSON types, before any validator reads them.
+  const spec = read && plugin?.specShape ? (readShape(read, plugin.specShape, SPEC, violations) as PolicySpec | undefined) : read;
   if (spec === undefined || violations.violations.length > before) return undefined;
   const refused = checkSections(descriptor, spec, violations);
   // As Kuma's validators, a section refused whole (`spec.to: must not be defined`) has its confs left unchecked.
   const checkable = { ...spec, ...Object.fromEntries([...refused].map((section) => [section, undefined])) };
-  POLICY_PLUGINS.find((plugin) => plugin.descriptor.type === descriptor.type)?.validate(checkable, violations);
+  plugin?.validate(checkable, violations);
   return violations.violations.length === before ? spec : undefined;
 }
 
@@ -391,10 +395,4 @@ function readStringMap(value: unknown, path: string, violations: ViolationList):
     if (text !== undefined) entries.push([key, text]);
   }
   return Object.fromEntries(entries);
-}
-
-/** kube-openapi's message for a value of the wrong JSON type. */
-function typeMessage(expected: string, value: unknown): string {
-  const actual = Array.isArray(value) ? 'array' : typeof value === 'number' ? (Number.isInteger(value) ? 'integer' : 'number') : typeof value === 'boolean' ? 'boolean' : typeof value;
-  return `in body must be of type ${expected}: ${JSON.stringify(actual)}`;
 }

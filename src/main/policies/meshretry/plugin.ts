@@ -3,10 +3,12 @@ import type { MeshRetryConf } from './api.js';
 import { meshRetryDescriptor } from './descriptor.js';
 import { applyMeshRetryToEnvoy } from './envoy.js';
 import { applyMeshRetryToGrpc } from './grpc.js';
+import { meshRetrySpecShape } from './spec-shape.js';
 import { validateMeshRetry } from './validate.js';
 
 export const meshRetryPlugin: PolicyPlugin<MeshRetryConf> = {
   descriptor: meshRetryDescriptor,
+  specShape: meshRetrySpecShape,
   validate: validateMeshRetry,
   applyEnvoy: applyMeshRetryToEnvoy,
   applyGrpc: applyMeshRetryToGrpc,

@@ -1,0 +1,93 @@
+// The JSON shape of a policy's spec beyond its targetRefs and matches (read by validate-policy.ts):
+// its confs and route rules, as Kuma's OpenAPI schema for the type describes them. Kuma checks the
+// schema before its validator runs; meshdesk does the same, so that every validator reads the
+// types its conf declares, and a value of another JSON type is refused by name instead of
+// failing the validator (a 500 where Kuma answers with the field).
+import { fieldPath, indexPath } from '../../resources/field-path.js';
+import { isJsonObject } from '../../resources/proto-json.js';
+import type { ViolationList } from '../../resources/validation-error.js';
+
+/**
+ * A value's shape: a JSON type; `int-or-string` (k8s IntOrString, and text fields YAML may give as
+ * numbers, which Kuma's validators read either way); `any`; or an object (by field), a list or a
+ * map (by item). An object's fields the shape does not name are kept as given, as the confs
+ * always were: the type's validator and plugin read only the fields Kuma's Go types have.
+ */
+export type SpecShape =
+  | 'string'
+  | 'integer'
+  | 'number'
+  | 'boolean'
+  | 'int-or-string'
+  | 'any'
+  | { readonly object: { readonly [field: string]: SpecShape } }
+  | { readonly list: SpecShape }
+  | { readonly map: SpecShape };
+
+export const object = (fields: { readonly [field: string]: SpecShape }): SpecShape => ({ object: fields });
+export const list = (item: SpecShape): SpecShape => ({ list: item });
+export const map = (value: SpecShape): SpecShape => ({ map: value });
+
+/** A spec whose sections' items carry a `default` of shape `conf` (every type but the route policies). */
+export function defaultsIn(sections: readonly ('to' | 'from' | 'rules')[], conf: SpecShape): SpecShape {
+  return object(Object.fromEntries(sections.map((section) => [section, list(object({ default: conf }))])));
+}
+
+/**
+ * `value` read as `shape`, as Kuma's schema check and Go's JSON decoding read it: a value of another
+ * JSON type is reported at its path with kube-openapi's message and left out, and `null` is absent
+ * (left out: Go decodes it as a nil pointer). Undefined for an absent or refused value.
+ */
+export function readShape(value: unknown, shape: SpecShape, path: string, violations: ViolationList): unknown {
+  if (value === undefined || value === null) return undefined;
+  if (shape === 'any') return value;
+  if (typeof shape === 'string') return matchesScalar(value, shape) ? value : refuse(value, jsonTypeOf(shape), path, violations);
+  if ('list' in shape) {
+    if (!Array.isArray(value)) return refuse(value, 'array', path, violations);
+    // A null item is not an absent field: it is refused as a value of the wrong type.
+    return value.map((item: unknown, index) =>
+      item === null && shape.list !== 'any' ? refuse(item, jsonTypeOf(shape.list), indexPath(path, index), violations) : readShape(item, shape.list, indexPath(path, index), violations),
+    );
+  }
+  if (!isJsonObject(value)) return refuse(value, 'object', path, violations);
+  const read: Record<string, unknown> = {};
+  for (const [field, fieldValue] of Object.entries(value)) {
+    const fieldShape = 'map' in shape ? shape.map : shape.object[field];
+    const kept = fieldShape === undefined ? fieldValue : readShape(fieldValue, fieldShape, fieldPath(path, field), violations);
+    if (kept !== undefined && kept !== null) read[field] = kept;
+  }
+  return read;
+}
+
+function matchesScalar(value: unknown, shape: 'string' | 'integer' | 'number' | 'boolean' | 'int-or-string'): boolean {
+  switch (shape) {
+    case 'string':
+      return typeof value === 'string';
+    case 'integer':
+      return typeof value === 'number' && Number.isInteger(value);
+    case 'number':
+      return typeof value === 'number';
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'int-or-string':
+      return typeof value === 'string' || typeof value === 'number';
+  }
+}
+
+/** The JSON type a shape takes, as kube-openapi names it. */
+function jsonTypeOf(shape: SpecShape): string {
+  if (typeof shape === 'string') return shape === 'int-or-string' ? 'string' : shape;
+  return 'list' in shape ? 'array' : 'object';
+}
+
+function refuse(value: unknown, expected: string, path: string, violations: ViolationList): undefined {
+  violations.add(path, typeMessage(expected, value));
+  return undefined;
+}
+
+/** kube-openapi's message for a value of the wrong JSON type. */
+export function typeMessage(expected: string, value: unknown): string {
+  const actual =
+    value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'number' ? (Number.isInteger(value) ? 'integer' : 'number') : typeof value === 'boolean' ? 'boolean' : typeof value;
+  return `in body must be of type ${expected}: ${JSON.stringify(actual)}`;
+}
