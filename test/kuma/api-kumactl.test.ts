@@ -210,6 +210,12 @@ describe('kumactl get meshtimeouts / apply -f / delete meshtimeout: a policy', (
       status: 400,
       body: { title: 'Could not process a resource', invalid_parameters: [{ field: 'spec.to[0].targetRef.kind', reason: "value 'MeshServiceSubset' is not supported" }] },
     });
+    // A conf field of another JSON type is named as Kuma's schema check names it (it failed a validator: a 500).
+    const mistyped = { type: 'MeshRetry', mesh: 'default', name: 'mistyped', spec: { targetRef: { kind: 'Mesh' }, to: [{ targetRef: { kind: 'Mesh' }, default: { http: { retryOn: [{ toString: 0 }] } } }] } };
+    expect(await call(core, '/meshes/default/meshretries/mistyped', 'PUT', mistyped)).toMatchObject({
+      status: 400,
+      body: { invalid_parameters: [{ field: 'spec.to[0].default.http.retryOn[0]', reason: 'in body must be of type string: "object"' }] },
+    });
     expect(await call(core, '/meshes/not-a-mesh/meshtimeouts')).toMatchObject({ status: 404, body: { title: 'Failed to retrieve Mesh' } });
     expect(await call(core, '/meshes/not-a-mesh/meshtimeouts/x', 'PUT', { ...meshTimeout('x', '1s'), mesh: 'not-a-mesh' })).toMatchObject({
       status: 404,
