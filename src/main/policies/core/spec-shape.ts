@@ -20,11 +20,12 @@ export type SpecShape =
   | 'boolean'
   | 'int-or-string'
   | 'any'
-  | { readonly object: { readonly [field: string]: SpecShape } }
+  | { readonly object: { readonly [field: string]: SpecShape }; readonly required?: readonly string[] }
   | { readonly list: SpecShape }
   | { readonly map: SpecShape };
 
-export const object = (fields: { readonly [field: string]: SpecShape }): SpecShape => ({ object: fields });
+/** An object of these fields; `required` ones (Kuma's schema's `required`) must be there and not null. */
+export const object = (fields: { readonly [field: string]: SpecShape }, required?: readonly string[]): SpecShape => ({ object: fields, ...(required && { required }) });
 export const list = (item: SpecShape): SpecShape => ({ list: item });
 export const map = (value: SpecShape): SpecShape => ({ map: value });
 
@@ -55,6 +56,9 @@ export function readShape(value: unknown, shape: SpecShape, path: string, violat
     const fieldShape = 'map' in shape ? shape.map : shape.object[field];
     const kept = fieldShape === undefined ? fieldValue : readShape(fieldValue, fieldShape, fieldPath(path, field), violations);
     if (kept !== undefined && kept !== null) read[field] = kept;
+  }
+  for (const field of ('object' in shape && shape.required) || []) {
+    if (value[field] === undefined || value[field] === null) violations.add(fieldPath(path, field), 'in body is required');
   }
   return read;
 }
