@@ -3,10 +3,12 @@ import type { MeshFaultInjectionConf } from './api.js';
 import { meshFaultInjectionDescriptor } from './descriptor.js';
 import { applyMeshFaultInjectionToEnvoy } from './envoy.js';
 import { applyMeshFaultInjectionToGrpc } from './grpc.js';
+import { meshFaultInjectionSpecShape } from './spec-shape.js';
 import { validateMeshFaultInjection } from './validate.js';
 
 export const meshFaultInjectionPlugin: PolicyPlugin<MeshFaultInjectionConf> = {
   descriptor: meshFaultInjectionDescriptor,
+  specShape: meshFaultInjectionSpecShape,
   validate: validateMeshFaultInjection,
   applyEnvoy: applyMeshFaultInjectionToEnvoy,
   applyGrpc: applyMeshFaultInjectionToGrpc,

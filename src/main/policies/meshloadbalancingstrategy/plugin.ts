@@ -3,11 +3,13 @@ import type { MeshLoadBalancingStrategyConf } from './api.js';
 import { meshLoadBalancingStrategyDescriptor } from './descriptor.js';
 import { applyMeshLoadBalancingStrategyToEnvoy } from './envoy.js';
 import { applyMeshLoadBalancingStrategyToGrpc } from './grpc.js';
+import { meshLoadBalancingStrategySpecShape } from './spec-shape.js';
 import { validateMeshLoadBalancingStrategy } from './validate.js';
 
 /** MeshLoadBalancingStrategy: the balancer, hash policies and locality awareness of outbound services. */
 export const meshLoadBalancingStrategyPlugin: PolicyPlugin<MeshLoadBalancingStrategyConf> = {
   descriptor: meshLoadBalancingStrategyDescriptor,
+  specShape: meshLoadBalancingStrategySpecShape,
   validate: validateMeshLoadBalancingStrategy,
   applyEnvoy: applyMeshLoadBalancingStrategyToEnvoy,
   applyGrpc: applyMeshLoadBalancingStrategyToGrpc,

@@ -3,10 +3,12 @@ import type { MeshTrafficPermissionConf } from './api.js';
 import { meshTrafficPermissionDescriptor } from './descriptor.js';
 import { applyMeshTrafficPermissionToEnvoy } from './envoy.js';
 import { applyMeshTrafficPermissionToGrpc } from './grpc.js';
+import { meshTrafficPermissionSpecShape } from './spec-shape.js';
 import { validateMeshTrafficPermission } from './validate.js';
 
 export const meshTrafficPermissionPlugin: PolicyPlugin<MeshTrafficPermissionConf> = {
   descriptor: meshTrafficPermissionDescriptor,
+  specShape: meshTrafficPermissionSpecShape,
   validate: validateMeshTrafficPermission,
   applyEnvoy: applyMeshTrafficPermissionToEnvoy,
   applyGrpc: applyMeshTrafficPermissionToGrpc,

@@ -1,0 +1,27 @@
+// A conf field of another JSON type is refused by name before the validator or the plugin reads it.
+import { expect, it } from 'vitest';
+import { validateResource } from '../../resources/validate.js';
+
+const strategy = (conf: unknown) => ({
+  type: 'MeshLoadBalancingStrategy',
+  mesh: 'default',
+  name: 'balancing',
+  spec: { targetRef: { kind: 'Mesh' }, to: [{ targetRef: { kind: 'Mesh' }, default: conf }] },
+});
+
+it('refuses a ring size given as text and a null affinity tag, naming each', () => {
+  const conf = { loadBalancer: { type: 'RingHash', ringHash: { minRingSize: 'big' } }, localityAwareness: { localZone: { affinityTags: [null] } } };
+  expect(() => validateResource(strategy(conf))).toThrow(
+    expect.objectContaining({
+      violations: [
+        { field: 'spec.to[0].default.loadBalancer.ringHash.minRingSize', message: 'in body must be of type integer: "string"' },
+        { field: 'spec.to[0].default.localityAwareness.localZone.affinityTags[0]', message: 'in body must be of type object: "null"' },
+      ],
+    }),
+  );
+});
+
+it('reads a null cookie path as absent, as Go decodes it', () => {
+  const hashPolicies = [{ type: 'Cookie', cookie: { name: 'session', path: null } }];
+  expect(validateResource(strategy({ hashPolicies })).spec).toEqual(strategy({ hashPolicies: [{ type: 'Cookie', cookie: { name: 'session' } }] }).spec);
+});

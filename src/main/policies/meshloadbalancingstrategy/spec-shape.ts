@@ -1,0 +1,38 @@
+import { defaultsIn, list, object, type SpecShape } from '../core/spec-shape.js';
+
+const hashPolicies = list(
+  object({
+    type: 'string',
+    terminal: 'boolean',
+    header: object({ name: 'string' }),
+    cookie: object({ name: 'string', ttl: 'string', path: 'string' }),
+    connection: object({ sourceIP: 'boolean' }),
+    queryParameter: object({ name: 'string' }),
+    filterState: object({ key: 'string' }),
+  }),
+);
+const zones = list('string');
+
+/** Kuma's MeshLoadBalancingStrategy schema (rest.yaml): the `default` of each `to` item. */
+export const meshLoadBalancingStrategySpecShape: SpecShape = defaultsIn(
+  ['to'],
+  object({
+    localityAwareness: object({
+      disabled: 'boolean',
+      localZone: object({ affinityTags: list(object({ key: 'string', weight: 'integer' })) }),
+      crossZone: object({
+        failover: list(object({ from: object({ zones }), to: object({ type: 'string', zones }) })),
+        failoverThreshold: object({ percentage: 'int-or-string' }),
+      }),
+    }),
+    loadBalancer: object({
+      type: 'string',
+      roundRobin: object({}),
+      leastRequest: object({ choiceCount: 'integer', activeRequestBias: 'int-or-string' }),
+      ringHash: object({ hashFunction: 'string', minRingSize: 'integer', maxRingSize: 'integer', hashPolicies }),
+      random: object({}),
+      maglev: object({ tableSize: 'integer', hashPolicies }),
+    }),
+    hashPolicies,
+  }),
+);
