@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { policyValidationCases } from '../../../../test/kuma/support/policy-cases.js';
 import { ViolationList } from '../../resources/validation-error.js';
 import type { PolicySpec } from '../core/policy.js';
-import type { MeshHTTPRouteConf } from './api.js';
+import type { HttpFilter, MeshHTTPRouteConf } from './api.js';
 import { validateMeshHTTPRoute } from './validate.js';
 
 const OWN_FIELDS = /^spec\.to\[\d+\]\.(rules|hostnames)\b/;
@@ -28,4 +28,11 @@ describe("MeshHTTPRoute's validator, as Kuma v2.14.3's", () => {
       expect([...violations.violations].sort(byField)).toEqual([...expected].sort(byField));
     });
   }
+
+  it("reads a request mirror without backendRef as Go's zero value: a backendRef without kind", () => {
+    const violations = new ViolationList();
+    const filters = [{ type: 'RequestMirror' as const, requestMirror: {} as NonNullable<HttpFilter['requestMirror']> }];
+    validateMeshHTTPRoute({ to: [{ targetRef: { kind: 'MeshService', name: 'backend' }, rules: [{ default: { filters } }] }] }, violations);
+    expect(violations.violations).toEqual([{ field: 'spec.to[0].rules[0].default.filters[0].requestMirror.backendRef.kind', message: 'must be defined' }]);
+  });
 });

@@ -4,7 +4,7 @@
 import { isIP } from 'node:net';
 import { fieldPath, indexPath } from '../../resources/field-path.js';
 import type { ViolationList } from '../../resources/validation-error.js';
-import { validateBackendRef, validateBackendRefs } from '../core/backend-ref.js';
+import { type BackendRef, validateBackendRef, validateBackendRefs } from '../core/backend-ref.js';
 import type { PolicySpec } from '../core/policy.js';
 import type { TargetRefKind } from '../core/target-ref.js';
 import type { HeaderModifier, HttpFilter, HttpMatch, HttpRouteRule, MeshHTTPRouteConf } from './api.js';
@@ -98,7 +98,8 @@ function validateFilter(filter: HttpFilter, path: string, topKind: TargetRefKind
     case 'RequestMirror': {
       const mirror = filter.requestMirror;
       if (mirror === undefined) return violations.add(fieldPath(path, 'requestMirror'), 'must be defined');
-      validateBackendRef(mirror.backendRef, fieldPath(fieldPath(path, 'requestMirror'), 'backendRef'), violations, ['MeshService', 'MeshServiceSubset']);
+      // Go's zero value when absent: a backendRef without kind ("must be defined").
+      validateBackendRef(mirror.backendRef ?? ({} as BackendRef), fieldPath(fieldPath(path, 'requestMirror'), 'backendRef'), violations, ['MeshService', 'MeshServiceSubset']);
       return;
     }
   }

@@ -3,11 +3,13 @@ import type { MeshTCPRouteConf } from './api.js';
 import { meshTCPRouteDescriptor } from './descriptor.js';
 import { applyMeshTCPRouteToEnvoy } from './envoy.js';
 import { applyMeshTCPRouteToGrpc } from './grpc.js';
+import { meshTCPRouteSpecShape } from './spec-shape.js';
 import { validateMeshTCPRoute } from './validate.js';
 
 /** MeshTCPRoute: connections to a destination go to other services or subsets, by weight (Kuma order 200). */
 export const meshTCPRoutePlugin: PolicyPlugin<MeshTCPRouteConf> = {
   descriptor: meshTCPRouteDescriptor,
+  specShape: meshTCPRouteSpecShape,
   validate: validateMeshTCPRoute,
   applyEnvoy: applyMeshTCPRouteToEnvoy,
   applyGrpc: applyMeshTCPRouteToGrpc,

@@ -1,0 +1,42 @@
+// A MeshHTTPRoute conf field of another JSON type is refused by name, as Kuma's schema check names
+// it, before the validator reads it (it failed the validator with a TypeError: a 500).
+import { describe, expect, it } from 'vitest';
+import { validateResource } from '../../resources/validate.js';
+import { ValidationError } from '../../resources/validation-error.js';
+
+const route = (rule: object) => ({
+  type: 'MeshHTTPRoute',
+  mesh: 'default',
+  name: 'route',
+  spec: { targetRef: { kind: 'Mesh' }, to: [{ targetRef: { kind: 'MeshService', name: 'backend' }, rules: [rule] }] },
+});
+
+function violationsOf(input: unknown) {
+  try {
+    validateResource(input);
+  } catch (error) {
+    if (error instanceof ValidationError) return error.violations;
+    throw error;
+  }
+  return [];
+}
+
+const RULE = 'spec.to[0].rules[0]';
+
+describe("MeshHTTPRoute's spec shape", () => {
+  it.each([
+    ['a filters list given as text', { default: { filters: 'x' } }, `${RULE}.default.filters`, 'in body must be of type array: "string"'],
+    ['a null backendRef', { default: { backendRefs: [null] } }, `${RULE}.default.backendRefs[0]`, 'in body must be of type object: "null"'],
+    ['a backendRef kind that is an object', { default: { backendRefs: [{ kind: { toString: 0 } }] } }, `${RULE}.default.backendRefs[0].kind`, 'in body must be of type string: "object"'],
+    ['a path value that is a list', { matches: [{ path: { type: 'Exact', value: [] } }], default: {} }, `${RULE}.matches[0].path.value`, 'in body must be of type string: "array"'],
+    ['headers given as an object', { matches: [{ headers: {} }], default: {} }, `${RULE}.matches[0].headers`, 'in body must be of type array: "object"'],
+    [
+      "a mirror's backendRef given as text",
+      { default: { filters: [{ type: 'RequestMirror', requestMirror: { backendRef: 'backend' } }] } },
+      `${RULE}.default.filters[0].requestMirror.backendRef`,
+      'in body must be of type object: "string"',
+    ],
+  ])('names %s', (_name, rule, field, message) => {
+    expect(violationsOf(route(rule))).toEqual([{ field, message }]);
+  });
+});

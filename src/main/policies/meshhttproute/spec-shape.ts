@@ -1,0 +1,52 @@
+import { list, map, object, type SpecShape } from '../core/spec-shape.js';
+
+/**
+ * Kuma's common BackendRef: a targetRef plus a weight and a port. MeshTCPRoute's backendRefs are
+ * the same; validators.ValidateBackendRef (core/backend-ref.ts) reads them as typed here.
+ */
+export const backendRefShape = object({
+  kind: 'string',
+  name: 'string',
+  namespace: 'string',
+  mesh: 'string',
+  sectionName: 'string',
+  tags: map('string'),
+  labels: map('string'),
+  proxyTypes: list('string'),
+  weight: 'integer',
+  port: 'integer',
+});
+
+const headerModifier = object({
+  set: list(object({ name: 'string', value: 'string' })),
+  add: list(object({ name: 'string', value: 'string' })),
+  remove: list('string'),
+});
+const pathRewrite = object({ type: 'string', replaceFullPath: 'string', replacePrefixMatch: 'string' });
+
+const match = object({
+  path: object({ type: 'string', value: 'string' }),
+  method: 'string',
+  queryParams: list(object({ type: 'string', name: 'string', value: 'string' })),
+  headers: list(object({ type: 'string', name: 'string', value: 'string' })),
+});
+
+const filter = object({
+  type: 'string',
+  requestHeaderModifier: headerModifier,
+  responseHeaderModifier: headerModifier,
+  requestRedirect: object({ scheme: 'string', hostname: 'string', path: pathRewrite, port: 'integer', statusCode: 'integer' }),
+  urlRewrite: object({ hostname: 'string', path: pathRewrite, hostToBackendHostname: 'boolean' }),
+  // k8s IntOrString in Kuma; a decimal string or number here (fractions of a percent).
+  requestMirror: object({ percentage: 'int-or-string', backendRef: backendRefShape }),
+});
+
+/** Kuma's MeshHTTPRoute schema (rest.yaml): each `to` item's hostnames and rules (a route policy has no `default` per item). */
+export const meshHTTPRouteSpecShape: SpecShape = object({
+  to: list(
+    object({
+      hostnames: list('string'),
+      rules: list(object({ matches: list(match), default: object({ filters: list(filter), backendRefs: list(backendRefShape) }) })),
+    }),
+  ),
+});
