@@ -6,9 +6,11 @@ import { ViolationList } from '../../resources/validation-error.js';
 import { LISTENER_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import type { UnappliedField } from '../core/plugin.js';
 import { emptyProxyRules } from '../core/rules.js';
+import { checkPolicySpec } from '../core/validate-policy.js';
 import { accessLogSocketPath } from './access-log.js';
 import { TCP_BACKEND_NEEDS_KUMA_DP } from './envoy.js';
 import { isFilePath, isUrl } from './kuma-validators.js';
+import { meshAccessLogDescriptor } from './descriptor.js';
 import { meshAccessLogPlugin } from './plugin.js';
 
 /**
@@ -105,6 +107,18 @@ describe("MeshAccessLog's conf validation, against Kuma's validator cases", () =
     meshAccessLogPlugin.validate((validationCase.universalResource as { spec: never }).spec, violations);
     expect(violations.violations).toEqual(validationCase.own);
     expect(violations.violations).toHaveLength(validationCase.own.length);
+  });
+
+  it("names a field of another JSON type, as Kuma's schema check does, and takes any JSON as an OpenTelemetry body", () => {
+    const violations = new ViolationList();
+    const file = { type: 'File', file: { path: '/tmp/access.log', format: { type: 'Plain', plain: 7, omitEmptyValues: 'yes' } } };
+    const otel = { type: 'OpenTelemetry', openTelemetry: { endpoint: 'otel:4317', attributes: [{ key: 'a', value: 5 }], body: { kvlistValue: [1, 'two'] } } };
+    checkPolicySpec(meshAccessLogDescriptor, { from: [{ targetRef: { kind: 'Mesh' }, default: { backends: [file, otel] } }] }, violations);
+    expect(violations.violations).toEqual([
+      { field: 'spec.from[0].default.backends[0].file.format.plain', message: 'in body must be of type string: "integer"' },
+      { field: 'spec.from[0].default.backends[0].file.format.omitEmptyValues', message: 'in body must be of type boolean: "string"' },
+      { field: 'spec.from[0].default.backends[1].openTelemetry.attributes[0].value', message: 'in body must be of type string: "integer"' },
+    ]);
   });
 });
 

@@ -6,8 +6,10 @@ import { toKumaJson } from '../../../../test/kuma/support/xds-leaves.js';
 import { ViolationList } from '../../resources/validation-error.js';
 import { CLUSTER_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import type { PolicySpec } from '../core/policy.js';
+import { checkPolicySpec } from '../core/validate-policy.js';
 import type { MeshCircuitBreakerConf } from './api.js';
 import { thousandths } from './outlier-detection.js';
+import { meshCircuitBreakerDescriptor } from './descriptor.js';
 import { meshCircuitBreakerPlugin } from './plugin.js';
 
 // Kuma v2.14.3's MeshCircuitBreaker plugin and validator cases (../shared/kuma-cases/policies/meshcircuitbreaker).
@@ -79,10 +81,23 @@ describe('MeshCircuitBreaker validation, against Kuma v2.14.3 validator cases', 
     });
   }
 
-  it('names a flag that is not a boolean, which Kuma refuses when it decodes the policy', () => {
+  it("names a field of another JSON type, as Kuma's schema check does, and reads a null one as absent, before its validator reads them", () => {
     const violations = new ViolationList();
-    const conf = { outlierDetection: { disabled: 'yes', detectors: { totalFailures: { consecutive: 3 } } } } as unknown as MeshCircuitBreakerConf;
-    meshCircuitBreakerPlugin.validate({ to: [{ targetRef: { kind: 'Mesh' }, default: conf }] }, violations);
-    expect(violations.violations).toEqual([{ field: 'spec.to[0].default.outlierDetection.disabled', message: 'must be true or false' }]);
+    const conf = { connectionLimits: { maxConnections: '2' }, outlierDetection: { disabled: 'yes', detectors: { successRate: { standardDeviationFactor: true } } } };
+    checkPolicySpec(meshCircuitBreakerDescriptor, { to: [{ targetRef: { kind: 'Mesh' }, default: conf }] }, violations);
+    expect(violations.violations).toEqual([
+      { field: 'spec.to[0].default.connectionLimits.maxConnections', message: 'in body must be of type integer: "string"' },
+      { field: 'spec.to[0].default.outlierDetection.disabled', message: 'in body must be of type boolean: "string"' },
+      { field: 'spec.to[0].default.outlierDetection.detectors.successRate.standardDeviationFactor', message: 'in body must be of type string: "boolean"' },
+    ]);
+    const nulls = new ViolationList();
+    const nullConf = { connectionLimits: null, outlierDetection: { detectors: { totalFailures: null, successRate: null } } };
+    checkPolicySpec(meshCircuitBreakerDescriptor, { to: [{ targetRef: { kind: 'Mesh' }, default: nullConf }] }, nulls);
+    expect(nulls.violations).toEqual([
+      {
+        field: 'spec.to[0].default.outlierDetection.detectors',
+        message: 'must have at least one defined: totalFailures, gatewayFailures, localOriginFailures, successRate, failurePercentage',
+      },
+    ]);
   });
 });

@@ -2,7 +2,6 @@ import type { ViolationList } from '../../resources/validation-error.js';
 import {
   GREATER_THAN_ZERO,
   MUST_BE_DEFINED,
-  checkBoolean,
   checkDurationGreaterThanZero,
   checkIntPercentage,
   checkIntegerGreaterThanZero,
@@ -41,9 +40,6 @@ function validateConnectionLimits(violations: ViolationList, path: string, limit
 }
 
 function validateOutlierDetection(violations: ViolationList, path: string, outlierDetection: OutlierDetection): void {
-  // Not among Kuma's checks (its decoder refuses a non-boolean first); meshdesk says which field.
-  checkBoolean(outlierDetection.disabled, `${path}.disabled`, violations);
-  checkBoolean(outlierDetection.splitExternalAndLocalErrors, `${path}.splitExternalAndLocalErrors`, violations);
   checkDurationGreaterThanZero(outlierDetection.interval, `${path}.interval`, violations);
   checkDurationGreaterThanZero(outlierDetection.baseEjectionTime, `${path}.baseEjectionTime`, violations);
   checkIntPercentage(outlierDetection.maxEjectionPercent, `${path}.maxEjectionPercent`, violations);

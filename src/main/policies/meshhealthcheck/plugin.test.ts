@@ -7,8 +7,10 @@ import { CLUSTER_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import type { UnappliedField } from '../core/plugin.js';
 import { bindProxyValues } from '../core/proxy-bound.js';
 import type { PolicySpec } from '../core/policy.js';
+import { checkPolicySpec } from '../core/validate-policy.js';
 import type { MeshHealthCheckConf } from './api.js';
 import { configureCluster } from './envoy.js';
+import { meshHealthCheckDescriptor } from './descriptor.js';
 import { meshHealthCheckPlugin } from './plugin.js';
 
 // Kuma v2.14.3's MeshHealthCheck plugin and validator cases (../shared/kuma-cases/policies/meshhealthcheck).
@@ -84,6 +86,19 @@ describe('MeshHealthCheck validation: Kuma validator cases', () => {
     meshHealthCheckPlugin.validate(validationCase.universalResource['spec'] as PolicySpec<MeshHealthCheckConf>, violations);
     // Kuma's test compares the whole error in order.
     expect(violations.violations).toEqual(validationCase.expected === 'valid' ? [] : validationCase.expected);
+  });
+
+  it("names a field of another JSON type, as Kuma's schema check does, instead of storing what the configurer cannot read", () => {
+    const violations = new ViolationList();
+    const conf = { unhealthyThreshold: '3', tcp: { send: 5, receive: 'pong' }, http: { expectedStatuses: ['200'], requestHeadersToAdd: { set: [null] } } };
+    checkPolicySpec(meshHealthCheckDescriptor, { to: [{ targetRef: { kind: 'Mesh' }, default: conf }] }, violations);
+    expect(violations.violations).toEqual([
+      { field: 'spec.to[0].default.unhealthyThreshold', message: 'in body must be of type integer: "string"' },
+      { field: 'spec.to[0].default.tcp.send', message: 'in body must be of type string: "integer"' },
+      { field: 'spec.to[0].default.tcp.receive', message: 'in body must be of type array: "string"' },
+      { field: 'spec.to[0].default.http.expectedStatuses[0]', message: 'in body must be of type integer: "string"' },
+      { field: 'spec.to[0].default.http.requestHeadersToAdd.set[0]', message: 'in body must be of type object: "null"' },
+    ]);
   });
 });
 

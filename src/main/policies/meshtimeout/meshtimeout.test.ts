@@ -10,8 +10,10 @@ import { ViolationList } from '../../resources/validation-error.js';
 import { HTTP_PROTOCOL_OPTIONS } from '../../xds/generate/extension-types.js';
 import { CLUSTER_TYPE_URL, LISTENER_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import type { PolicySpec } from '../core/policy.js';
+import { checkPolicySpec } from '../core/validate-policy.js';
 import type { MeshTimeoutPolicyConf } from './api.js';
 import { NOT_PER_CALLER } from './envoy.js';
+import { meshTimeoutDescriptor } from './descriptor.js';
 import { meshTimeoutPlugin } from './plugin.js';
 
 // Kuma v2.14.3's MeshTimeout plugin and validator cases (../shared/kuma-cases/policies/meshtimeout).
@@ -74,6 +76,19 @@ describe('MeshTimeout validation, against Kuma v2.14.3 validator cases', () => {
       expect(violations.violations).toEqual(expected === 'valid' ? [] : expected.filter(({ field }) => field.includes('.default')));
     });
   }
+
+  it('names a timeout of another JSON type, and reads a null section as absent, before its validator reads them', () => {
+    const violations = new ViolationList();
+    const callerRule = { matches: [{ spiffeID: { type: 'Exact', value: 'spiffe://default/client' } }], default: { http: null } };
+    checkPolicySpec(meshTimeoutDescriptor, { rules: [callerRule, { default: { connectionTimeout: 5, http: { requestTimeout: ['1s'] } } }] }, violations);
+    expect(violations.violations).toEqual([
+      { field: 'spec.rules[1].default.connectionTimeout', message: 'in body must be of type string: "integer"' },
+      { field: 'spec.rules[1].default.http.requestTimeout', message: 'in body must be of type string: "array"' },
+    ]);
+    const nullSection = new ViolationList();
+    checkPolicySpec(meshTimeoutDescriptor, { rules: [callerRule] }, nullSection);
+    expect(nullSection.violations).toEqual([{ field: 'spec.rules[0].default', message: 'at least one timeout should be configured' }]);
+  });
 });
 
 describe('MeshTimeout inbound rules matching callers', () => {
