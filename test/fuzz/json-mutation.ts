@@ -31,6 +31,10 @@ export const unexpectedValue: fc.Arbitrary<Json | undefined> = fc.oneof(
     // JSON can name a list's or an object's toString: String() of it throws.
     JSON.parse('[{"toString":0}]') as Json,
     JSON.parse('{"toString":0,"valueOf":0}') as Json,
+    // ... or an object's built-in members, as fields or as values looked up in a table.
+    JSON.parse('{"__proto__":{"default":"x"},"constructor":{"a":1}}') as Json,
+    '__proto__',
+    'constructor',
   ),
 );
 

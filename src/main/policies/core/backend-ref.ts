@@ -1,5 +1,6 @@
 import { fieldPath, indexPath } from '../../resources/field-path.js';
 import type { ViolationList } from '../../resources/validation-error.js';
+import { list, map, object } from './spec-shape.js';
 import type { TargetRef, TargetRefKind } from './target-ref.js';
 
 /** Where a route sends traffic (Kuma's common BackendRef): a targetRef plus a weight and, for real resources, a port. */
@@ -8,6 +9,20 @@ export interface BackendRef extends TargetRef {
   weight?: number;
   port?: number;
 }
+
+/** A BackendRef's JSON types, as both route policies' schemas give them: validateBackendRef reads them so typed (spec-shape.ts). */
+export const backendRefShape = object({
+  kind: 'string',
+  name: 'string',
+  namespace: 'string',
+  mesh: 'string',
+  sectionName: 'string',
+  tags: map('string'),
+  labels: map('string'),
+  proxyTypes: list('string'),
+  weight: 'integer',
+  port: 'integer',
+});
 
 /** The kinds a route's backendRefs may name (MeshHTTPRoute's and MeshTCPRoute's validators). */
 export const BACKEND_REF_KINDS: readonly TargetRefKind[] = ['MeshService', 'MeshServiceSubset', 'MeshExternalService', 'MeshMultiZoneService'];

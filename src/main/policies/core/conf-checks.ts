@@ -39,11 +39,6 @@ export function checkList<T>(value: readonly T[] | undefined, path: string, viol
   return listItems(value);
 }
 
-/** Not Kuma's: its decoder refuses a non-boolean before any validator runs. */
-export function checkBoolean(value: unknown, path: string, violations: ViolationList): void {
-  if (value !== undefined && value !== null && typeof value !== 'boolean') violations.add(path, 'must be true or false');
-}
-
 /** Not Kuma's: its decoder refuses a count that is no uint32 before any validator runs. */
 export function checkUint32(value: unknown, path: string, violations: ViolationList): void {
   if (value === undefined || value === null) return;

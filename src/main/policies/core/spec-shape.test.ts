@@ -39,3 +39,16 @@ describe('readShape', () => {
     expect(read({ http: { numRetries: null } }, conf).violations).toEqual([{ field: 'spec.http.numRetries', message: 'in body is required' }]);
   });
 });
+
+describe('readShape on JSON that names built-in members', () => {
+  it('reads `constructor` and `toString` as fields, and leaves `__proto__` out', () => {
+    const shape = object({ rules: list(object({ default: object({}) })) });
+    const input = JSON.parse('{"rules":[{"constructor":{"a":1},"toString":{"b":2},"__proto__":{"default":"x"},"default":{}}]}');
+
+    const { result, violations } = read(input, shape);
+
+    expect(violations).toEqual([]);
+    expect(result).toEqual({ rules: [{ constructor: { a: 1 }, toString: { b: 2 }, default: {} }] });
+    expect(Object.getPrototypeOf((result as { rules: object[] }).rules[0])).toBe(Object.prototype);
+  });
+});

@@ -53,7 +53,10 @@ export function readShape(value: unknown, shape: SpecShape, path: string, violat
   if (!isJsonObject(value)) return refuse(value, 'object', path, violations);
   const read: Record<string, unknown> = {};
   for (const [field, fieldValue] of Object.entries(value)) {
-    const fieldShape = 'map' in shape ? shape.map : shape.object[field];
+    // JSON may name a field `__proto__`: no Go type has one, and writing it would set the result's prototype.
+    if (field === '__proto__') continue;
+    // Own fields only: `constructor` or `toString` are not fields of the shape.
+    const fieldShape = 'map' in shape ? shape.map : Object.hasOwn(shape.object, field) ? shape.object[field] : undefined;
     const kept = fieldShape === undefined ? fieldValue : readShape(fieldValue, fieldShape, fieldPath(path, field), violations);
     if (kept !== undefined && kept !== null) read[field] = kept;
   }

@@ -65,3 +65,10 @@ describe('SPIFFE IDs, as go-spiffe reads them', () => {
     expect(spiffeIdError('spiffe://example.org/a b')).toBe('path segment characters are limited to letters, numbers, dots, dashes, and underscores');
   });
 });
+
+describe('a policy whose kinds name built-in members', () => {
+  it('refuses a top-level kind `__proto__` as an unsupported kind, without reading the prototype as a table entry', () => {
+    const route = { type: 'MeshHTTPRoute', mesh: 'default', name: 'r', spec: { targetRef: { kind: '__proto__' }, to: [{ targetRef: { kind: 'MeshService', name: 'b' }, rules: [] }] } };
+    expect(violationsOf(route).map(({ field }) => field)).toContain('spec.targetRef.kind');
+  });
+});

@@ -128,7 +128,9 @@ function checkTo(descriptor: PolicyDescriptor, to: NonNullable<PolicySpec['to']>
     violations.add(path, 'must not be defined');
     return false;
   }
-  const kinds = descriptor.sections?.toKindsByTopLevel?.[top.kind] ?? descriptor.toKinds ?? [];
+  const byTopLevel = descriptor.sections?.toKindsByTopLevel;
+  // Own keys only: a kind named `__proto__` or `constructor` is no kind of the table.
+  const kinds = (byTopLevel && Object.hasOwn(byTopLevel, top.kind) ? byTopLevel[top.kind as keyof typeof byTopLevel] : undefined) ?? descriptor.toKinds ?? [];
   to.forEach((item, index) => checkTargetRef(item.targetRef, fieldPath(indexPath(path, index), 'targetRef'), violations, { kinds }));
   return true;
 }

@@ -1,21 +1,5 @@
-import { list, map, object, type SpecShape } from '../core/spec-shape.js';
-
-/**
- * Kuma's common BackendRef: a targetRef plus a weight and a port. MeshTCPRoute's backendRefs are
- * the same; validators.ValidateBackendRef (core/backend-ref.ts) reads them as typed here.
- */
-export const backendRefShape = object({
-  kind: 'string',
-  name: 'string',
-  namespace: 'string',
-  mesh: 'string',
-  sectionName: 'string',
-  tags: map('string'),
-  labels: map('string'),
-  proxyTypes: list('string'),
-  weight: 'integer',
-  port: 'integer',
-});
+import { backendRefShape } from '../core/backend-ref.js';
+import { list, object, type SpecShape } from '../core/spec-shape.js';
 
 const headerModifier = object({
   set: list(object({ name: 'string', value: 'string' })),

@@ -1,5 +1,5 @@
 import { list, object, type SpecShape } from '../core/spec-shape.js';
-import { backendRefShape } from '../meshhttproute/spec-shape.js';
+import { backendRefShape } from '../core/backend-ref.js';
 
 /** Kuma's MeshTCPRoute schema (rest.yaml): each `to` item's rules, each with its backendRefs. */
 export const meshTCPRouteSpecShape: SpecShape = object({
