@@ -47,9 +47,12 @@ function placesOf(value: unknown, at: Step[] = []): Step[][] {
 function withValueAt(document: unknown, place: readonly Step[], value: Json | undefined): unknown {
   if (place.length === 0) return value;
   const [step, ...rest] = place as [Step, ...Step[]];
-  const copy = (Array.isArray(document) ? [...document] : { ...(document as object) }) as Record<Step, unknown>;
-  copy[step] = withValueAt(copy[step], rest, value);
-  if (copy[step] === undefined) delete copy[step];
+  const changed = withValueAt((document as Record<Step, unknown>)[step], rest, value);
+  // Removed from a list: the items after it move up (JSON has no holes).
+  if (Array.isArray(document)) return changed === undefined ? document.toSpliced(step as number, 1) : document.with(step as number, changed);
+  const copy: Record<Step, unknown> = { ...(document as object) };
+  copy[step] = changed;
+  if (changed === undefined) delete copy[step];
   return copy;
 }
 

@@ -22,7 +22,7 @@ export const backendRefShape = object({
   proxyTypes: list('string'),
   weight: 'integer',
   port: 'integer',
-});
+}, ['kind']);
 
 /** The kinds a route's backendRefs may name (MeshHTTPRoute's and MeshTCPRoute's validators). */
 export const BACKEND_REF_KINDS: readonly TargetRefKind[] = ['MeshService', 'MeshServiceSubset', 'MeshExternalService', 'MeshMultiZoneService'];

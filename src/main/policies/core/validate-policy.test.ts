@@ -72,3 +72,20 @@ describe('a policy whose kinds name built-in members', () => {
     expect(violationsOf(route).map(({ field }) => field)).toContain('spec.targetRef.kind');
   });
 });
+
+describe("a conf without a field Kuma's schema requires", () => {
+  const policy = (type: string, conf: object, section = 'to') => ({ type, mesh: 'default', name: 'p', spec: { targetRef: { kind: 'Mesh' }, [section]: [{ targetRef: { kind: 'Mesh' }, default: conf }] } });
+
+  it('is refused at the field, before its validator (whose plugin would write an unnamed hash policy or header)', () => {
+    expect(violationsOf(policy('MeshLoadBalancingStrategy', { hashPolicies: [{ terminal: true }, { type: 'Header', header: {} }] }))).toEqual([
+      { field: 'spec.to[0].default.hashPolicies[0].type', message: 'in body is required' },
+      { field: 'spec.to[0].default.hashPolicies[1].header.name', message: 'in body is required' },
+    ]);
+    expect(violationsOf(policy('MeshRateLimit', { local: { http: { requestRate: { interval: '1s' } } } }))).toEqual([
+      { field: 'spec.to[0].default.local.http.requestRate.num', message: 'in body is required' },
+    ]);
+    expect(violationsOf(policy('MeshRetry', { http: { retriableRequestHeaders: [{ value: 'x' }] } }))).toEqual([
+      { field: 'spec.to[0].default.http.retriableRequestHeaders[0].name', message: 'in body is required' },
+    ]);
+  });
+});

@@ -1,6 +1,6 @@
 import { defaultsIn, list, object, type SpecShape } from '../core/spec-shape.js';
 
-const headers = list(object({ name: 'string', value: 'string' }));
+const headers = list(object({ name: 'string', value: 'string' }, ['name', 'value']));
 
 /** Kuma's MeshHealthCheck schema (rest.yaml): the `default` of each `to` item. */
 export const meshHealthCheckSpecShape: SpecShape = defaultsIn(

@@ -6,7 +6,7 @@ const headerModifier = object({
   add: list(object({ name: 'string', value: 'string' })),
   remove: list('string'),
 });
-const pathRewrite = object({ type: 'string', replaceFullPath: 'string', replacePrefixMatch: 'string' });
+const pathRewrite = object({ type: 'string', replaceFullPath: 'string', replacePrefixMatch: 'string' }, ['type']);
 
 const match = object({
   path: object({ type: 'string', value: 'string' }),
@@ -22,7 +22,7 @@ const filter = object({
   requestRedirect: object({ scheme: 'string', hostname: 'string', path: pathRewrite, port: 'integer', statusCode: 'integer' }),
   urlRewrite: object({ hostname: 'string', path: pathRewrite, hostToBackendHostname: 'boolean' }),
   // k8s IntOrString in Kuma; a decimal string or number here (fractions of a percent).
-  requestMirror: object({ percentage: 'int-or-string', backendRef: backendRefShape }),
+  requestMirror: object({ percentage: 'int-or-string', backendRef: backendRefShape }, ['backendRef']),
 });
 
 /** Kuma's MeshHTTPRoute schema (rest.yaml): each `to` item's hostnames and rules (a route policy has no `default` per item). */

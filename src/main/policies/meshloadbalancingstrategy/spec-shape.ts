@@ -4,12 +4,12 @@ const hashPolicies = list(
   object({
     type: 'string',
     terminal: 'boolean',
-    header: object({ name: 'string' }),
-    cookie: object({ name: 'string', ttl: 'string', path: 'string' }),
+    header: object({ name: 'string' }, ['name']),
+    cookie: object({ name: 'string', ttl: 'string', path: 'string' }, ['name']),
     connection: object({ sourceIP: 'boolean' }),
-    queryParameter: object({ name: 'string' }),
-    filterState: object({ key: 'string' }),
-  }),
+    queryParameter: object({ name: 'string' }, ['name']),
+    filterState: object({ key: 'string' }, ['key']),
+  }, ['type']),
 );
 const zones = list('string');
 
@@ -19,10 +19,10 @@ export const meshLoadBalancingStrategySpecShape: SpecShape = defaultsIn(
   object({
     localityAwareness: object({
       disabled: 'boolean',
-      localZone: object({ affinityTags: list(object({ key: 'string', weight: 'integer' })) }),
+      localZone: object({ affinityTags: list(object({ key: 'string', weight: 'integer' }, ['key'])) }),
       crossZone: object({
-        failover: list(object({ from: object({ zones }), to: object({ type: 'string', zones }) })),
-        failoverThreshold: object({ percentage: 'int-or-string' }),
+        failover: list(object({ from: object({ zones }, ['zones']), to: object({ type: 'string', zones }, ['type']) }, ['to'])),
+        failoverThreshold: object({ percentage: 'int-or-string' }, ['percentage']),
       }),
     }),
     loadBalancer: object({
@@ -32,7 +32,7 @@ export const meshLoadBalancingStrategySpecShape: SpecShape = defaultsIn(
       ringHash: object({ hashFunction: 'string', minRingSize: 'integer', maxRingSize: 'integer', hashPolicies }),
       random: object({}),
       maglev: object({ tableSize: 'integer', hashPolicies }),
-    }),
+    }, ['type']),
     hashPolicies,
   }),
 );

@@ -1,7 +1,7 @@
 import { defaultsIn, list, object, type SpecShape } from '../core/spec-shape.js';
 
-const rate = object({ num: 'integer', interval: 'string' });
-const headers = list(object({ name: 'string', value: 'string' }));
+const rate = object({ num: 'integer', interval: 'string' }, ['interval', 'num']);
+const headers = list(object({ name: 'string', value: 'string' }, ['name', 'value']));
 
 /** Kuma's MeshRateLimit schema (rest.yaml): the `default` of each `to`, `from` and `rules` item. */
 export const meshRateLimitSpecShape: SpecShape = defaultsIn(

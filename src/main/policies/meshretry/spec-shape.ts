@@ -1,8 +1,8 @@
 import { defaultsIn, list, map, object, type SpecShape } from '../core/spec-shape.js';
 
-const headerMatch = object({ type: 'string', name: 'string', value: 'string' });
+const headerMatch = object({ type: 'string', name: 'string', value: 'string' }, ['name']);
 const backOff = object({ baseInterval: 'string', maxInterval: 'string' });
-const rateLimitedBackOff = object({ resetHeaders: list(object({ name: 'string', format: 'string' })), maxInterval: 'string' });
+const rateLimitedBackOff = object({ resetHeaders: list(object({ name: 'string', format: 'string' }, ['format', 'name'])), maxInterval: 'string' });
 /** Kuma's retryOn names, or HTTP status codes (YAML gives them as numbers). */
 const retryOn = list('int-or-string');
 
@@ -19,7 +19,7 @@ export const meshRetrySpecShape: SpecShape = defaultsIn(
       retryOn,
       retriableResponseHeaders: list(headerMatch),
       retriableRequestHeaders: list(headerMatch),
-      hostSelection: list(object({ predicate: 'string', tags: map('string'), updateFrequency: 'integer' })),
+      hostSelection: list(object({ predicate: 'string', tags: map('string'), updateFrequency: 'integer' }, ['predicate'])),
       hostSelectionMaxAttempts: 'integer',
     }),
     grpc: object({ numRetries: 'integer', perTryTimeout: 'string', backOff, rateLimitedBackOff, retryOn }),

@@ -1,7 +1,8 @@
 import { list, object, type SpecShape } from '../core/spec-shape.js';
 
 /** Kuma's common Match: a caller by SPIFFE ID or SNI. */
-const matches = list(object({ spiffeID: object({ type: 'string', value: 'string' }), sni: object({ type: 'string', value: 'string' }) }));
+const typedValue = object({ type: 'string', value: 'string' });
+const matches = list(object({ spiffeID: typedValue, sni: typedValue }));
 
 /**
  * Kuma's MeshTrafficPermission schema (rest.yaml). Its sections' defaults differ: a `from` item's is
@@ -9,5 +10,5 @@ const matches = list(object({ spiffeID: object({ type: 'string', value: 'string'
  */
 export const meshTrafficPermissionSpecShape: SpecShape = object({
   from: list(object({ default: object({ action: 'string' }) })),
-  rules: list(object({ default: object({ deny: matches, allowWithShadowDeny: matches, allow: matches }) })),
+  rules: list(object({ default: object({ deny: matches, allowWithShadowDeny: matches, allow: matches }) }, ['default'])),
 });
