@@ -18,8 +18,10 @@ export function buildInboundRules(type: PolicyType, policies: readonly PolicyRes
     items?.list.forEach((item, index) => {
       const origins = [{ type, mesh, name, item: `spec.${items.path}[${index}]` }];
       const matches = 'matches' in item ? (item.matches ?? []) : [];
-      if (matches.length === 0) rules.push({ conf: item.default, origins });
-      for (const match of matches) rules.push({ match, conf: item.default, origins });
+      // An item without a `default` is Go's zero conf, not none (Kuma's confs are struct values).
+      const conf = item.default ?? {};
+      if (matches.length === 0) rules.push({ conf, origins });
+      for (const match of matches) rules.push({ match, conf, origins });
     });
   }
   return rules.sort((a, b) => compareMatches(a.match, b.match));

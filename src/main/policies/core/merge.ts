@@ -26,7 +26,8 @@ export function confHooksFor(type: PolicyType): PolicyConfHooks {
 
 /** The conf of a `to` item of a policy of this type. */
 export function toItemConf(type: PolicyType, item: ToItem): unknown {
-  return confHooksFor(type).toItemConf?.(item) ?? item.default;
+  // An item without a `default` is Go's zero conf, not none (Kuma's confs are struct values).
+  return confHooksFor(type).toItemConf?.(item) ?? item.default ?? {};
 }
 
 /** Merges the confs of a type in order (least specific first), as Kuma's merge.Confs. */

@@ -163,7 +163,8 @@ function fromItems(type: PolicyType, policies: readonly PolicyResource[]): Subse
   return policies.flatMap(({ meta, spec }) =>
     (spec.from ?? []).map((item, index) => ({
       targetRef: item.targetRef,
-      conf: item.default,
+      // An item without a `default` is Go's zero conf, not none (Kuma's confs are struct values).
+      conf: item.default ?? {},
       origin: { type, mesh: meta.mesh, name: meta.name, item: `spec.from[${index}]` },
     })),
   );

@@ -40,7 +40,8 @@ export function abortApplies(abort: FaultInjectionConf['abort']): abort is NonNu
 /** The HTTPFault parts gRPC applies (gRFC A33): delay and abort. */
 export function delayAndAbort(fault: FaultInjectionConf): ProtoJson {
   return {
-    ...(fault.delay && { delay: { fixed_delay: protoDuration(fault.delay.value), percentage: fractionalPercent(fault.delay.percentage) } }),
+    // A delay without a value is Go's zero Duration, as Kuma writes it (Envoy then refuses it, by field).
+    ...(fault.delay && { delay: { fixed_delay: protoDuration(fault.delay.value ?? '0s'), percentage: fractionalPercent(fault.delay.percentage) } }),
     ...(abortApplies(fault.abort) && { abort: { http_status: fault.abort.httpStatus, percentage: fractionalPercent(fault.abort.percentage) } }),
   };
 }

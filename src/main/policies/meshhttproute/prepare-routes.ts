@@ -35,7 +35,8 @@ export function prepareRoutes(
   rules.forEach((rule, index) => {
     const name = ruleMatchesHash(rule.matches);
     for (const match of rule.matches ?? []) {
-      routes.push({ name, match, filters: rule.default.filters ?? [], backendRefs: rule.default.backendRefs ?? [], origins, rule: index });
+      // A rule without a `default` is Go's zero value: no filters, the destination itself.
+      routes.push({ name, match, filters: rule.default?.filters ?? [], backendRefs: rule.default?.backendRefs ?? [], origins, rule: index });
     }
   });
   // Array.prototype.sort is stable, as Kuma's SortStableFunc.
