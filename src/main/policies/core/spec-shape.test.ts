@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ViolationList } from '../../resources/validation-error.js';
-import { list, map, object, readShape, type SpecShape } from './spec-shape.js';
+import { list, map, object, oneOf, readShape, type SpecShape } from './spec-shape.js';
 
 function read(value: unknown, shape: SpecShape) {
   const violations = new ViolationList();
@@ -50,5 +50,14 @@ describe('readShape on JSON that names built-in members', () => {
     expect(violations).toEqual([]);
     expect(result).toEqual({ rules: [{ constructor: { a: 1 }, toString: { b: 2 }, default: {} }] });
     expect(Object.getPrototypeOf((result as { rules: object[] }).rules[0])).toBe(Object.prototype);
+  });
+});
+
+describe('readShape of an enum', () => {
+  it("refuses a string its schema does not list, with kube-openapi's message", () => {
+    const shape = object({ path: object({ type: oneOf('Exact', 'PathPrefix') }) });
+    expect(read({ path: { type: 'Exact' } }, shape).violations).toEqual([]);
+    expect(read({ path: { type: '1e9h' } }, shape).violations).toEqual([{ field: 'spec.path.type', message: 'in body should be one of [Exact PathPrefix]' }]);
+    expect(read({ path: { type: 7 } }, shape).violations).toEqual([{ field: 'spec.path.type', message: 'in body must be of type string: "integer"' }]);
   });
 });

@@ -21,12 +21,15 @@ export type SpecShape =
   | 'int-or-string'
   | 'any'
   | { readonly object: { readonly [field: string]: SpecShape }; readonly required?: readonly string[] }
+  | { readonly oneOf: readonly string[] }
   | { readonly list: SpecShape }
   | { readonly map: SpecShape };
 
 /** An object of these fields; `required` ones (Kuma's schema's `required`) must be there and not null. */
 export const object = (fields: { readonly [field: string]: SpecShape }, required?: readonly string[]): SpecShape => ({ object: fields, ...(required && { required }) });
 export const list = (item: SpecShape): SpecShape => ({ list: item });
+/** A string among Kuma's schema's `enum` values. */
+export const oneOf = (...values: readonly string[]): SpecShape => ({ oneOf: values });
 export const map = (value: SpecShape): SpecShape => ({ map: value });
 
 type Section = 'to' | 'from' | 'rules';
@@ -48,6 +51,12 @@ export function readShape(value: unknown, shape: SpecShape, path: string, violat
   if (value === undefined || value === null) return undefined;
   if (shape === 'any') return value;
   if (typeof shape === 'string') return matchesScalar(value, shape) ? value : refuse(value, jsonTypeOf(shape), path, violations);
+  if ('oneOf' in shape) {
+    if (typeof value !== 'string') return refuse(value, 'string', path, violations);
+    if (shape.oneOf.includes(value)) return value;
+    violations.add(path, `in body should be one of [${shape.oneOf.join(' ')}]`);
+    return undefined;
+  }
   if ('list' in shape) {
     if (!Array.isArray(value)) return refuse(value, 'array', path, violations);
     // A null item is not an absent field: it is refused as a value of the wrong type.
@@ -89,7 +98,7 @@ function matchesScalar(value: unknown, shape: 'string' | 'integer' | 'number' | 
 /** The JSON type a shape takes, as kube-openapi names it. */
 function jsonTypeOf(shape: SpecShape): string {
   if (typeof shape === 'string') return shape === 'int-or-string' ? 'string' : shape;
-  return 'list' in shape ? 'array' : 'object';
+  return 'list' in shape ? 'array' : 'oneOf' in shape ? 'string' : 'object';
 }
 
 function refuse(value: unknown, expected: string, path: string, violations: ViolationList): undefined {

@@ -1,5 +1,5 @@
 import { backendRefShape } from '../core/backend-ref.js';
-import { list, object, type SpecShape } from '../core/spec-shape.js';
+import { list, object, oneOf, type SpecShape } from '../core/spec-shape.js';
 
 const headerModifier = object({
   set: list(object({ name: 'string', value: 'string' })),
@@ -9,21 +9,21 @@ const headerModifier = object({
 const pathRewrite = object({ type: 'string', replaceFullPath: 'string', replacePrefixMatch: 'string' }, ['type']);
 
 const match = object({
-  path: object({ type: 'string', value: 'string' }),
+  path: object({ type: oneOf('Exact', 'PathPrefix', 'RegularExpression'), value: 'string' }, ['type']),
   method: 'string',
   queryParams: list(object({ type: 'string', name: 'string', value: 'string' })),
   headers: list(object({ type: 'string', name: 'string', value: 'string' })),
 });
 
 const filter = object({
-  type: 'string',
+  type: oneOf('RequestHeaderModifier', 'ResponseHeaderModifier', 'RequestRedirect', 'URLRewrite', 'RequestMirror'),
   requestHeaderModifier: headerModifier,
   responseHeaderModifier: headerModifier,
   requestRedirect: object({ scheme: 'string', hostname: 'string', path: pathRewrite, port: 'integer', statusCode: 'integer' }),
   urlRewrite: object({ hostname: 'string', path: pathRewrite, hostToBackendHostname: 'boolean' }),
   // k8s IntOrString in Kuma; a decimal string or number here (fractions of a percent).
   requestMirror: object({ percentage: 'int-or-string', backendRef: backendRefShape }, ['backendRef']),
-});
+}, ['type']);
 
 /** Kuma's MeshHTTPRoute schema (rest.yaml): each `to` item's hostnames and rules (a route policy has no `default` per item). */
 export const meshHTTPRouteSpecShape: SpecShape = object({
