@@ -1,11 +1,13 @@
-import { tempDatabase } from '../../../../../test/support/temp-database.js';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { ResourceInput } from '../../../../shared/resources.js';
 import { CachedManager } from '../../../cache/cached-manager.js';
 import { Settings } from '../../../config/settings.js';
 import { EventBus } from '../../../events/event-bus.js';
 import { ResourceManager } from '../../../manager/resource-manager.js';
 import { createMetrics } from '../../../metrics/metrics.js';
-import type { Db } from '../../../store/database.js';
+import { openDatabase, type Db } from '../../../store/database.js';
 import { ResourceStore } from '../../../store/resource-store.js';
 import { DATAPLANE_METADATA_KEY } from '../../generate/bootstrap.js';
 import type { Node } from '../../protocol/ads-service.js';
@@ -25,8 +27,8 @@ import { DataplaneLifecycle, type DataplaneLifecycleOptions } from '../dataplane
  * with the callbacks under test. Proxies are raw ADS clients.
  */
 export class TestControlPlane {
-  /** Closed by close(), after what uses it; its folder goes when the test ends. */
-  readonly db: Db = tempDatabase().open();
+  readonly dir = fs.mkdtempSync(path.join(os.tmpdir(), 'meshdesk-'));
+  readonly db: Db = openDatabase(path.join(this.dir, 'meshdesk.db'));
   readonly events = new EventBus();
   readonly settings = new Settings({ db: this.db, events: this.events });
   readonly manager = new ResourceManager({ store: new ResourceStore(this.db), events: this.events });
@@ -126,6 +128,7 @@ export class TestControlPlane {
     await Promise.all(this.#lifecycles.map((lifecycle) => lifecycle.close()));
     this.cachedManager.close();
     this.db.close();
+    fs.rmSync(this.dir, { recursive: true, force: true });
   }
 }
 
