@@ -1,21 +1,11 @@
 // The shape of a policy as meshdesk reads it (Kuma's schema check and Go decoding), beyond Kuma's
 // validator cases (test/kuma/policy-validation.test.ts): types, unknown fields, SPIFFE IDs.
 import { describe, expect, it } from 'vitest';
+import { violationsOf } from '../../resources/testing/violations.js';
 import { validateResource } from '../../resources/validate.js';
-import { ValidationError } from '../../resources/validation-error.js';
 import { spiffeIdError } from './spiffe-id.js';
 
 const timeout = (spec: unknown) => ({ type: 'MeshTimeout', mesh: 'default', name: 'timeouts', spec });
-
-function violationsOf(input: unknown): { field: string; message: string }[] {
-  try {
-    validateResource(input);
-    return [];
-  } catch (error) {
-    if (!(error instanceof ValidationError)) throw error;
-    return error.violations;
-  }
-}
 
 describe('a policy as the API reads it', () => {
   it('takes its spec under `spec`, as Kuma writes and prints policies, and requires it', () => {

@@ -1,8 +1,7 @@
 // A MeshTCPRoute conf field of another JSON type is refused by name, as Kuma's schema check names
 // it, before the validator reads it (it failed the validator with a TypeError: a 500).
 import { describe, expect, it } from 'vitest';
-import { validateResource } from '../../resources/validate.js';
-import { ValidationError } from '../../resources/validation-error.js';
+import { violationsOf } from '../../resources/testing/violations.js';
 
 const route = (rules: unknown) => ({
   type: 'MeshTCPRoute',
@@ -10,16 +9,6 @@ const route = (rules: unknown) => ({
   name: 'route',
   spec: { targetRef: { kind: 'Mesh' }, to: [{ targetRef: { kind: 'MeshService', name: 'backend' }, rules }] },
 });
-
-function violationsOf(input: unknown) {
-  try {
-    validateResource(input);
-  } catch (error) {
-    if (error instanceof ValidationError) return error.violations;
-    throw error;
-  }
-  return [];
-}
 
 describe("MeshTCPRoute's spec shape", () => {
   it.each([
