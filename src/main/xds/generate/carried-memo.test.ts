@@ -50,6 +50,17 @@ describe('carriedMemo', () => {
     expect(memoOf(contextOf('dropped by the cache')).get('kept')).toBe(kept);
   });
 
+  it('holds two contexts: once a newer one exists, the previous one lets go of what it carried from', () => {
+    const first = contextOf('two contexts');
+    const value = { first: true };
+    memoOf(first).set('key', value);
+    const second = memoOf(contextOf('two contexts'));
+    expect(second.previous('key')).toBe(value);
+
+    memoOf(contextOf('two contexts'));
+    expect(second.previous('key')).toBeUndefined();
+  });
+
   it('keeps meshes and memo names apart', () => {
     const one = contextOf('mesh-one');
     memoOf(one).set('key', { mesh: 'one' });

@@ -18,8 +18,8 @@ export interface MemoMap<K, V> {
  */
 export class CarriedMemo<K, V> {
   readonly #current: MemoMap<K, V>;
-  /** The previous context's entries (its map only: no chain of older contexts stays reachable). */
-  readonly #previous: MemoMap<K, V> | undefined;
+  /** The previous context's entries (its map only), until this context is the previous one of a newer. */
+  #previous: MemoMap<K, V> | undefined;
 
   constructor(entries: () => MemoMap<K, V>, previous?: CarriedMemo<K, V>) {
     this.#current = entries();
@@ -47,6 +47,11 @@ export class CarriedMemo<K, V> {
 
   set(key: K, value: V): void {
     this.#current.set(key, value);
+  }
+
+  /** Lets go of the previous context's entries: a newer context carries from this one now. */
+  forgetPrevious(): void {
+    this.#previous = undefined;
   }
 }
 
@@ -89,8 +94,12 @@ export function carriedMemo<K, V>(context: MeshContext, name: string, entries: (
     generations.set(context, generation);
     if (!besideTicks.has(context)) {
       newest.set(mesh, context);
+      // `before` carries from nothing any more: only this context and `before` stay reachable.
       const older = before && generations.get(before);
-      if (older) older.predecessor = undefined;
+      if (older) {
+        older.predecessor = undefined;
+        for (const memo of older.memos.values()) memo.forgetPrevious();
+      }
     }
   }
   let memo = generation.memos.get(name) as CarriedMemo<K, V> | undefined;
