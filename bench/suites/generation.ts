@@ -8,6 +8,7 @@ import { createMetrics } from '../../src/main/metrics/metrics.js';
 import { openDatabase } from '../../src/main/store/database.js';
 import { SnapshotHistory } from '../../src/main/store/snapshot-history.js';
 import { buildMeshContext } from '../../src/main/xds/context/build-mesh-context.js';
+import { follows } from '../../src/main/xds/context/carried-memo.js';
 import type { MeshContext } from '../../src/main/xds/context/mesh-context.js';
 import { generateProxy, generateProxyResources } from '../../src/main/xds/generate/profile.js';
 import type { PolicyPlugin } from '../../src/main/policies/core/plugin.js';
@@ -40,10 +41,7 @@ function resource(input: ReturnType<typeof loadDataplane>, meshName = input.mesh
 
 let freshMeshes = 0;
 
-/**
- * A mesh name never used before in this process: a context of it finds nothing a previous context
- * of its mesh left (see carriedMemo), as after a change that touches every proxy.
- */
+/** A mesh name never used before in this process, for a round that must not find a previous one's objects. */
 function freshMeshName(): string {
   return `bench-${++freshMeshes}`;
 }
@@ -257,7 +255,11 @@ function carriedTicks(dir: string, options: BenchOptions): BenchRow[] {
     { label: 'one mesh-wide policy edited', state: (changed, round) => buildMeshContext(context.mesh, dataplanes, { policies: changed ? withEditedPolicy(policies, 0, round) : policies }) },
   ];
   const { reconciler, history } = reconcilerOn(dir);
-  const tick = (tickContext: MeshContext) => {
+  let last: MeshContext | undefined;
+  const tick = (built: MeshContext) => {
+    // Linked as the cache links the contexts it builds (carried-memo.ts).
+    const tickContext = last ? follows(built, last) : built;
+    last = tickContext;
     const start = performance.now();
     for (const client of clients) generateAndReconcile(reconciler, tickContext, client, POLICY_PLUGINS);
     const perProxy = (performance.now() - start) / clients.length;

@@ -5,7 +5,7 @@ import type { PolicyType } from '../../shared/policy-types.js';
 import type { PolicyResource } from '../policies/core/policy.js';
 import { buildMeshContext } from '../xds/context/build-mesh-context.js';
 import type { MeshContext } from '../xds/context/mesh-context.js';
-import { besideTheTicks } from '../xds/generate/carried-memo.js';
+import { besideOf } from '../xds/context/carried-memo.js';
 import { generateProxy } from '../xds/generate/profile.js';
 import type { Proxy } from '../xds/generate/proxy.js';
 import { asSent } from '../xds/status/config-dump.js';
@@ -21,8 +21,8 @@ function withPolicyChange(context: MeshContext, change: PolicyChange): MeshConte
   const { type, name } = 'apply' in change ? { type: change.apply.type, name: change.apply.meta.name } : change.remove;
   const others = context.policies.filter((policy) => !(policy.type === type && policy.meta.name === name));
   const policies = 'apply' in change ? [...others, change.apply] : others;
-  // Not the context the mesh's next tick carries the last one's objects from (see carriedMemo).
-  return besideTheTicks(buildMeshContext(context.mesh, [...context.dataplanesByName.values()], { policies }));
+  // Finds the tick's objects (see carriedMemo), without becoming what the next tick carries from.
+  return besideOf(buildMeshContext(context.mesh, [...context.dataplanesByName.values()], { policies }), context);
 }
 
 /**

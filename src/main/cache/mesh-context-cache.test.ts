@@ -8,6 +8,8 @@ import type { Db } from '../store/database.js';
 import { ResourceNotFoundError } from '../store/errors.js';
 import { ResourceStore } from '../store/resource-store.js';
 import { CachedManager } from './cached-manager.js';
+import { carriedMemo } from '../xds/context/carried-memo.js';
+import type { MeshContext } from '../xds/context/mesh-context.js';
 import { MeshContextCache } from './mesh-context-cache.js';
 
 const TTL = 1_000;
@@ -120,6 +122,16 @@ describe('MeshContextCache', () => {
     expect(next).not.toBe(first);
     expect(next.hash).not.toBe(first.hash);
     expect([...next.dataplanesByName.keys()]).toEqual(['backend-1', 'backend-2']);
+  });
+
+  it("links each context it builds to the mesh's last one, so that a tick finds what the last one made", async () => {
+    const memoOf = (context: MeshContext) => carriedMemo<string, object>(context, 'test', () => new Map());
+    const made = { made: 'by the first context' };
+    memoOf(await contexts.get('default')).set('key', made);
+    await manager.create(dataplane('backend-2', 'backend', 18081));
+    time += TTL;
+
+    expect(memoOf(await contexts.get('default')).get('key')).toBe(made);
   });
 
   it("carries the mesh's policies, and builds a new context after the TTL when a policy was written", async () => {

@@ -5,6 +5,7 @@ import type { ReadOnlyResourceManager } from '../manager/interfaces.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { ZONE_NAME } from '../resources/computed-labels.js';
 import { buildMeshContext, hashMeshContextInputs } from '../xds/context/build-mesh-context.js';
+import { follows } from '../xds/context/carried-memo.js';
 import type { MeshContext } from '../xds/context/mesh-context.js';
 import { SingleFlightCache } from './single-flight-cache.js';
 
@@ -121,7 +122,9 @@ export class MeshContextCache {
       const policies = policyLists.flat() as unknown as PolicyResource[];
       const hash = hashMeshContextInputs(meshResource, dataplanes, policies);
       if (last?.hash === hash) return last;
-      const context = buildMeshContext(meshResource, dataplanes, { policies, hash, zone: ZONE_NAME });
+      const built = buildMeshContext(meshResource, dataplanes, { policies, hash, zone: ZONE_NAME });
+      // The proxies' next ticks find the objects of everything the change did not touch (carried-memo.ts).
+      const context = last ? follows(built, last) : built;
       this.#last.set(mesh, context);
       // After this load has settled, so that a listener's reads get the new context from the cache.
       if (last) setImmediate(() => this.#changeListeners.forEach((listener) => listener(mesh)));

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DataplaneResource } from '../../../shared/resources.js';
 import { buildMeshContext } from '../../xds/context/build-mesh-context.js';
+import { follows } from '../../xds/context/carried-memo.js';
 import type { MeshContext } from '../../xds/context/mesh-context.js';
 import { generateProxy } from '../../xds/generate/profile.js';
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, type XdsTypeUrl } from '../../xds/protocol/type-urls.js';
@@ -48,10 +49,16 @@ function policies(connectionTimeout = '3s'): PolicyResource[] {
 
 const BEFORE = { dataplanes: [backend('http-backend', 1), backend('other-backend', 2), backend('v2-backend', 3), client()], policies: policies() };
 
-/** Every input in mesh `mesh`: the carried memos are per mesh, so each case starts from nothing. */
+const lastContexts = new Map<string, MeshContext>();
+
+/** Every input in mesh `mesh`, following the mesh's last context as the cache links them: each mesh starts from nothing. */
 function contextIn(mesh: string, { dataplanes, policies }: typeof BEFORE): MeshContext {
   const inMesh = <T extends { meta: { mesh: string } }>(resource: T): T => ({ ...resource, meta: { ...resource.meta, mesh } });
-  return buildMeshContext(meshResource(mesh), dataplanes.map(inMesh), { policies: policies.map(inMesh) });
+  const built = buildMeshContext(meshResource(mesh), dataplanes.map(inMesh), { policies: policies.map(inMesh) });
+  const last = lastContexts.get(mesh);
+  const context = last ? follows(built, last) : built;
+  lastContexts.set(mesh, context);
+  return context;
 }
 
 function generate(context: MeshContext) {
@@ -90,10 +97,11 @@ describe('generation across contexts of one mesh', () => {
   it('keeps the rules of every type a policy edit did not touch, as the very objects of the last tick', () => {
     const rulesIn = (context: MeshContext, type: PolicyResource['type']) => computeProxyRules(context, context.dataplanesByName.get('web-1')!, type);
     const before = contextIn('rules', BEFORE);
+    const [retries, timeouts] = [rulesIn(before, 'MeshRetry'), rulesIn(before, 'MeshTimeout')];
     const after = contextIn('rules', CHANGES[1]!.after);
 
-    expect(rulesIn(after, 'MeshRetry')).toBe(rulesIn(before, 'MeshRetry'));
-    expect(rulesIn(after, 'MeshTimeout')).not.toBe(rulesIn(before, 'MeshTimeout'));
+    expect(rulesIn(after, 'MeshRetry')).toBe(retries);
+    expect(rulesIn(after, 'MeshTimeout')).not.toBe(timeouts);
     expect(rulesIn(after, 'MeshTimeout').rules.to[0]!.conf).toMatchObject({ connectionTimeout: '7s' });
   });
 

@@ -3,7 +3,7 @@
 // its routes send to, and the clusters no route uses any more removed.
 import { SERVICE_TAG } from '../../../shared/resources.js';
 import type { MeshContext } from '../../xds/context/mesh-context.js';
-import { canonical } from '../../xds/generate/carried-memo.js';
+import { canonical } from '../../xds/context/carried-memo.js';
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import { LISTENER_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import { derived } from './derived.js';

@@ -2,7 +2,7 @@
 import type { PolicyType } from '../../../shared/policy-types.js';
 import type { DataplaneResource } from '../../../shared/resources.js';
 import type { MeshContext } from '../../xds/context/mesh-context.js';
-import { canonical, carriedMemo, jsonWithMaps } from '../../xds/generate/carried-memo.js';
+import { canonical, carriedMemo, jsonWithMaps } from '../../xds/context/carried-memo.js';
 import { memoizedForContext } from '../../xds/generate/context-memo.js';
 import { POLICY_DESCRIPTORS } from '../descriptors.js';
 import type { HttpMatch } from '../meshhttproute/api.js';

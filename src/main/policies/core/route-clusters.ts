@@ -6,7 +6,7 @@ import type { PolicyOrigin } from '../../../shared/policy-types.js';
 import { SERVICE_TAG, type Protocol, type Tags } from '../../../shared/resources.js';
 import type { MeshContext } from '../../xds/context/mesh-context.js';
 import { edsCluster } from '../../xds/generate/clusters.js';
-import { canonical } from '../../xds/generate/carried-memo.js';
+import { canonical } from '../../xds/context/carried-memo.js';
 import { memoizedForContext } from '../../xds/generate/context-memo.js';
 import { clusterLoadAssignment, serviceEndpoints, type EndpointsReader } from '../../xds/generate/endpoints.js';
 import { meshClusterTls, outboundCluster, serviceProtocol } from '../../xds/generate/outbound-proxy-generator.js';

@@ -1,7 +1,7 @@
 import type { PolicyOrigin } from '../../../shared/policy-types.js';
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import type { XdsTypeUrl } from '../../xds/protocol/type-urls.js';
-import { CarriedMemo, carriedMemo } from '../../xds/generate/carried-memo.js';
+import { CarriedMemo, carriedMemo } from '../../xds/context/carried-memo.js';
 import type { EnvoyResources } from './envoy-resources.js';
 import { ResourceDraft, type Draft } from './draft.js';
 

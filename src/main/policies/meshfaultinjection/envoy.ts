@@ -14,7 +14,7 @@ import type { PluginInput } from '../core/plugin.js';
 import { derived } from '../core/derived.js';
 import { ProxyBoundValue } from '../core/proxy-bound.js';
 import type { FieldsSet } from '../core/shared-edits.js';
-import { canonical } from '../../xds/generate/carried-memo.js';
+import { canonical } from '../../xds/context/carried-memo.js';
 import { memoizedForContext } from '../../xds/generate/context-memo.js';
 import { policyKri } from '../core/policy-kri.js';
 import { reportUnapplied } from '../core/report-unapplied.js';

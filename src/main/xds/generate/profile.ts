@@ -3,7 +3,7 @@ import type { PolicyPlugin } from '../../policies/core/plugin.js';
 import { POLICY_PLUGINS } from '../../policies/registry.js';
 import type { MeshContext } from '../context/mesh-context.js';
 import { XDS_TYPE_URLS, type XdsTypeUrl } from '../protocol/type-urls.js';
-import { canonical } from './carried-memo.js';
+import { canonical } from '../context/carried-memo.js';
 import { CompositeGenerator, type ResourceGenerator } from './generator.js';
 import { inboundProxyGenerator } from './inbound-proxy-generator.js';
 import { outboundProxyGenerator } from './outbound-proxy-generator.js';

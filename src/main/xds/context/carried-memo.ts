@@ -1,4 +1,4 @@
-import type { MeshContext } from '../context/mesh-context.js';
+import type { MeshContext } from './mesh-context.js';
 
 /** What a memo keeps its entries in: a Map for keys by content, a WeakMap for keys by object. */
 export interface MemoMap<K, V> {
@@ -57,51 +57,51 @@ export class CarriedMemo<K, V> {
 
 interface Generation {
   /**
-   * The context of the same mesh that was newest when this one was first asked for a memo, kept
-   * until a newer tick's context exists: then nothing older than two contexts stays reachable.
+   * The context this one carries from: the mesh's context before it, as whoever builds the
+   * contexts said (`follows`). Held until a context follows this one: then nothing older than two
+   * contexts stays reachable.
    */
   predecessor: MeshContext | undefined;
   memos: Map<string, CarriedMemo<unknown, unknown>>;
 }
 
 const generations = new WeakMap<MeshContext, Generation>();
-/**
- * By mesh name, the newest context asked for a memo. Held, not weakly: the cache drops a context
- * as soon as it has built the next one, before any proxy's tick asks the next one for a memo.
- */
-const newest = new Map<string, MeshContext>();
-const besideTicks = new WeakSet<MeshContext>();
 
-/**
- * Marks a context built beside the mesh's ticks (a policy preview's): it carries from the newest
- * context like any other, but the next tick still carries from the tick before, not from it.
- */
-export function besideTheTicks(context: MeshContext): MeshContext {
-  besideTicks.add(context);
-  return context;
+function generationOf(context: MeshContext): Generation {
+  let generation = generations.get(context);
+  if (generation === undefined) generations.set(context, (generation = { predecessor: undefined, memos: new Map() }));
+  return generation;
 }
 
 /**
- * The context's memo `name`, carrying from the memo of that name of the mesh's previous context.
- * Which context is "previous" only decides how much is found again, never what (see besideTheTicks).
+ * Makes `next`, a new context of a mesh, carry from `previous`, the mesh's context before it (the
+ * cache links each context it builds to the last one); `previous` then lets go of what it carried
+ * from. A context nobody links carries from nothing. Linked by whoever builds contexts, not found
+ * by mesh name: a deleted mesh's contexts, or a benchmark's thousand meshes, are kept by nothing.
+ */
+export function follows(next: MeshContext, previous: MeshContext): MeshContext {
+  generationOf(next).predecessor = previous;
+  const older = generationOf(previous);
+  older.predecessor = undefined;
+  for (const memo of older.memos.values()) memo.forgetPrevious();
+  return next;
+}
+
+/**
+ * Makes a context built beside the mesh's ticks (a policy preview's) carry from `context`, which
+ * goes on carrying from its own predecessor: the next tick's context still follows `context`.
+ */
+export function besideOf(preview: MeshContext, context: MeshContext): MeshContext {
+  generationOf(preview).predecessor = context;
+  return preview;
+}
+
+/**
+ * The context's memo `name`, carrying from the memo of that name of the context it follows.
+ * Which context that is only decides how much is found again, never what.
  */
 export function carriedMemo<K, V>(context: MeshContext, name: string, entries: () => MemoMap<K, V>): CarriedMemo<K, V> {
-  let generation = generations.get(context);
-  if (generation === undefined) {
-    const mesh = context.mesh.meta.name;
-    const before = newest.get(mesh);
-    generation = { predecessor: before, memos: new Map() };
-    generations.set(context, generation);
-    if (!besideTicks.has(context)) {
-      newest.set(mesh, context);
-      // `before` carries from nothing any more: only this context and `before` stay reachable.
-      const older = before && generations.get(before);
-      if (older) {
-        older.predecessor = undefined;
-        for (const memo of older.memos.values()) memo.forgetPrevious();
-      }
-    }
-  }
+  const generation = generationOf(context);
   let memo = generation.memos.get(name) as CarriedMemo<K, V> | undefined;
   if (memo === undefined) {
     const { predecessor } = generation;
