@@ -34,12 +34,9 @@ export const map = (value: SpecShape): SpecShape => ({ map: value });
 
 type Section = 'to' | 'from' | 'rules';
 
-/**
- * A spec whose sections' items carry a `default` of shape `conf` (every type but the route
- * policies); in the sections of `defaultRequiredIn`, an item without one is refused.
- */
-export function defaultsIn(sections: readonly Section[], conf: SpecShape, defaultRequiredIn: readonly Section[] = []): SpecShape {
-  return object(Object.fromEntries(sections.map((section) => [section, list(object({ default: conf }, defaultRequiredIn.includes(section) ? ['default'] : undefined))])));
+/** A spec whose sections' items carry a `default` of shape `conf` (every type but the route policies). */
+export function defaultsIn(sections: readonly Section[], conf: SpecShape): SpecShape {
+  return object(Object.fromEntries(sections.map((section) => [section, list(object({ default: conf }))])));
 }
 
 /**
