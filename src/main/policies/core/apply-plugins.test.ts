@@ -19,6 +19,7 @@ interface TimeoutConf {
  */
 const connectTimeoutPlugin: PolicyPlugin<TimeoutConf> = {
   descriptor: meshTimeoutDescriptor,
+  specShape: 'any',
   validate: () => {},
   applyEnvoy: ({ rules, resources }: PluginInput<TimeoutConf>) => {
     for (const { name, resource } of resources.list(CLUSTER_TYPE_URL)) {

@@ -95,9 +95,10 @@ export interface PolicyPlugin<Conf = unknown> {
   readonly descriptor: PolicyDescriptor;
   /**
    * The JSON types of the policy's own fields (its confs, route rules), as Kuma's schema for the
-   * type gives them: checked before `validate`, which may then trust them (spec-shape.ts).
+   * type gives them (its `rest.yaml`): checked before `validate`, which may then trust them
+   * (spec-shape.ts). Every plugin has one: a new type cannot forget it.
    */
-  readonly specShape?: SpecShape;
+  readonly specShape: SpecShape;
   /** Checks the policy's own fields (`default` confs, route rules) with Kuma's paths and messages. */
   validate(spec: PolicySpec<Conf>, violations: ViolationList): void;
   /** Changes an Envoy proxy's resources as its rules say (Kuma's plugin `Apply`). */

@@ -30,7 +30,7 @@ export function checkPolicySpec(descriptor: PolicyDescriptor, value: unknown, vi
   const read = readSpec(descriptor, value, violations);
   const plugin = POLICY_PLUGINS.find(({ descriptor: { type } }) => type === descriptor.type);
   // The rest of the schema: the confs' and route rules' JSON types, before any validator reads them.
-  const spec = read && plugin?.specShape ? (readShape(read, plugin.specShape, SPEC, violations) as PolicySpec | undefined) : read;
+  const spec = read && plugin ? (readShape(read, plugin.specShape, SPEC, violations) as PolicySpec | undefined) : read;
   if (spec === undefined || violations.violations.length > before) return undefined;
   const refused = checkSections(descriptor, spec, violations);
   // As Kuma's validators, a section refused whole (`spec.to: must not be defined`) has its confs left unchecked.
