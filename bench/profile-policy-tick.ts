@@ -1,6 +1,6 @@
 // `tsx bench/profile-policy-tick.ts [policies]`: the next proxies of a changed tick at 100 services
-// (the "policy generation" bench's worst case: nothing carried from a last tick), timed by phase
-// and CPU-profiled without the first, cold proxy of each round; the profile goes to $PROFILE (default policy-tick.cpuprofile), and its
+// (the "policy generation" bench's worst case, nothing reused), timed by phase and CPU-profiled
+// without the first, cold proxy of each round; the profile goes to $PROFILE (default policy-tick.cpuprofile), and its
 // top frames are printed (bench/top-frames.ts).
 import { Session } from 'node:inspector/promises';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,6 +23,7 @@ const WARM_UP = 3;
 
 const policies = Number(process.argv[2] ?? 50);
 const output = process.env.PROFILE ?? 'policy-tick.cpuprofile';
+const { context, clients } = meshWithServices(100, benchPolicies(policies));
 const dir = mkdtempSync(join(tmpdir(), 'meshdesk-profile-'));
 const history = new SnapshotHistory(openDatabase(join(dir, 'history.db')));
 const session = new Session();
@@ -33,8 +34,8 @@ let reconcileMs = 0;
 let measured = 0;
 try {
   for (let round = 0; round < ROUNDS; round++) {
-    // A mesh of its own each round: nothing of a last tick to find (see carriedMemo), every proxy's inputs new.
-    const { context: fresh, clients } = meshWithServices(100, benchPolicies(policies), 1, `profile-${round}`);
+    // A context equal in content but a new object, linked to none: nothing of a last tick to find (carried-memo.ts).
+    const fresh = { ...context };
     const reconciler = new SnapshotReconciler({ snapshots: new SnapshotCache(), history, encoded: new EncodedResourceCache() });
     const tick = (dataplane: DataplaneResource) => {
       const id = `default.${dataplane.meta.name}`;

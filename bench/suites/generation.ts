@@ -30,20 +30,13 @@ const SIZES = [10, 100, 1000];
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
-function mesh(name = 'default'): MeshResource {
-  return { type: 'Mesh', meta: { mesh: '', name, version: 1, creationTime: TIME, modificationTime: TIME, labels: {} }, spec: {} };
+function mesh(): MeshResource {
+  return { type: 'Mesh', meta: { mesh: '', name: 'default', version: 1, creationTime: TIME, modificationTime: TIME, labels: {} }, spec: {} };
 }
 
-function resource(input: ReturnType<typeof loadDataplane>, meshName = input.mesh): DataplaneResource {
-  const { type: _type, mesh: _mesh, name, ...spec } = input;
+function resource(input: ReturnType<typeof loadDataplane>): DataplaneResource {
+  const { type: _type, mesh: meshName, name, ...spec } = input;
   return { type: 'Dataplane', meta: { mesh: meshName, name, version: 1, creationTime: TIME, modificationTime: TIME, labels: {} }, spec } as DataplaneResource;
-}
-
-let freshMeshes = 0;
-
-/** A mesh name never used before in this process, for a round that must not find a previous one's objects. */
-function freshMeshName(): string {
-  return `bench-${++freshMeshes}`;
 }
 
 /** The services the client proxies are in: each its own (svc-0 … svc-50), `replicas` proxies each. */
@@ -58,18 +51,16 @@ export function meshWithServices(
   services: number,
   policies: readonly PolicyResource[] = [],
   replicas = 1,
-  meshName = 'default',
-): { context: MeshContext; clients: DataplaneResource[]; dataplanes: DataplaneResource[]; policies: PolicyResource[] } {
-  const backends = Array.from({ length: services }, (_, index) => resource(loadDataplane('backend', index, services), meshName));
+): { context: MeshContext; clients: DataplaneResource[]; dataplanes: DataplaneResource[] } {
+  const backends = Array.from({ length: services }, (_, index) => resource(loadDataplane('backend', index, services)));
   const clients = Array.from({ length: CLIENT_SERVICES * replicas }, (_, index) => {
-    const dataplane = resource(loadDataplane('client', services + index, services), meshName);
+    const dataplane = resource(loadDataplane('client', services + index, services));
     const outbound = Array.from({ length: services }, (_, target) => ({ port: 10000 + target, tags: { 'kuma.io/service': `svc-${target}` } }));
     const inbound = dataplane.spec.networking.inbound!.map((entry) => ({ ...entry, tags: { ...entry.tags, 'kuma.io/service': `svc-${index % CLIENT_SERVICES}` } }));
     return { ...dataplane, spec: { networking: { ...dataplane.spec.networking, inbound, outbound } } } as DataplaneResource;
   });
   const dataplanes = [...backends, ...clients];
-  const inMesh = policies.map((policy) => ({ ...policy, meta: { ...policy.meta, mesh: meshName } }) as PolicyResource);
-  return { context: buildMeshContext(mesh(meshName), dataplanes, { policies: inMesh }), clients, dataplanes, policies: inMesh };
+  return { context: buildMeshContext(mesh(), dataplanes, { policies }), clients, dataplanes };
 }
 
 /** A reconciler as production has one, over a real history on a temporary SQLite file. */
@@ -96,9 +87,10 @@ export async function generation(options: BenchOptions): Promise<BenchRow[]> {
     for (const services of SIZES) {
       const cold: number[] = [];
       const shared: number[] = [];
+      const { context, clients } = meshWithServices(services);
       for (let round = 0; round < (options.quick ? 5 : 15); round++) {
-        // A mesh of its own each round: nothing memoized, nothing encoded yet.
-        const { context: fresh, clients } = meshWithServices(services, [], 1, freshMeshName());
+        // A context equal in content but a new object, linked to none: nothing memoized, nothing encoded yet.
+        const fresh = { ...context };
         const { reconciler } = reconcilerOn(dir);
         const first = performance.now();
         generateAndReconcile(reconciler, fresh, clients[0]!);
@@ -193,13 +185,14 @@ function policyTicks(dir: string, options: BenchOptions): BenchRow[] {
     { label: '50 policies, 3 proxies per client service', count: 50, plugins: POLICY_PLUGINS, note: types, replicas: 3 },
   ];
   for (const { label, count, plugins, note, replicas } of runs) {
+    const { context, clients } = meshWithServices(100, benchPolicies(count), replicas);
     const cold: number[] = [];
     const shared: number[] = [];
     const historyWrites: number[] = [];
     let encodedPerProxy = 0;
     for (let round = 0; round < (options.quick ? 5 : 15); round++) {
-      // A mesh of its own each round: every proxy's inputs are new, nothing of a last tick to find.
-      const { context: fresh, clients } = meshWithServices(100, benchPolicies(count), replicas, freshMeshName());
+      // A context linked to none (carried-memo.ts): every proxy's inputs are new, nothing of a last tick to find.
+      const fresh = { ...context };
       const encoded = new EncodedResourceCache();
       const { reconciler, history } = reconcilerOn(dir, encoded);
       const first = performance.now();
@@ -244,10 +237,10 @@ function withEditedPolicy(policies: readonly PolicyResource[], index: number, va
  * tick over its proxies, the first one included.
  */
 function carriedTicks(dir: string, options: BenchOptions): BenchRow[] {
-  const meshName = freshMeshName();
-  const { context, clients, dataplanes, policies } = meshWithServices(100, benchPolicies(50), 1, meshName);
+  const policies = benchPolicies(50);
+  const { context, clients, dataplanes } = meshWithServices(100, policies);
   // One more endpoint of svc-7 (svc-7 is a destination of every client).
-  const extraEndpoint = resource(loadDataplane('backend', 100 + 7, 100), meshName);
+  const extraEndpoint = resource(loadDataplane('backend', 100 + 7, 100));
   const changes: { label: string; state: (changed: boolean, round: number) => MeshContext }[] = [
     { label: 'one endpoint added or removed', state: (changed) => buildMeshContext(context.mesh, changed ? [...dataplanes, extraEndpoint] : dataplanes, { policies }) },
     // policy-1 is a MeshRetry of one client service (svc-1), policy-0 a MeshTimeout of the whole mesh.
