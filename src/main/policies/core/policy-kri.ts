@@ -1,13 +1,13 @@
 import type { PolicyOrigin } from '../../../shared/policy-types.js';
 import { kriOfShortName } from '../../resources/kri.js';
-import type { MeshContext } from '../../xds/context/mesh-context.js';
+import { policiesOf, type MeshContext } from '../../xds/context/mesh-context.js';
 
 /**
  * The KRI of the policy behind a rule (its last origin), with the zone and namespace labels of the
  * stored policy: Kuma names Envoy objects a policy made by it (filters, RBAC actions).
  */
-export function policyKri(shortName: string, origins: readonly PolicyOrigin[], context: Pick<MeshContext, 'policies'>): string {
+export function policyKri(shortName: string, origins: readonly PolicyOrigin[], context: Pick<MeshContext, 'policiesByType'>): string {
   const origin = origins.at(-1);
-  const policy = context.policies.find((each) => each.type === origin?.type && each.meta.name === origin.name);
+  const policy = origin && policiesOf(context, origin.type).find((each) => each.meta.name === origin.name);
   return kriOfShortName(shortName, policy?.meta ?? { mesh: origin?.mesh ?? '', name: origin?.name ?? '', labels: {} });
 }

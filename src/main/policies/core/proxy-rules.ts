@@ -1,7 +1,7 @@
 // The rules of one policy type for one proxy, as Kuma's MatchedPolicies computes them, shared through the MeshContext.
 import type { PolicyType } from '../../../shared/policy-types.js';
 import type { DataplaneResource } from '../../../shared/resources.js';
-import type { MeshContext } from '../../xds/context/mesh-context.js';
+import { policiesOf, type MeshContext } from '../../xds/context/mesh-context.js';
 import { canonical, carriedMemo, jsonWithMaps } from '../../xds/context/carried-memo.js';
 import { memoizedForContext } from '../../xds/generate/context-memo.js';
 import { POLICY_DESCRIPTORS } from '../descriptors.js';
@@ -56,8 +56,8 @@ type RulesByInputs = WeakMap<readonly PolicyResource[], WeakMap<DataplaneResourc
  * the rules of every other type and proxy are the last tick's very objects.
  */
 function carriedOrComputed(context: MeshContext, dataplane: DataplaneResource, type: PolicyType): ComputedRules {
-  const policies = canonical(context, 'policies', policiesOfType(context, type));
-  const routes = canonical(context, 'policies', policiesOfType(context, 'MeshHTTPRoute'));
+  const policies = canonical(context, 'policies', policiesOf(context, type));
+  const routes = canonical(context, 'policies', policiesOf(context, 'MeshHTTPRoute'));
   const memo = carriedMemo<readonly PolicyResource[], RulesByInputs>(context, `policy-rules:${type}`, () => new WeakMap());
   let byRoutes = memo.get(policies);
   if (byRoutes === undefined) memo.set(policies, (byRoutes = new WeakMap()));
@@ -72,10 +72,10 @@ function carriedOrComputed(context: MeshContext, dataplane: DataplaneResource, t
 function compute(context: MeshContext, dataplane: DataplaneResource, type: PolicyType): ComputedRules {
   const descriptor = DESCRIPTORS.get(type)!;
   const warnings: string[] = [];
-  const routes = policiesOfType(context, 'MeshHTTPRoute');
+  const routes = policiesOf(context, 'MeshHTTPRoute');
   const byInbound = new Map<InboundKey, PolicyResource[]>();
   const matched: PolicyResource[] = [];
-  for (const policy of policiesOfType(context, type)) {
+  for (const policy of policiesOf(context, type)) {
     let selection: Selection;
     try {
       selection = selectedInbounds(policy, dataplane, routes);
@@ -136,16 +136,6 @@ function shared(context: MeshContext, key: string, warnings: string[], kind: 'To
  */
 function interner(context: MeshContext, kind: 'to' | 'from'): RuleInterner {
   return (key, build) => memoizedForContext(context, `rule:${kind}:${key}`, () => canonical(context, `rules:${kind}`, build(), jsonWithMaps));
-}
-
-/** The mesh's policies of one type, grouped once per context. */
-function policiesOfType(context: MeshContext, type: PolicyType): readonly PolicyResource[] {
-  const byType = memoizedForContext(context, 'policies-by-type', () => {
-    const groups = new Map<PolicyType, PolicyResource[]>();
-    for (const policy of context.policies) appendTo(groups, policy.type, policy);
-    return groups;
-  });
-  return byType.get(type) ?? [];
 }
 
 function appendTo<K, V>(lists: Map<K, V[]>, key: K, value: V): void {

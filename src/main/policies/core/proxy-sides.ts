@@ -5,7 +5,7 @@ import { protocolFromTags } from '../../xds/context/build-mesh-context.js';
 import type { MeshContext } from '../../xds/context/mesh-context.js';
 import { memoizedForContext } from '../../xds/generate/context-memo.js';
 import { inboundListenerName, localClusterName } from '../../xds/generate/names.js';
-import { serviceProtocol } from '../../xds/generate/outbound-proxy-generator.js';
+import { serviceProtocol } from '../../xds/context/mesh-context.js';
 import type { Proxy } from '../../xds/generate/proxy.js';
 import { outboundServices } from './outbound-services.js';
 import { inboundKey, type InboundKey } from './rules.js';
@@ -31,7 +31,7 @@ export function outboundSides(proxy: Proxy, context: MeshContext): readonly Outb
     sides = outboundServices(proxy).map(({ service, listener }) => ({
       service,
       listener,
-      protocol: serviceProtocol(context.endpointsByService.get(service) ?? []),
+      protocol: serviceProtocol(context, service),
     }));
     byDataplane.set(proxy.dataplane, sides);
   }

@@ -9,7 +9,8 @@ import { edsCluster } from '../../xds/generate/clusters.js';
 import { canonical } from '../../xds/context/carried-memo.js';
 import { memoizedForContext } from '../../xds/generate/context-memo.js';
 import { clusterLoadAssignment, serviceEndpoints, type EndpointsReader } from '../../xds/generate/endpoints.js';
-import { meshClusterTls, outboundCluster, serviceProtocol } from '../../xds/generate/outbound-proxy-generator.js';
+import { meshClusterTls, outboundCluster } from '../../xds/generate/outbound-proxy-generator.js';
+import { serviceProtocol } from '../../xds/context/mesh-context.js';
 import { grpcClientTls } from '../../xds/generate/proxyless-grpc-generator.js';
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL } from '../../xds/protocol/type-urls.js';
@@ -65,7 +66,7 @@ export class RouteClusters {
     const weight = ref.weight ?? 1;
     if (weight === 0 || !isServiceTagRef(ref)) return undefined;
     const service = ref.name!;
-    const protocol = serviceProtocol(this.context.endpointsByService.get(service) ?? []);
+    const protocol = serviceProtocol(this.context, service);
     if (kind === 'http' && !HTTP_BASED.includes(protocol)) return undefined;
     const tags = { ...(ref.kind === 'MeshServiceSubset' ? ref.tags : undefined), [SERVICE_TAG]: service };
     const cluster = destinationClusterName(tags);

@@ -1,10 +1,10 @@
 import type { PolicyOrigin } from '../../../shared/policy-types.js';
-import type { MeshContext } from '../../xds/context/mesh-context.js';
+import { policiesOf, type MeshContext } from '../../xds/context/mesh-context.js';
 import type { PluginInput } from './plugin.js';
 
 /** `spec.to[0]` + `http.requestTimeout` → the value in that policy's item's `default`, if it sets it. */
 function itemDefaultValue(context: MeshContext, origin: PolicyOrigin, confPath: string): unknown {
-  const policy = context.policies.find(({ type, meta }) => type === origin.type && meta.name === origin.name);
+  const policy = policiesOf(context, origin.type).find(({ meta }) => meta.name === origin.name);
   if (policy === undefined) return undefined;
   const steps = [...origin.item.replace(/^spec\.?/, '').split(/[.[\]]+/), 'default', ...confPath.split('.')].filter((step) => step !== '');
   let value: unknown = policy.spec;

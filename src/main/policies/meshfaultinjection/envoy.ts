@@ -2,7 +2,7 @@
 // plugin/xds/{configurer,legacy_configurer}.go): fault filters on the HTTP inbound listeners.
 import { SERVICE_TAG } from '../../../shared/resources.js';
 import { protocolFromTags } from '../../xds/context/build-mesh-context.js';
-import type { MeshContext } from '../../xds/context/mesh-context.js';
+import { policiesOf, type MeshContext } from '../../xds/context/mesh-context.js';
 import { KUMA_TAGS_HEADER } from '../../xds/generate/inbound-proxy-generator.js';
 import { inboundListenerName, outboundListenerName } from '../../xds/generate/names.js';
 import { DEFAULT_OUTBOUND_ADDRESS } from '../../xds/generate/outbound-proxy-generator.js';
@@ -70,7 +70,7 @@ function sendCallerTags({ proxy, context, resources }: PluginInput<MeshFaultInje
     canonical(
       context,
       'meshfaultinjection:caller-tags-origins',
-      context.policies.filter((policy) => policy.type === meshFaultInjectionDescriptor.type).map(({ type, meta }): PolicyOrigin => ({ type, mesh: meta.mesh, name: meta.name, item: 'spec' })),
+      policiesOf(context, meshFaultInjectionDescriptor.type).map(({ type, meta }): PolicyOrigin => ({ type, mesh: meta.mesh, name: meta.name, item: 'spec' })),
     ),
   );
   if (origins.length === 0 || callerTags(proxy.dataplane.spec).size === 0) return;

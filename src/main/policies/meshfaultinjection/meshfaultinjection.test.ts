@@ -54,7 +54,7 @@ describe('MeshFaultInjection on Envoy, against Kuma v2.14.3 goldens', () => {
     const policyCase = cases.get('rules-spiffeid-two-inbounds')!;
     // The case's policies carry the zone and namespace labels the KRI is made of.
     const policies = casePolicyResources(policyCase);
-    const run = runEnvoyPlugin(meshFaultInjectionPlugin, policyCase, { context: (context) => ({ ...context, policies }) });
+    const run = runEnvoyPlugin(meshFaultInjectionPlugin, policyCase, { context: (context) => buildMeshContext(context.mesh, [...context.dataplanesByName.values()], { policies }) });
     const added = httpFilters(run.after(LISTENER_TYPE_URL, 'inbound:127.0.0.1:17777')).slice(0, -1);
     expectMatchesGolden(policyCase.id, 'inbound:127.0.0.1:17777', added, goldenFaultFilters(policyCase.goldens.get('basic_listener_1_rules.golden.yaml')!));
     expect(run.after(LISTENER_TYPE_URL, 'inbound:127.0.0.1:17778')).toEqual(run.before(LISTENER_TYPE_URL, 'inbound:127.0.0.1:17778'));

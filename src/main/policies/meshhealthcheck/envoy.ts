@@ -1,6 +1,6 @@
 import { SERVICE_TAG, type Protocol } from '../../../shared/resources.js';
 import { goDurationToProtoJson } from '../../resources/go-duration.js';
-import { serviceProtocol } from '../../xds/generate/outbound-proxy-generator.js';
+import { serviceProtocol } from '../../xds/context/mesh-context.js';
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import { CLUSTER_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import { decimalFromIntOrString } from '../core/conf-checks.js';
@@ -36,7 +36,7 @@ export function applyMeshHealthCheckToEnvoy({ proxy, context, rules, resources }
   for (const service of outboundServiceNames(proxy)) {
     const rule = ruleFor(rules.to, { [SERVICE_TAG]: service });
     if (!rule) continue;
-    const protocol = serviceProtocol(context.endpointsByService.get(service) ?? []);
+    const protocol = serviceProtocol(context, service);
     for (const name of clusters.get(service) ?? []) {
       putEdited(resources, CLUSTER_TYPE_URL, name, ['MeshHealthCheck cluster', protocol, keyOf(rule), kumaTags ? 'x-kuma-tags' : ''], (draft) => {
         const { cluster, set } = configureCluster(draft, rule.conf, protocol, kumaTags);

@@ -33,7 +33,7 @@ function adapted(policyCase: PolicyCase, { onInbound = true, protocol = 'http', 
 /** The case's policies, stored with their labels (a `rules` RBAC action is named by the policy's KRI). */
 function withCasePolicies(policyCase: PolicyCase): (context: MeshContext) => MeshContext {
   const policies = casePolicyResources(policyCase);
-  return (context) => ({ ...context, policies });
+  return (context) => buildMeshContext(context.mesh, [...context.dataplanesByName.values()], { policies });
 }
 
 type Chain = { filters: { name: string; typedConfig: { httpFilters?: KumaJson[] } }[]; transportSocket?: unknown; filterChainMatch?: unknown };

@@ -37,7 +37,7 @@ export type InboundRbac =
   | { form: 'matcher'; matcher: ProtoJson; shadowMatcher?: ProtoJson; origins: readonly PolicyOrigin[] };
 
 /** Where the RBAC is built: the proxy's mesh (SPIFFE IDs) and its policies (KRIs of the `rules` actions). */
-export type RbacScope = Pick<MeshContext, 'mesh' | 'policies'>;
+export type RbacScope = Pick<MeshContext, 'mesh' | 'policiesByType'>;
 
 /**
  * The RBAC of one inbound of a proxy in an mTLS mesh (Kuma's plugin Apply): its `rules` when any

@@ -9,6 +9,7 @@ import {
   type Tags,
 } from '../../../shared/resources.js';
 import type { PolicyResource } from '../../policies/core/policy.js';
+import type { PolicyType } from '../../../shared/policy-types.js';
 import { ZONE_TAG } from '../../resources/computed-labels.js';
 import type { Endpoint, MeshContext } from './mesh-context.js';
 import { withZoneTags } from './zone-tag.js';
@@ -38,11 +39,15 @@ export function buildMeshContext(
       );
     }
   }
+  const endpoints = endpointsByService(sorted);
+  const sortedPolicies = [...policies].sort((a, b) => compareStrings(a.type, b.type) || compareStrings(a.meta.name, b.meta.name));
   return {
     mesh,
     dataplanesByName: new Map(sorted.map((dataplane) => [dataplane.meta.name, dataplane])),
-    endpointsByService: endpointsByService(sorted),
-    policies: [...policies].sort((a, b) => compareStrings(a.type, b.type) || compareStrings(a.meta.name, b.meta.name)),
+    endpointsByService: endpoints,
+    protocolByService: new Map([...endpoints].map(([service, each]) => [service, protocolOfEndpoints(each)])),
+    policies: sortedPolicies,
+    policiesByType: byType(sortedPolicies),
     hash,
   };
 }
@@ -114,6 +119,23 @@ function endpointsByService(dataplanes: readonly DataplaneResource[]): Map<strin
   }
   const services = [...byService.keys()].sort(compareStrings);
   return new Map(services.map((service) => [service, byService.get(service)!.sort(compareEndpoints)]));
+}
+
+/** The policies (sorted by type, then name) grouped by type, each group still by name. */
+function byType(policies: readonly PolicyResource[]): Map<PolicyType, PolicyResource[]> {
+  const groups = new Map<PolicyType, PolicyResource[]>();
+  for (const policy of policies) {
+    const group = groups.get(policy.type);
+    if (group === undefined) groups.set(policy.type, [policy]);
+    else group.push(policy);
+  }
+  return groups;
+}
+
+/** The one protocol all of a service's endpoints declare; tcp when they disagree (serviceProtocol). */
+function protocolOfEndpoints(endpoints: readonly Endpoint[]): Protocol {
+  const protocols = new Set(endpoints.map((endpoint) => endpoint.protocol));
+  return protocols.size === 1 ? [...protocols][0]! : 'tcp';
 }
 
 /** The protocol an inbound's `kuma.io/protocol` tag declares; tcp when absent, as in Kuma. */

@@ -1,4 +1,5 @@
 import type { PolicyResource } from '../../policies/core/policy.js';
+import type { PolicyType } from '../../../shared/policy-types.js';
 import type { DataplaneResource, MeshResource, Protocol, Tags } from '../../../shared/resources.js';
 
 /** One reachable instance of a service: a Dataplane inbound tagged with that service. */
@@ -25,7 +26,24 @@ export interface MeshContext {
   mesh: MeshResource;
   dataplanesByName: ReadonlyMap<string, DataplaneResource>;
   endpointsByService: ReadonlyMap<string, readonly Endpoint[]>;
+  /** The protocol each service speaks, by its endpoints (serviceProtocol): read per outbound by the generators and plugins. */
+  protocolByService: ReadonlyMap<string, Protocol>;
   /** Every targetRef policy of the mesh, by type then name. */
   policies: readonly PolicyResource[];
+  /** The same policies grouped by type, each group by name: what a reader of one type's policies reads. */
+  policiesByType: ReadonlyMap<PolicyType, readonly PolicyResource[]>;
   hash: string;
+}
+
+/** The mesh's policies of one type, by name. */
+export function policiesOf(context: Pick<MeshContext, 'policiesByType'>, type: PolicyType): readonly PolicyResource[] {
+  return context.policiesByType.get(type) ?? [];
+}
+
+/**
+ * A service speaks the protocol its endpoints declare. When they disagree, or there are none yet,
+ * only tcp is safe for all of them (Kuma does the same).
+ */
+export function serviceProtocol(context: Pick<MeshContext, 'protocolByService'>, service: string): Protocol {
+  return context.protocolByService.get(service) ?? 'tcp';
 }

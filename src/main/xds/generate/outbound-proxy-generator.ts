@@ -1,5 +1,5 @@
 import { SERVICE_TAG, type MeshResource, type Protocol, type Tags } from '../../../shared/resources.js';
-import type { Endpoint, MeshContext } from '../context/mesh-context.js';
+import { serviceProtocol, type MeshContext } from '../context/mesh-context.js';
 import type { ProtoJson } from '../protocol/proto-json.js';
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL } from '../protocol/type-urls.js';
 import { edsCluster, upstreamHttpProtocolOptions } from './clusters.js';
@@ -54,8 +54,7 @@ export const outboundProxyGenerator: ResourceGenerator = {
 
 /** One outbound's cluster, endpoints and listener: they depend only on the context, the service and the listener's socket. */
 function outboundResources(context: MeshContext, service: string, address: string, port: number, tags: Tags) {
-  const endpoints = context.endpointsByService.get(service) ?? [];
-  const protocol = serviceProtocol(endpoints);
+  const protocol = serviceProtocol(context, service);
   const listener = outboundListenerName(address, port);
   return {
     cluster: memoizedForContext(context, `cluster\n${service}`, () => ({ ...outboundCluster(service, protocol), ...meshClusterTls(context.mesh, service) })),
@@ -110,11 +109,3 @@ export function meshClusterTls(mesh: MeshResource, service: string, subsetTags: 
   return mtls ? { transport_socket: upstreamTlsTransportSocket(mtls.mesh, service, 'sds', subsetTags) } : {};
 }
 
-/**
- * A service speaks the protocol its endpoints declare. When they disagree, or there are none yet,
- * only tcp is safe for all of them (Kuma does the same).
- */
-export function serviceProtocol(endpoints: readonly Endpoint[]): Protocol {
-  const protocols = new Set(endpoints.map((endpoint) => endpoint.protocol));
-  return protocols.size === 1 ? [...protocols][0]! : 'tcp';
-}
