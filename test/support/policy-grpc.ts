@@ -23,6 +23,7 @@ import { snapshotFromJson } from '../../src/main/xds/server/snapshot.js';
 import { SnapshotCache } from '../../src/main/xds/server/snapshot-cache.js';
 import { echoClient, type EchoClient } from './echo-server.js';
 import { startPythonEchoClient, type CallResult } from './python-echo-client.js';
+import { contextView } from '../../src/main/xds/context/context-view.js';
 import { tempDir } from './temp-dir.js';
 
 export const GRPC_CLIENT_ID = 'default.client';
@@ -43,7 +44,7 @@ export function grpcClientWithPolicy<Conf>(
   const { context, resources } = mesh;
   const proxy = { ...mesh.proxy, userAgent };
   const unapplied: UnappliedField[] = [];
-  plugin.applyGrpc({ rulesOf: () => emptyProxyRules(), proxy, context, rules: { ...emptyProxyRules<Conf>(), ...rules }, resources, unapplied: (field) => unapplied.push(field) });
+  plugin.applyGrpc({ rulesOf: () => emptyProxyRules(), proxy, context: contextView(context, plugin.contextReads.grpc), rules: { ...emptyProxyRules<Conf>(), ...rules }, resources, unapplied: (field) => unapplied.push(field) });
   return { resources, unapplied };
 }
 

@@ -11,6 +11,7 @@ import type { XdsTypeUrl } from '../../../src/main/xds/protocol/type-urls.js';
 import { caseBaseResources, policyValidationCases, rulesAsTested, type PolicyCase } from './policy-cases.js';
 import { KNOWN_DIFFERENCES, type KnownDifference } from '../known-differences.js';
 import { toKumaJson, type KumaJson } from './xds-leaves.js';
+import { contextView } from '../../../src/main/xds/context/context-view.js';
 import { explains, subObjectDifferences } from './policy-goldens.js';
 
 export interface PluginRun {
@@ -32,7 +33,8 @@ export function runEnvoyPlugin<Conf>(
   const proxy = adjust.proxy?.(base.proxy) ?? base.proxy;
   plugin.applyEnvoy({
     proxy,
-    context: adjust.context?.(base.context) ?? base.context,
+    // As applyPolicyPlugins shows it: only the parts the plugin declares (context-view.ts).
+    context: contextView(adjust.context?.(base.context) ?? base.context, plugin.contextReads.envoy),
     rules: rulesAsTested<Conf>(policyCase),
     resources: base.resources,
     rulesOf: (): ProxyRules<Conf> => emptyProxyRules(),

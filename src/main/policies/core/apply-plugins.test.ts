@@ -21,6 +21,7 @@ const connectTimeoutPlugin: PolicyPlugin<TimeoutConf> = {
   descriptor: meshTimeoutDescriptor,
   specShape: 'any',
   validate: () => {},
+  contextReads: { envoy: { parts: [] }, grpc: { parts: [] } },
   applyEnvoy: ({ rules, resources }: PluginInput<TimeoutConf>) => {
     for (const { name, resource } of resources.list(CLUSTER_TYPE_URL)) {
       const rule = ruleFor(rules.to, { 'kuma.io/service': name });

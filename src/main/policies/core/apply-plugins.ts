@@ -1,4 +1,3 @@
-import type { DataplaneResource } from '../../../shared/resources.js';
 import type { MeshContext } from '../../xds/context/mesh-context.js';
 import { ResourceGeneratorError } from '../../xds/generate/generator.js';
 import type { Proxy } from '../../xds/generate/proxy.js';
@@ -7,7 +6,7 @@ import { EnvoyResources, type Attribution } from './envoy-resources.js';
 import { nameRouteConfigsAfterHttpFilters } from './grpc-route-config-names.js';
 import type { PolicyPlugin, UnappliedField } from './plugin.js';
 import { bindProxyValues } from './proxy-bound.js';
-import { computeProxyRules } from './proxy-rules.js';
+import { runOrReplay } from './plugin-replay.js';
 
 /** A proxy's whole configuration: its resources, which policy set which field, and what it could not apply. */
 export interface GeneratedProxy {
@@ -18,8 +17,9 @@ export interface GeneratedProxy {
 
 /**
  * Runs the policy plugins over a proxy's generated resources, in the order given (Kuma's plugin
- * order for POLICY_PLUGINS), each with its type's rules for this proxy. Every plugin runs even
- * when no policy of its type selects the proxy: some write Kuma's defaults then (MeshTimeout).
+ * order for POLICY_PLUGINS), each with its type's rules for this proxy, or its last run replayed
+ * when nothing it depends on changed (plugin-replay.ts). Every plugin runs even when no policy of
+ * its type selects the proxy: some write Kuma's defaults then (MeshTimeout).
  * A plugin that throws fails the proxy's generation as a ResourceGeneratorError naming the plugin
  * and the proxy; the snapshot in place then stays. The proxy's own values are then written where
  * edits left markers (proxy-bound.ts), and a gRPC client's route configurations named after its
@@ -30,21 +30,10 @@ export function applyPolicyPlugins(plugins: readonly PolicyPlugin[], context: Me
   const resources = new EnvoyResources(generated, context);
   const unapplied: UnappliedField[] = [];
   for (const plugin of plugins) {
-    const { type } = plugin.descriptor;
     try {
-      const input = {
-        proxy,
-        context,
-        rules: computeProxyRules(context, proxy.dataplane, type).rules,
-        // A proxyless client applies its destinations' inbound rules itself (MeshFaultInjection).
-        rulesOf: (dataplane: DataplaneResource) => computeProxyRules(context, dataplane, type).rules,
-        resources,
-        unapplied: (field: UnappliedField) => void unapplied.push(field),
-      };
-      if (proxy.kind === 'grpc') plugin.applyGrpc(input);
-      else plugin.applyEnvoy(input);
+      runOrReplay(plugin, context, proxy, resources, (field) => void unapplied.push(field));
     } catch (error) {
-      throw new ResourceGeneratorError(`policy plugin ${type}`, proxy.id, error);
+      throw new ResourceGeneratorError(`policy plugin ${plugin.descriptor.type}`, proxy.id, error);
     }
   }
   // Last, so that every plugin's edits are shared by the proxies whose rules are the same.

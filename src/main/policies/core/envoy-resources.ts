@@ -3,6 +3,13 @@ import type { MeshContext } from '../../xds/context/mesh-context.js';
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import { XDS_TYPE_URLS, type XdsTypeUrl } from '../../xds/protocol/type-urls.js';
 import type { GeneratedResources, NamedResource } from '../../xds/generate/resources.js';
+import type { ResourceRecording } from './resource-recording.js';
+
+/** A field a policy set in a resource, as a path into its proto3 JSON, with the policy items behind its value. */
+export interface FieldSet {
+  path: string;
+  origins: readonly PolicyOrigin[];
+}
 
 /**
  * A config field a policy set: the resource, the field as a path into its proto3 JSON
@@ -26,6 +33,8 @@ export class EnvoyResources {
   readonly #attributions: Attribution[] = [];
   /** The resources a plugin put, by type: the others are still the generators'. */
   readonly #put = new Map<XdsTypeUrl, Set<string>>(XDS_TYPE_URLS.map((typeUrl) => [typeUrl, new Set()]));
+  /** Where the running plugin's reads and writes go, while one is recorded (plugin-replay.ts). */
+  #recording: ResourceRecording | undefined;
 
   constructor(
     generated: GeneratedResources,
@@ -37,16 +46,33 @@ export class EnvoyResources {
     );
   }
 
+  /** Records every read and write into `recording` until called again (undefined: stops recording). */
+  recordInto(recording: ResourceRecording | undefined): void {
+    this.#recording = recording;
+  }
+
   get(typeUrl: XdsTypeUrl, name: string): ProtoJson | undefined {
-    return this.#byType.get(typeUrl)!.get(name);
+    const resource = this.#byType.get(typeUrl)!.get(name);
+    this.#recording?.read(typeUrl, name, resource);
+    return resource;
+  }
+
+  /** The names of the type's resources, for a reader that reads no resource itself. */
+  names(typeUrl: XdsTypeUrl): string[] {
+    const names = [...this.#byType.get(typeUrl)!.keys()];
+    this.#recording?.readWhole({ kind: 'names', typeUrl, names });
+    return names;
   }
 
   list(typeUrl: XdsTypeUrl): NamedResource[] {
-    return [...this.#byType.get(typeUrl)!].map(([name, resource]) => ({ name, resource }));
+    const entries = [...this.#byType.get(typeUrl)!].map(([name, resource]) => ({ name, resource }));
+    this.#recording?.readWhole({ kind: 'list', typeUrl, entries });
+    return entries;
   }
 
   /** Adds or replaces a resource; `set` names the fields a policy gave it, with the items behind them. */
-  put(typeUrl: XdsTypeUrl, name: string, resource: ProtoJson, set: readonly { path: string; origins: readonly PolicyOrigin[] }[] = []): void {
+  put(typeUrl: XdsTypeUrl, name: string, resource: ProtoJson, set: readonly FieldSet[] = []): void {
+    this.#recording?.wrote({ kind: 'put', typeUrl, name, resource, set });
     this.#byType.get(typeUrl)!.set(name, resource);
     this.#put.get(typeUrl)!.add(name);
     for (const { path, origins } of set) {
@@ -55,12 +81,14 @@ export class EnvoyResources {
   }
 
   remove(typeUrl: XdsTypeUrl, name: string): void {
+    this.#recording?.wrote({ kind: 'remove', typeUrl, name });
     this.#byType.get(typeUrl)!.delete(name);
   }
 
   /** Serves the resource `from` as `resource` under the name `to`, with the fields policies set in it. */
   rename(typeUrl: XdsTypeUrl, from: string, to: string, resource: ProtoJson): void {
-    this.remove(typeUrl, from);
+    this.#recording?.wrote({ kind: 'rename', typeUrl, from, to, resource });
+    this.#byType.get(typeUrl)!.delete(from);
     this.#byType.get(typeUrl)!.set(to, resource);
     this.#put.get(typeUrl)!.add(to);
     this.#attributions.forEach((attribution, at) => {
@@ -71,14 +99,16 @@ export class EnvoyResources {
   /** The resources plugins put (added, replaced or renamed) and did not remove since. */
   listPut(typeUrl: XdsTypeUrl): NamedResource[] {
     const byName = this.#byType.get(typeUrl)!;
-    return [...this.#put.get(typeUrl)!].flatMap((name) => {
+    const entries = [...this.#put.get(typeUrl)!].flatMap((name) => {
       const resource = byName.get(name);
       return resource === undefined ? [] : [{ name, resource }];
     });
+    this.#recording?.readWhole({ kind: 'listPut', typeUrl, entries });
+    return entries;
   }
 
   toResources(): GeneratedResources {
-    const list = (typeUrl: XdsTypeUrl) => this.list(typeUrl);
+    const list = (typeUrl: XdsTypeUrl) => [...this.#byType.get(typeUrl)!].map(([name, resource]) => ({ name, resource }));
     return Object.fromEntries(XDS_TYPE_URLS.map((typeUrl) => [typeUrl, list(typeUrl)])) as unknown as GeneratedResources;
   }
 

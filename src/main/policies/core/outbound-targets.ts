@@ -37,7 +37,7 @@ export function serviceClusterNames(resources: EnvoyResources): ReadonlyMap<stri
     if (names) names.push(name);
     else byService.set(service, [name]);
   };
-  for (const { name } of resources.list(CLUSTER_TYPE_URL)) {
+  for (const name of resources.names(CLUSTER_TYPE_URL)) {
     add(name, name);
     const service = name.slice(0, -17);
     if (service !== '' && isSplitClusterOf(name, service)) add(service, name);

@@ -1,7 +1,8 @@
 import type { PolicyType } from '../../../shared/policy-types.js';
 import type { DataplaneResource } from '../../../shared/resources.js';
+import type { ContextReads } from '../../xds/context/context-view.js';
 import type { MeshContext } from '../../xds/context/mesh-context.js';
-import type { Proxy } from '../../xds/generate/proxy.js';
+import type { Proxy, ProxyKind } from '../../xds/generate/proxy.js';
 import type { ViolationList } from '../../resources/validation-error.js';
 import type { EnvoyResources } from './envoy-resources.js';
 import type { SpecShape } from './spec-shape.js';
@@ -101,6 +102,12 @@ export interface PolicyPlugin<Conf = unknown> {
   readonly specShape: SpecShape;
   /** Checks the policy's own fields (`default` confs, route rules) with Kuma's paths and messages. */
   validate(spec: PolicySpec<Conf>, violations: ViolationList): void;
+  /**
+   * What of the MeshContext `applyEnvoy` and `applyGrpc` read besides their rules: each sees the
+   * context through a view that refuses anything else (context-view.ts), and a tick in which these
+   * parts, the rules and the resources a run read are unchanged replays the run (plugin-replay.ts).
+   */
+  readonly contextReads: { readonly [K in ProxyKind]: ContextReads };
   /** Changes an Envoy proxy's resources as its rules say (Kuma's plugin `Apply`). */
   applyEnvoy(input: PluginInput<Conf>): void;
   /** The same for proxyless gRPC, in the form gRPC implements it; fields it cannot apply go to `unapplied`. */

@@ -10,6 +10,7 @@ export const meshAccessLogPlugin: PolicyPlugin<MeshAccessLogConf> = {
   descriptor: meshAccessLogDescriptor,
   specShape: meshAccessLogSpecShape,
   validate: validateMeshAccessLog,
+  contextReads: { envoy: { parts: [], policyTypes: ['MeshAccessLog'] }, grpc: { parts: [], policyTypes: ['MeshAccessLog'] } },
   applyEnvoy: applyMeshAccessLogToEnvoy,
   applyGrpc: applyMeshAccessLogToGrpc,
 };

@@ -10,6 +10,7 @@ export const meshFaultInjectionPlugin: PolicyPlugin<MeshFaultInjectionConf> = {
   descriptor: meshFaultInjectionDescriptor,
   specShape: meshFaultInjectionSpecShape,
   validate: validateMeshFaultInjection,
+  contextReads: { envoy: { parts: [], policyTypes: ['MeshFaultInjection'] }, grpc: { parts: ['endpoints', 'dataplanes'], policyTypes: ['MeshFaultInjection'] } },
   applyEnvoy: applyMeshFaultInjectionToEnvoy,
   applyGrpc: applyMeshFaultInjectionToGrpc,
 };

@@ -11,6 +11,7 @@ export const meshHealthCheckPlugin: PolicyPlugin<MeshHealthCheckConf> = {
   descriptor: meshHealthCheckDescriptor,
   specShape: meshHealthCheckSpecShape,
   validate: validateMeshHealthCheck,
+  contextReads: { envoy: { parts: ['protocols'] }, grpc: { parts: ['protocols'] } },
   applyEnvoy: applyMeshHealthCheckToEnvoy,
   applyGrpc: applyMeshHealthCheckToGrpc,
 };

@@ -11,6 +11,7 @@ export const meshLoadBalancingStrategyPlugin: PolicyPlugin<MeshLoadBalancingStra
   descriptor: meshLoadBalancingStrategyDescriptor,
   specShape: meshLoadBalancingStrategySpecShape,
   validate: validateMeshLoadBalancingStrategy,
+  contextReads: { envoy: { parts: ['mesh'] }, grpc: { parts: ['mesh'] } },
   applyEnvoy: applyMeshLoadBalancingStrategyToEnvoy,
   applyGrpc: applyMeshLoadBalancingStrategyToGrpc,
 };

@@ -11,6 +11,7 @@ export const meshTCPRoutePlugin: PolicyPlugin<MeshTCPRouteConf> = {
   descriptor: meshTCPRouteDescriptor,
   specShape: meshTCPRouteSpecShape,
   validate: validateMeshTCPRoute,
+  contextReads: { envoy: { parts: ['mesh', 'protocols', 'endpoints'] }, grpc: { parts: ['mesh', 'protocols', 'endpoints'] } },
   applyEnvoy: applyMeshTCPRouteToEnvoy,
   applyGrpc: applyMeshTCPRouteToGrpc,
 };

@@ -10,6 +10,7 @@ export const meshTimeoutPlugin: PolicyPlugin<MeshTimeoutPolicyConf> = {
   descriptor: meshTimeoutDescriptor,
   specShape: meshTimeoutSpecShape,
   validate: validateMeshTimeout,
+  contextReads: { envoy: { parts: ['mesh', 'protocols'], policyTypes: ['MeshTimeout'] }, grpc: { parts: ['mesh', 'protocols'], policyTypes: ['MeshTimeout'] } },
   applyEnvoy: applyMeshTimeoutToEnvoy,
   applyGrpc: applyMeshTimeoutToGrpc,
 };

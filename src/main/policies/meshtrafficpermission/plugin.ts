@@ -10,6 +10,7 @@ export const meshTrafficPermissionPlugin: PolicyPlugin<MeshTrafficPermissionConf
   descriptor: meshTrafficPermissionDescriptor,
   specShape: meshTrafficPermissionSpecShape,
   validate: validateMeshTrafficPermission,
+  contextReads: { envoy: { parts: ['mesh'], policyTypes: ['MeshTrafficPermission'] }, grpc: { parts: ['mesh'], policyTypes: ['MeshTrafficPermission'] } },
   applyEnvoy: applyMeshTrafficPermissionToEnvoy,
   applyGrpc: applyMeshTrafficPermissionToGrpc,
 };

@@ -1,3 +1,4 @@
+import { underlyingContext } from './context-view.js';
 import type { MeshContext } from './mesh-context.js';
 
 /** What a memo keeps its entries in: a Map for keys by content, a WeakMap for keys by object. */
@@ -67,7 +68,9 @@ interface Generation {
 
 const generations = new WeakMap<MeshContext, Generation>();
 
-function generationOf(context: MeshContext): Generation {
+function generationOf(view: MeshContext): Generation {
+  // A reader's view of a context (context-view.ts) carries what its context carries.
+  const context = underlyingContext(view);
   let generation = generations.get(context);
   if (generation === undefined) generations.set(context, (generation = { predecessor: undefined, memos: new Map() }));
   return generation;

@@ -26,7 +26,11 @@ export interface MeshContext {
   mesh: MeshResource;
   dataplanesByName: ReadonlyMap<string, DataplaneResource>;
   endpointsByService: ReadonlyMap<string, readonly Endpoint[]>;
-  /** The protocol each service speaks, by its endpoints (serviceProtocol): read per outbound by the generators and plugins. */
+  /**
+   * The protocol each service speaks, by its endpoints (serviceProtocol): apart from them, since
+   * most config depends on the protocol, not on where the endpoints are (a plugin that reads only
+   * this is replayed when an endpoint comes or goes: plugin-replay.ts).
+   */
   protocolByService: ReadonlyMap<string, Protocol>;
   /** Every targetRef policy of the mesh, by type then name. */
   policies: readonly PolicyResource[];
