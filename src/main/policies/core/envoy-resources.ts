@@ -1,4 +1,5 @@
-import type { PolicyOrigin } from '../../../shared/policy-types.js';
+import type { PolicyOrigin, PolicyType } from '../../../shared/policy-types.js';
+import { carriedMemo, type CarriedMemo, type MemoMap } from '../../xds/context/carried-memo.js';
 import type { MeshContext } from '../../xds/context/mesh-context.js';
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import { XDS_TYPE_URLS, type XdsTypeUrl } from '../../xds/protocol/type-urls.js';
@@ -36,14 +37,19 @@ export class EnvoyResources {
   /** Where the running plugin's reads and writes go, while one is recorded (plugin-replay.ts). */
   #recording: ResourceRecording | undefined;
 
-  constructor(
-    generated: GeneratedResources,
-    /** The context the resources were generated from: shared edits are carried from one of its mesh's contexts to the next. */
-    readonly context?: MeshContext,
-  ) {
+  /** The context the resources were generated from: private, as a plugin reads the context only through its view (context-view.ts). */
+  readonly #context: MeshContext | undefined;
+
+  constructor(generated: GeneratedResources, context?: MeshContext) {
+    this.#context = context;
     this.#byType = new Map(
       XDS_TYPE_URLS.map((typeUrl) => [typeUrl, new Map(generated[typeUrl].map(({ name, resource }) => [name, resource]))]),
     );
+  }
+
+  /** The memo `name` of the context the resources were generated from, carried to its mesh's next one (carried-memo.ts); none without a context. */
+  carriedMemo<K, V>(name: string, entries: () => MemoMap<K, V>): CarriedMemo<K, V> | undefined {
+    return this.#context && carriedMemo(this.#context, name, entries);
   }
 
   /** Records every read and write into `recording` until called again (undefined: stops recording). */
@@ -114,6 +120,15 @@ export class EnvoyResources {
 
   /** Every field a policy set, in the order the plugins set them; a later entry for the same field wins. */
   attributions(): readonly Attribution[] {
+    // Read whole while a plugin runs, they would be an input no recording checks: its run is not replayed.
+    this.#recording?.readUncheckable();
     return this.#attributions;
+  }
+
+  /** Whether a policy of `type` set a field of the resource: a plugin that defers to an earlier plugin reads this. */
+  setByPolicyOf(typeUrl: XdsTypeUrl, name: string, type: PolicyType): boolean {
+    const found = this.#attributions.some((attribution) => attribution.typeUrl === typeUrl && attribution.resource === name && attribution.origins.some((origin) => origin.type === type));
+    this.#recording?.readSetBy({ typeUrl, name, type, found });
+    return found;
   }
 }

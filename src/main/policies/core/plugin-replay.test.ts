@@ -7,6 +7,7 @@ import type { MeshContext } from '../../xds/context/mesh-context.js';
 import { generateProxy } from '../../xds/generate/profile.js';
 import type { Proxy } from '../../xds/generate/proxy.js';
 import { CLUSTER_TYPE_URL } from '../../xds/protocol/type-urls.js';
+import { meshRetryDescriptor } from '../meshretry/descriptor.js';
 import { meshTimeoutDescriptor } from '../meshtimeout/descriptor.js';
 import type { PluginInput, PolicyPlugin } from './plugin.js';
 import type { PolicyResource } from './policy.js';
@@ -115,6 +116,25 @@ describe('a plugin whose inputs did not change', () => {
     const after = backendCluster(tick([backend('http'), withGrpc], [timeout('7s')]), plugin);
     expect(counter.runs).toBe(2);
     expect(after.alt_stat_name).toBe('http');
+  });
+
+  it('runs again when what an earlier plugin set, which it asked about, changed', () => {
+    const { plugin: timeouts } = countingPlugin({ parts: [] });
+    // A later plugin that defers to the first, as MeshTCPRoute does to MeshHTTPRoute.
+    const deferring: PolicyPlugin = {
+      ...countingPlugin({ parts: [] }).plugin,
+      descriptor: meshRetryDescriptor,
+      applyEnvoy: ({ resources }) => {
+        const cluster = resources.get(CLUSTER_TYPE_URL, 'other')!;
+        resources.put(CLUSTER_TYPE_URL, 'other', { ...cluster, alt_stat_name: resources.setByPolicyOf(CLUSTER_TYPE_URL, 'backend', 'MeshTimeout') ? 'after-timeout' : 'alone' });
+      },
+    };
+    const tick = meshTicks();
+    const otherCluster = (policies: PolicyResource[]) =>
+      generateProxy(tick([backend('http'), other('127.0.0.3')], policies), proxy, [timeouts, deferring]).resources[CLUSTER_TYPE_URL].find(({ name }) => name === 'other')!.resource;
+
+    expect(otherCluster([timeout('7s')]).alt_stat_name).toBe('after-timeout');
+    expect(otherCluster([]).alt_stat_name).toBe('alone');
   });
 
   it('fails the proxy, naming the plugin and what it read, when a plugin reads a part it does not declare', () => {

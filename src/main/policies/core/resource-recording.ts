@@ -1,3 +1,4 @@
+import type { PolicyType } from '../../../shared/policy-types.js';
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import type { XdsTypeUrl } from '../../xds/protocol/type-urls.js';
 import type { NamedResource } from '../../xds/generate/resources.js';
@@ -6,7 +7,8 @@ import type { EnvoyResources, FieldSet } from './envoy-resources.js';
 type Read =
   | { kind: 'get'; typeUrl: XdsTypeUrl; name: string; resource: ProtoJson | undefined }
   | { kind: 'names'; typeUrl: XdsTypeUrl; names: readonly string[] }
-  | { kind: 'list' | 'listPut'; typeUrl: XdsTypeUrl; entries: readonly NamedResource[] };
+  | { kind: 'list' | 'listPut'; typeUrl: XdsTypeUrl; entries: readonly NamedResource[] }
+  | { kind: 'setBy'; typeUrl: XdsTypeUrl; name: string; type: PolicyType; found: boolean };
 
 type Write =
   | { kind: 'put'; typeUrl: XdsTypeUrl; name: string; resource: ProtoJson; set: readonly FieldSet[] }
@@ -38,9 +40,20 @@ export class ResourceRecording {
     this.#reads.push({ kind: 'get', typeUrl, name, resource });
   }
 
-  readWhole(read: Exclude<Read, { kind: 'get' }>): void {
+  readWhole(read: Extract<Read, { kind: 'names' | 'list' | 'listPut' }>): void {
     if (this.#wroteTypes.has(read.typeUrl)) this.#uncheckable = true;
     else this.#reads.push(read);
+  }
+
+  /** Whether a policy type set a field of a resource, unless the run itself wrote (or renamed) that resource. */
+  readSetBy(read: Omit<Extract<Read, { kind: 'setBy' }>, 'kind'>): void {
+    if (this.#wrote(read.typeUrl, read.name)) this.#uncheckable = true;
+    else this.#reads.push({ kind: 'setBy', ...read });
+  }
+
+  /** A read of what no recording can compare (every field every policy set): the run cannot be replayed. */
+  readUncheckable(): void {
+    this.#uncheckable = true;
   }
 
   wrote(write: Write): void {
@@ -63,6 +76,8 @@ export class ResourceRecording {
           return sameList(resources.list(read.typeUrl), read.entries, sameEntry);
         case 'listPut':
           return sameList(resources.listPut(read.typeUrl), read.entries, sameEntry);
+        case 'setBy':
+          return resources.setByPolicyOf(read.typeUrl, read.name, read.type) === read.found;
       }
     });
   }
@@ -74,6 +89,10 @@ export class ResourceRecording {
       else if (write.kind === 'remove') resources.remove(write.typeUrl, write.name);
       else resources.rename(write.typeUrl, write.from, write.to, write.resource);
     }
+  }
+
+  #wrote(typeUrl: XdsTypeUrl, name: string): boolean {
+    return this.#writes.some((write) => write.typeUrl === typeUrl && (write.kind === 'rename' ? write.from === name || write.to === name : write.name === name));
   }
 
   #seenOf(typeUrl: XdsTypeUrl): Set<string> {

@@ -1,7 +1,7 @@
 import type { PolicyOrigin } from '../../../shared/policy-types.js';
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import type { XdsTypeUrl } from '../../xds/protocol/type-urls.js';
-import { CarriedMemo, carriedMemo } from '../../xds/context/carried-memo.js';
+import { CarriedMemo } from '../../xds/context/carried-memo.js';
 import type { EnvoyResources } from './envoy-resources.js';
 import { ResourceDraft, type Draft } from './draft.js';
 
@@ -48,7 +48,7 @@ export function putEdited(
 ): void {
   const resource = resources.get(typeUrl, name);
   if (resource === undefined) return;
-  const memo = resources.context ? carriedMemo<ProtoJson, EditsByKey>(resources.context, 'shared-edits', () => new WeakMap()) : contextless;
+  const memo = resources.carriedMemo<ProtoJson, EditsByKey>('shared-edits', () => new WeakMap()) ?? contextless;
   // Not `get`, which would carry the previous context's whole tree: only the edits asked for again are (previousEdit).
   let level = memo.current(resource);
   if (level === undefined) memo.set(resource, (level = { next: new Map() }));

@@ -7,7 +7,5 @@ import type { XdsTypeUrl } from '../../xds/protocol/type-urls.js';
  * records the routes it wrote, so its attributions say which destinations it took.
  */
 export function routedByMeshHTTPRoute(resources: EnvoyResources, typeUrl: XdsTypeUrl, name: string): boolean {
-  return resources
-    .attributions()
-    .some((attribution) => attribution.typeUrl === typeUrl && attribution.resource === name && attribution.origins.some((origin) => origin.type === 'MeshHTTPRoute'));
+  return resources.setByPolicyOf(typeUrl, name, 'MeshHTTPRoute');
 }
