@@ -1,12 +1,11 @@
-import type { PolicyOrigin } from '../../../shared/policy-types.js';
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import type { XdsTypeUrl } from '../../xds/protocol/type-urls.js';
 import { CarriedMemo } from '../../xds/context/carried-memo.js';
-import type { EnvoyResources } from './envoy-resources.js';
+import type { EnvoyResources, FieldSet } from './envoy-resources.js';
 import { ResourceDraft, type Draft } from './draft.js';
 
 /** The fields an edit set, and the policy items behind each (EnvoyResources.put's `set`). */
-export type FieldsSet = { path: string; origins: readonly PolicyOrigin[] }[];
+export type FieldsSet = FieldSet[];
 
 interface Edited {
   resource: ProtoJson;
