@@ -73,6 +73,7 @@ export interface UnappliedField {
 
 export interface PluginInput<Conf> {
   proxy: Proxy;
+  /** The mesh's context as the plugin declared it reads it (`contextReads`): any other field throws. */
   context: MeshContext;
   /** This plugin's type's rules for this proxy, as Kuma computes them. */
   rules: ProxyRules<Conf>;
