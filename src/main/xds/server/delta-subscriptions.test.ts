@@ -209,6 +209,7 @@ describe('Delta ADS: requests waiting behind a hook', () => {
         {
           onStreamRequest: async ({ request }) => {
             if (request.type_url === CLUSTER_TYPE_URL) return held; // the first request holds the stream up
+            if (request.type_url !== ENDPOINT_TYPE_URL) return;
             const delta = request as { resource_names_subscribe: string[]; resource_names_unsubscribe: string[] };
             handled.push([...delta.resource_names_subscribe.map((name) => `+${name}`), ...delta.resource_names_unsubscribe.map((name) => `-${name}`)]);
           },
@@ -222,7 +223,9 @@ describe('Delta ADS: requests waiting behind a hook', () => {
     client.send(ENDPOINT_TYPE_URL, { subscribe: ['b'] });
     client.send(ENDPOINT_TYPE_URL, { unsubscribe: ['a'] });
     client.send(ENDPOINT_TYPE_URL, { subscribe: ['c'] });
-    await eventually(() => expect(server.streams()[0]?.waitingRequests).toEqual([ENDPOINT_TYPE_URL]));
+    // A stream's messages arrive in order: once this LDS request waits, so did every EDS one before it.
+    client.send(LISTENER_TYPE_URL);
+    await eventually(() => expect(server.streams()[0]?.waitingRequests).toEqual([ENDPOINT_TYPE_URL, LISTENER_TYPE_URL]));
     await eventually(() => expect(bed.recorder.of('request')).toHaveLength(0)); // the CDS request is still in its hook
     release();
 
