@@ -71,7 +71,7 @@ export class EnvoyResources {
   }
 
   list(typeUrl: XdsTypeUrl): NamedResource[] {
-    const entries = [...this.#byType.get(typeUrl)!].map(([name, resource]) => ({ name, resource }));
+    const entries = this.#entries(typeUrl);
     this.#recording?.readWhole({ kind: 'list', typeUrl, entries });
     return entries;
   }
@@ -114,8 +114,12 @@ export class EnvoyResources {
   }
 
   toResources(): GeneratedResources {
-    const list = (typeUrl: XdsTypeUrl) => [...this.#byType.get(typeUrl)!].map(([name, resource]) => ({ name, resource }));
+    const list = (typeUrl: XdsTypeUrl) => this.#entries(typeUrl);
     return Object.fromEntries(XDS_TYPE_URLS.map((typeUrl) => [typeUrl, list(typeUrl)])) as unknown as GeneratedResources;
+  }
+
+  #entries(typeUrl: XdsTypeUrl): NamedResource[] {
+    return [...this.#byType.get(typeUrl)!].map(([name, resource]) => ({ name, resource }));
   }
 
   /** Every field a policy set, in the order the plugins set them; a later entry for the same field wins. */

@@ -39,9 +39,12 @@ export interface MeshContext {
   hash: string;
 }
 
+/** One object for every type without policies: readers canonicalize what they get (plugin-replay.ts, proxy-rules.ts) once per object. */
+const NO_POLICIES: readonly PolicyResource[] = Object.freeze([]);
+
 /** The mesh's policies of one type, by name. */
 export function policiesOf(context: Pick<MeshContext, 'policiesByType'>, type: PolicyType): readonly PolicyResource[] {
-  return context.policiesByType.get(type) ?? [];
+  return context.policiesByType.get(type) ?? NO_POLICIES;
 }
 
 /**
