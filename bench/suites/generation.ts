@@ -229,24 +229,39 @@ function withEditedPolicy(policies: readonly PolicyResource[], index: number, va
   });
 }
 
+/** A change a running mesh makes: the context of each round (`changed` alternates, so each round is a real change). */
+export interface MeshChange {
+  label: string;
+  state: (changed: boolean, round: number) => MeshContext;
+}
+
 /**
- * A changed tick as a running meshdesk has one: the mesh's last tick generated and encoded every
- * client proxy; one change makes a new context (buildMeshContext, every object in it new), and
- * every client is generated and reconciled again, with the encoded cache, snapshots and history of
- * the last tick. Each round changes back and forth, so each is a real change. Per proxy: the whole
- * tick over its proxies, the first one included.
+ * The bench's mesh at 100 services and 50 policies, and the changes a changed tick is measured
+ * for: each state is built anew (buildMeshContext, every object in it new), as the cache builds
+ * a context after a change.
  */
-function carriedTicks(dir: string, options: BenchOptions): BenchRow[] {
+export function carriedChanges(): { context: MeshContext; clients: DataplaneResource[]; changes: MeshChange[] } {
   const policies = benchPolicies(50);
   const { context, clients, dataplanes } = meshWithServices(100, policies);
   // One more endpoint of svc-7 (svc-7 is a destination of every client).
   const extraEndpoint = resource(loadDataplane('backend', 100 + 7, 100));
-  const changes: { label: string; state: (changed: boolean, round: number) => MeshContext }[] = [
+  const changes: MeshChange[] = [
     { label: 'one endpoint added or removed', state: (changed) => buildMeshContext(context.mesh, changed ? [...dataplanes, extraEndpoint] : dataplanes, { policies }) },
     // policy-1 is a MeshRetry of one client service (svc-1), policy-0 a MeshTimeout of the whole mesh.
     { label: 'one per-service policy edited', state: (changed, round) => buildMeshContext(context.mesh, dataplanes, { policies: changed ? withEditedPolicy(policies, 1, round) : policies }) },
     { label: 'one mesh-wide policy edited', state: (changed, round) => buildMeshContext(context.mesh, dataplanes, { policies: changed ? withEditedPolicy(policies, 0, round) : policies }) },
   ];
+  return { context, clients, changes };
+}
+
+/**
+ * A changed tick as a running meshdesk has one: the mesh's last tick generated and encoded every
+ * client proxy; one change makes a new context, and every client is generated and reconciled
+ * again, with the encoded cache, snapshots and history of the last tick. Per proxy: the whole
+ * tick over its proxies, the first one included.
+ */
+function carriedTicks(dir: string, options: BenchOptions): BenchRow[] {
+  const { context, clients, changes } = carriedChanges();
   const { reconciler, history } = reconcilerOn(dir);
   let last: MeshContext | undefined;
   const tick = (built: MeshContext) => {

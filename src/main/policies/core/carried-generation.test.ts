@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { DataplaneResource } from '../../../shared/resources.js';
+import type { DataplaneResource, MeshResource } from '../../../shared/resources.js';
 import { buildMeshContext } from '../../xds/context/build-mesh-context.js';
 import { follows } from '../../xds/context/carried-memo.js';
 import type { MeshContext } from '../../xds/context/mesh-context.js';
 import { generateProxy } from '../../xds/generate/profile.js';
+import { FEATURE_REUSE_PORT } from '../../xds/generate/proxy.js';
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, type XdsTypeUrl } from '../../xds/protocol/type-urls.js';
 import type { PolicyResource } from './policy.js';
 import { computeProxyRules } from './proxy-rules.js';
@@ -18,9 +19,9 @@ const backend = (service: string, index: number, protocol = 'http'): DataplaneRe
 
 const SERVICES = ['http-backend', 'other-backend', 'v2-backend'];
 
-function client(): DataplaneResource {
-  const dataplane = dataplaneResource('web-1', [{ port: 8080, tags: { 'kuma.io/service': 'web', 'kuma.io/protocol': 'http' } }]);
-  const outbound = SERVICES.map((service, index) => ({ port: 10001 + index, tags: { 'kuma.io/service': service } }));
+function client({ inboundPort = 8080, services = SERVICES } = {}): DataplaneResource {
+  const dataplane = dataplaneResource('web-1', [{ port: inboundPort, tags: { 'kuma.io/service': 'web', 'kuma.io/protocol': 'http' } }]);
+  const outbound = services.map((service, index) => ({ port: 10001 + index, tags: { 'kuma.io/service': service } }));
   return { ...dataplane, spec: { networking: { ...dataplane.spec.networking, outbound } } };
 }
 
@@ -47,33 +48,48 @@ function policies(connectionTimeout = '3s'): PolicyResource[] {
   ];
 }
 
-const BEFORE = { dataplanes: [backend('http-backend', 1), backend('other-backend', 2), backend('v2-backend', 3), client()], policies: policies() };
+const BACKENDS = [backend('http-backend', 1), backend('other-backend', 2), backend('v2-backend', 3)];
+
+const BEFORE: MeshInputs = { dataplanes: [...BACKENDS, client()], policies: policies() };
+
+interface MeshInputs {
+  dataplanes: DataplaneResource[];
+  policies: PolicyResource[];
+  meshSpec?: MeshResource['spec'];
+  /** The client proxy's features (kuma-dp's), none by default. */
+  features?: ReadonlySet<string>;
+}
 
 const lastContexts = new Map<string, MeshContext>();
 
 /** Every input in mesh `mesh`, following the mesh's last context as the cache links them: each mesh starts from nothing. */
-function contextIn(mesh: string, { dataplanes, policies }: typeof BEFORE): MeshContext {
+function contextIn(mesh: string, { dataplanes, policies, meshSpec = {} }: MeshInputs): MeshContext {
   const inMesh = <T extends { meta: { mesh: string } }>(resource: T): T => ({ ...resource, meta: { ...resource.meta, mesh } });
-  const built = buildMeshContext(meshResource(mesh), dataplanes.map(inMesh), { policies: policies.map(inMesh) });
+  const built = buildMeshContext({ ...meshResource(mesh), spec: meshSpec }, dataplanes.map(inMesh), { policies: policies.map(inMesh) });
   const last = lastContexts.get(mesh);
   const context = last ? follows(built, last) : built;
   lastContexts.set(mesh, context);
   return context;
 }
 
-function generate(context: MeshContext) {
+function generate(context: MeshContext, features?: ReadonlySet<string>) {
   const dataplane = context.dataplanesByName.get('web-1')!;
-  return generateProxy(context, { id: `${context.mesh.meta.name}.web-1`, dataplane, kind: 'envoy' });
+  return generateProxy(context, { id: `${context.mesh.meta.name}.web-1`, dataplane, kind: 'envoy', features });
 }
 
 const resourceOf = (generated: ReturnType<typeof generate>, typeUrl: XdsTypeUrl, name: string) =>
   generated.resources[typeUrl].find((resource) => resource.name === name)?.resource;
 
-const CHANGES: { change: string; after: typeof BEFORE }[] = [
+const CHANGES: { change: string; after: MeshInputs }[] = [
   { change: 'an endpoint added to a service', after: { ...BEFORE, dataplanes: [...BEFORE.dataplanes, backend('other-backend', 4)] } },
   { change: 'a mesh-wide policy edited', after: { ...BEFORE, policies: policies('7s') } },
   // Routing reads the protocols of the services a route sends to, which its listener and rule do not show.
   { change: "a route's backend changing protocol", after: { ...BEFORE, dataplanes: BEFORE.dataplanes.map((dataplane) => (dataplane.meta.name === 'v2-backend-3' ? backend('v2-backend', 3, 'tcp') : dataplane)) } },
+  // The proxy's own inputs: its inbounds and outbounds (its Dataplane), its mesh's mTLS, its features.
+  { change: "the proxy's inbound moving to another port", after: { ...BEFORE, dataplanes: [...BACKENDS, client({ inboundPort: 8081 })] } },
+  { change: "the proxy's outbounds losing one", after: { ...BEFORE, dataplanes: [...BACKENDS, client({ services: SERVICES.slice(1) })] } },
+  { change: 'mTLS turned on in the mesh', after: { ...BEFORE, meshSpec: { mtls: { enabledBackend: 'ca-1', backends: [{ name: 'ca-1', type: 'builtin' }] } } } },
+  { change: 'the proxy starting to reuse its ports', after: { ...BEFORE, features: new Set([FEATURE_REUSE_PORT]) } },
 ];
 
 describe('generation across contexts of one mesh', () => {
@@ -109,10 +125,10 @@ describe('generation across contexts of one mesh', () => {
     const index = CHANGES.findIndex((each) => each.change === change);
     // In meshes of their own, so that one is generated from scratch and the other carries from the last tick.
     const json = (mesh: string, generated: ReturnType<typeof generate>) => JSON.stringify(generated).replaceAll(mesh, '<mesh>');
-    const fromScratch = json(`scratch-${index}`, generate(contextIn(`scratch-${index}`, after)));
-    const before = json(`carried-${index}`, generate(contextIn(`carried-${index}`, BEFORE)));
+    const fromScratch = json(`scratch-${index}`, generate(contextIn(`scratch-${index}`, after), after.features));
+    const before = json(`carried-${index}`, generate(contextIn(`carried-${index}`, BEFORE), BEFORE.features));
 
-    const carried = json(`carried-${index}`, generate(contextIn(`carried-${index}`, after)));
+    const carried = json(`carried-${index}`, generate(contextIn(`carried-${index}`, after), after.features));
     expect(JSON.parse(carried)).toEqual(JSON.parse(fromScratch));
     // The change shows: the carried generation did not just repeat the last tick.
     expect(carried).not.toEqual(before);

@@ -1,24 +1,7 @@
-import { SERVICE_TAG } from '../../../shared/resources.js';
 import { CLUSTER_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import type { Proxy } from '../../xds/generate/proxy.js';
 import type { EnvoyResources } from './envoy-resources.js';
-
-/** One `kuma.io/service` outbound of a proxy: the service it reaches and the socket it listens on. */
-export interface ServiceOutbound {
-  service: string;
-  address: string;
-  port: number;
-}
-
-const DEFAULT_OUTBOUND_ADDRESS = '127.0.0.1';
-
-/** The proxy's outbounds to `kuma.io/service` destinations, in the Dataplane's order (Kuma's legacy outbounds). */
-export function serviceOutbounds(proxy: Proxy): ServiceOutbound[] {
-  return (proxy.dataplane.spec.networking.outbound ?? []).flatMap((outbound) => {
-    const service = outbound.tags?.[SERVICE_TAG];
-    return service === undefined ? [] : [{ service, address: outbound.address ?? DEFAULT_OUTBOUND_ADDRESS, port: outbound.port }];
-  });
-}
+import { outboundServices } from './outbound-services.js';
 
 /** A split cluster of a service: `<service>-<16 hex>` (a MeshHTTPRoute/MeshTCPRoute backend with tags). */
 function isSplitClusterOf(name: string, service: string): boolean {
@@ -47,5 +30,5 @@ export function serviceClusterNames(resources: EnvoyResources): ReadonlyMap<stri
 
 /** Every service the proxy has an outbound to, once each, in the Dataplane's order. */
 export function outboundServiceNames(proxy: Proxy): string[] {
-  return [...new Set(serviceOutbounds(proxy).map(({ service }) => service))];
+  return [...new Set(outboundServices(proxy).map(({ service }) => service))];
 }

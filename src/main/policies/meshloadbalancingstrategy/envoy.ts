@@ -2,14 +2,14 @@ import type { PolicyOrigin } from '../../../shared/policy-types.js';
 import { SERVICE_TAG } from '../../../shared/resources.js';
 import { fieldPath } from '../../resources/field-path.js';
 import { HTTP_CONNECTION_MANAGER_FILTER } from '../../xds/generate/extension-types.js';
-import { outboundListenerName } from '../../xds/generate/names.js';
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import type { EnvoyResources } from '../core/envoy-resources.js';
 import { derived } from '../core/derived.js';
 import type { PluginInput } from '../core/plugin.js';
 import { dataplaneTagSet } from '../core/proxy-tags.js';
-import { serviceClusterNames, serviceOutbounds } from '../core/outbound-targets.js';
+import { serviceClusterNames } from '../core/outbound-targets.js';
+import { outboundServices } from '../core/outbound-services.js';
 import { ruleFor, type Rule } from '../core/rules.js';
 import { effectiveHashPolicies, type MeshLoadBalancingStrategyConf } from './api.js';
 import { hashPolicyJson, loadBalancerFields } from './load-balancer.js';
@@ -26,10 +26,10 @@ export function applyMeshLoadBalancingStrategyToEnvoy({ proxy, rules, resources 
   const tags = dataplaneTagSet(proxy.dataplane);
   const side: LocalitySide = { zone: proxyZone(tags), tags, labels: proxy.dataplane.meta.labels ?? {} };
   const serviceRules = new Map<string, Rule<Conf>>();
-  for (const outbound of serviceOutbounds(proxy)) {
+  for (const outbound of outboundServices(proxy)) {
     const rule = ruleFor(rules.to, { [SERVICE_TAG]: outbound.service });
     if (!rule) continue;
-    addHashPolicies(resources, outboundListenerName(outbound.address, outbound.port), rule);
+    addHashPolicies(resources, outbound.listener, rule);
     serviceRules.set(outbound.service, rule);
   }
   const clusters = serviceClusterNames(resources);

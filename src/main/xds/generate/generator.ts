@@ -1,6 +1,6 @@
 import type { MeshContext } from '../context/mesh-context.js';
 import type { Proxy } from './proxy.js';
-import { ResourceSet, type GeneratedResources } from './resources.js';
+import { mergeResources, ResourceSet, type GeneratedResources } from './resources.js';
 
 /** Generates part of a proxy's configuration. Pure: the same context and proxy give the same resources. */
 export interface ResourceGenerator {
@@ -35,15 +35,15 @@ export class CompositeGenerator implements ResourceGenerator {
   ) {}
 
   generate(context: MeshContext, proxy: Proxy): GeneratedResources {
-    const resources = new ResourceSet();
+    let resources = new ResourceSet().toResources();
     for (const generator of this.generators) {
       try {
-        resources.addAll(generator.generate(context, proxy));
+        resources = mergeResources(resources, generator.generate(context, proxy));
       } catch (error) {
         if (error instanceof ResourceGeneratorError) throw error; // a nested composite already named the culprit
         throw new ResourceGeneratorError(generator.name, proxy.id, error);
       }
     }
-    return resources.toResources();
+    return resources;
   }
 }

@@ -1,4 +1,5 @@
-import { SERVICE_TAG, type MeshResource, type Protocol, type Tags } from '../../../shared/resources.js';
+import { SERVICE_TAG, type MeshResource, type Outbound, type Protocol, type Tags } from '../../../shared/resources.js';
+import { canonical } from '../context/carried-memo.js';
 import { serviceProtocol, type MeshContext } from '../context/mesh-context.js';
 import type { ProtoJson } from '../protocol/proto-json.js';
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL } from '../protocol/type-urls.js';
@@ -17,7 +18,7 @@ import { meshMtls } from '../../mtls/mesh-mtls.js';
 import type { ResourceGenerator } from './generator.js';
 import { proxyListener } from './listeners.js';
 import { CATCH_ALL_ROUTE_MATCHES, outboundListenerName, outboundRouteName, routeMatchesName } from './names.js';
-import { ResourceSet } from './resources.js';
+import { ResourceSet, type GeneratedResources } from './resources.js';
 import { upstreamTlsTransportSocket } from './tls-contexts.js';
 
 export const DEFAULT_OUTBOUND_ADDRESS = '127.0.0.1';
@@ -31,26 +32,39 @@ const MESH_TAG = 'kuma.io/mesh';
 export const outboundProxyGenerator: ResourceGenerator = {
   name: 'outbound-proxy',
   generate(context, proxy) {
-    const resources = new ResourceSet();
-    for (const outbound of proxy.dataplane.spec.networking.outbound ?? []) {
-      const address = outbound.address ?? DEFAULT_OUTBOUND_ADDRESS;
-      const service = outbound.tags?.[SERVICE_TAG];
-      // An outbound to a `backendRef` (MeshService…) is stored and validated; only tagged ones are generated.
-      if (outbound.tags === undefined || service === undefined) continue;
-      const listener = outboundListenerName(address, outbound.port);
-      // The same for every proxy with this outbound: built once per context, shared by all of them.
-      const tags = outboundListenerTags(outbound.tags);
-      const shared = memoizedForContext(context, `outbound\n${listener}\n${JSON.stringify(tags)}`, () =>
-        outboundResources(context, service, address, outbound.port, tags),
-      );
-      resources
-        .add(CLUSTER_TYPE_URL, service, shared.cluster)
-        .add(ENDPOINT_TYPE_URL, service, shared.endpoints)
-        .add(LISTENER_TYPE_URL, listener, shared.listener);
-    }
-    return resources.toResources();
+    // Clients with the same outbounds (Kuma's default reachability gives each client every service)
+    // get the very same lists: made once per context and outbounds, by content.
+    const outbounds = canonical(context, 'outbounds', proxy.dataplane.spec.networking.outbound ?? NO_OUTBOUNDS);
+    const byOutbounds = memoizedForContext(context, 'outbound-lists', () => new WeakMap<readonly Outbound[], GeneratedResources>());
+    let generated = byOutbounds.get(outbounds);
+    if (generated === undefined) byOutbounds.set(outbounds, (generated = outboundLists(context, outbounds)));
+    return generated;
   },
 };
+
+const NO_OUTBOUNDS: readonly Outbound[] = Object.freeze([]);
+
+/** The clusters, endpoints and listeners of a list of outbounds. */
+function outboundLists(context: MeshContext, outbounds: readonly Outbound[]): GeneratedResources {
+  const resources = new ResourceSet();
+  for (const outbound of outbounds) {
+    const address = outbound.address ?? DEFAULT_OUTBOUND_ADDRESS;
+    const service = outbound.tags?.[SERVICE_TAG];
+    // An outbound to a `backendRef` (MeshService…) is stored and validated; only tagged ones are generated.
+    if (outbound.tags === undefined || service === undefined) continue;
+    const listener = outboundListenerName(address, outbound.port);
+    // The same for every proxy with this outbound: built once per context, shared by all of them.
+    const tags = outboundListenerTags(outbound.tags);
+    const shared = memoizedForContext(context, `outbound\n${listener}\n${JSON.stringify(tags)}`, () =>
+      outboundResources(context, service, address, outbound.port, tags),
+    );
+    resources
+      .add(CLUSTER_TYPE_URL, service, shared.cluster)
+      .add(ENDPOINT_TYPE_URL, service, shared.endpoints)
+      .add(LISTENER_TYPE_URL, listener, shared.listener);
+  }
+  return resources.toResources();
+}
 
 /** One outbound's cluster, endpoints and listener: they depend only on the context, the service and the listener's socket. */
 function outboundResources(context: MeshContext, service: string, address: string, port: number, tags: Tags) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CLUSTER_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL } from '../protocol/type-urls.js';
+import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL } from '../protocol/type-urls.js';
 import { loadGeneratorCase } from './generator-cases.js';
 import { goldenCases } from './golden-files.js';
 import { generateProxyResources } from './profile.js';
@@ -19,6 +19,17 @@ describe('proxy profiles', () => {
       'outbound:127.0.0.1:10002',
     ]);
     expect(resources[CLUSTER_TYPE_URL].map(({ name }) => name)).toEqual(['localhost:8000', 'redis', 'backend']);
+  });
+
+  it('gives clients with equal outbounds the very same lists, made once per context', () => {
+    const { context, proxy } = loadGeneratorCase(outboundCase!.inputPath);
+    const twin = structuredClone(proxy.dataplane);
+    twin.meta.name = 'web-2';
+
+    const [first, second] = [proxy, { ...proxy, id: 'default.web-2', dataplane: twin }].map((each) => generateProxyResources(context, each));
+
+    expect(second![ENDPOINT_TYPE_URL]).toBe(first![ENDPOINT_TYPE_URL]);
+    expect(second![LISTENER_TYPE_URL]).toEqual(first![LISTENER_TYPE_URL]);
   });
 
   it('gives a gRPC client only API listeners and what they point at', () => {

@@ -18,24 +18,46 @@ export const PROFILES: { readonly [K in ProxyKind]: readonly ResourceGenerator[]
   grpc: [proxylessGrpcGenerator],
 };
 
-const GENERATORS: { readonly [K in ProxyKind]: ResourceGenerator } = {
-  envoy: new CompositeGenerator('envoy-profile', PROFILES.envoy),
-  grpc: new CompositeGenerator('grpc-profile', PROFILES.grpc),
-};
-
 /**
- * One proxy's connectivity by its kind's profile, before any policy: what the policy plugins start
- * from. Each resource is the very object the mesh's previous context gave for the same content
- * (see `canonical`), so that after a change only what changed is edited and encoded again.
+ * A generator whose resources are each the very object the mesh's previous context gave for the
+ * same content (see `canonical`), so that after a change only what changed is edited and encoded
+ * again. Found once per list a generator returns: a memoized list (every client's outbounds) is
+ * not looked up again for every proxy.
  */
-export function generateProxyResources(context: MeshContext, proxy: Proxy): GeneratedResources {
-  const generated = GENERATORS[proxy.kind].generate(context, proxy);
-  const canonicalOf = (typeUrl: XdsTypeUrl) =>
-    generated[typeUrl].map((named) => {
+function canonicalGenerator(generator: ResourceGenerator): ResourceGenerator {
+  return {
+    name: generator.name,
+    generate(context, proxy) {
+      const generated = generator.generate(context, proxy);
+      let found = canonicalLists.get(generated);
+      if (found === undefined) canonicalLists.set(generated, (found = canonicalResources(context, generated)));
+      return found;
+    },
+  };
+}
+
+const canonicalLists = new WeakMap<GeneratedResources, GeneratedResources>();
+
+function canonicalResources(context: MeshContext, generated: GeneratedResources): GeneratedResources {
+  const canonicalOf = (typeUrl: XdsTypeUrl) => {
+    const list = generated[typeUrl];
+    const found = list.map((named) => {
       const resource = canonical(context, typeUrl, named.resource);
       return resource === named.resource ? named : { name: named.name, resource };
     });
+    return found.every((named, at) => named === list[at]) ? list : found;
+  };
   return Object.fromEntries(XDS_TYPE_URLS.map((typeUrl) => [typeUrl, canonicalOf(typeUrl)])) as unknown as GeneratedResources;
+}
+
+const GENERATORS: { readonly [K in ProxyKind]: ResourceGenerator } = {
+  envoy: new CompositeGenerator('envoy-profile', PROFILES.envoy.map(canonicalGenerator)),
+  grpc: new CompositeGenerator('grpc-profile', PROFILES.grpc.map(canonicalGenerator)),
+};
+
+/** One proxy's connectivity by its kind's profile, before any policy: what the policy plugins start from. */
+export function generateProxyResources(context: MeshContext, proxy: Proxy): GeneratedResources {
+  return GENERATORS[proxy.kind].generate(context, proxy);
 }
 
 /**

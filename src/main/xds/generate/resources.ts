@@ -31,17 +31,8 @@ export class ResourceSet {
   add(typeUrl: XdsTypeUrl, name: string, resource: ProtoJson): this {
     const resources = this.#byType.get(typeUrl)!;
     const existing = resources.get(name);
-    if (existing !== undefined && !isDeepStrictEqual(existing, resource)) {
-      throw new Error(`two different ${shortTypeName(typeUrl)} resources are named "${name}"`);
-    }
+    if (existing !== undefined) checkSameContent(typeUrl, name, existing, resource);
     resources.set(name, resource);
-    return this;
-  }
-
-  addAll(generated: GeneratedResources): this {
-    for (const typeUrl of XDS_TYPE_URLS) {
-      for (const { name, resource } of generated[typeUrl]) this.add(typeUrl, name, resource);
-    }
     return this;
   }
 
@@ -56,4 +47,36 @@ export class ResourceSet {
       [ROUTE_TYPE_URL]: list(ROUTE_TYPE_URL),
     };
   }
+}
+
+function checkSameContent(typeUrl: XdsTypeUrl, name: string, existing: ProtoJson, resource: ProtoJson): void {
+  if (existing !== resource && !isDeepStrictEqual(existing, resource)) throw new Error(`two different ${shortTypeName(typeUrl)} resources are named "${name}"`);
+}
+
+/**
+ * `earlier` and then `later`, as a ResourceSet would collect them: a name in both only with the
+ * same content, kept once where `earlier` has it. A type only one side has is that side's very
+ * list: most of a proxy's resources come from one generator's memoized lists, not copied per proxy.
+ */
+export function mergeResources(earlier: GeneratedResources, later: GeneratedResources): GeneratedResources {
+  const merged = (typeUrl: XdsTypeUrl): readonly NamedResource[] => {
+    const [first, second] = [earlier[typeUrl], later[typeUrl]];
+    if (second.length === 0) return first;
+    if (first.length === 0) return second;
+    const byName = new Map(first.map(({ name, resource }) => [name, resource]));
+    const added = second.filter(({ name, resource }) => {
+      const existing = byName.get(name);
+      if (existing === undefined) return true;
+      checkSameContent(typeUrl, name, existing, resource);
+      return false;
+    });
+    return [...first, ...added];
+  };
+  return {
+    [SECRET_TYPE_URL]: merged(SECRET_TYPE_URL),
+    [CLUSTER_TYPE_URL]: merged(CLUSTER_TYPE_URL),
+    [ENDPOINT_TYPE_URL]: merged(ENDPOINT_TYPE_URL),
+    [LISTENER_TYPE_URL]: merged(LISTENER_TYPE_URL),
+    [ROUTE_TYPE_URL]: merged(ROUTE_TYPE_URL),
+  };
 }
