@@ -137,7 +137,7 @@ export function caseProxy(policyCase: PolicyCase, kind: Proxy['kind'] = 'envoy')
 /** meshdesk's generated resources for the case's proxy, before any policy plugin runs. */
 export function caseBaseResources(policyCase: PolicyCase, kind: Proxy['kind'] = 'envoy'): { proxy: Proxy; context: MeshContext; resources: EnvoyResources } {
   const { proxy, context } = caseProxy(policyCase, kind);
-  return { proxy, context, resources: new EnvoyResources(generateProxyResources(context, proxy)) };
+  return { proxy, context, resources: new EnvoyResources(generateProxyResources(context, proxy), context) };
 }
 
 /**

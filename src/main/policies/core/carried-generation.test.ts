@@ -121,6 +121,25 @@ describe('generation across contexts of one mesh', () => {
     expect(rulesIn(after, 'MeshTimeout').rules.to[0]!.conf).toMatchObject({ connectionTimeout: '7s' });
   });
 
+  it("follows the endpoints of a route's subset cluster when one of them moves", () => {
+    const versioned = (version: string, address: string) =>
+      dataplaneResource(`other-backend-${version}`, [{ port: 9000, tags: { 'kuma.io/service': 'other-backend', 'kuma.io/protocol': 'http', version } }], { address });
+    const subsetRoute = policyResource('MeshHTTPRoute', 'to-v2', {
+      targetRef: { kind: 'Mesh' },
+      to: [{ targetRef: { kind: 'MeshService', name: 'other-backend' }, rules: [{ matches: [{ path: { type: 'PathPrefix', value: '/' } }], default: { backendRefs: [{ kind: 'MeshServiceSubset', name: 'other-backend', tags: { version: 'v2' } }] } }] }],
+    });
+    // The route alone: no other plugin reads the service's own endpoints, which change too.
+    const inputs = (v2Address: string): MeshInputs => ({ dataplanes: [backend('http-backend', 1), versioned('v1', '10.1.0.5'), versioned('v2', v2Address), client()], policies: [subsetRoute] });
+    const subsetEndpoints = (generated: ReturnType<typeof generate>) =>
+      JSON.stringify(generated.resources[ENDPOINT_TYPE_URL].filter(({ name }) => name.startsWith('other-backend-')).map(({ resource }) => resource));
+
+    expect(subsetEndpoints(generate(contextIn('subset', inputs('10.1.0.6'))))).toContain('10.1.0.6');
+    const moved = subsetEndpoints(generate(contextIn('subset', inputs('10.1.0.7'))));
+
+    expect(moved).toContain('10.1.0.7');
+    expect(moved).not.toContain('10.1.0.6');
+  });
+
   it.each(CHANGES)('after $change, gives what a generation from scratch gives', ({ change, after }) => {
     const index = CHANGES.findIndex((each) => each.change === change);
     // In meshes of their own, so that one is generated from scratch and the other carries from the last tick.

@@ -1,6 +1,6 @@
 import type { PolicyOrigin, PolicyType } from '../../../shared/policy-types.js';
-import { carriedMemo, type CarriedMemo, type MemoMap } from '../../xds/context/carried-memo.js';
-import type { MeshContext } from '../../xds/context/mesh-context.js';
+import { canonical, carriedMemo, type CarriedMemo, type MemoMap } from '../../xds/context/carried-memo.js';
+import type { Endpoint, MeshContext } from '../../xds/context/mesh-context.js';
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import { XDS_TYPE_URLS, type XdsTypeUrl } from '../../xds/protocol/type-urls.js';
 import type { GeneratedResources, NamedResource } from '../../xds/generate/resources.js';
@@ -24,13 +24,18 @@ export interface Attribution {
   origins: readonly PolicyOrigin[];
 }
 
+const NO_ENDPOINTS: readonly Endpoint[] = Object.freeze([]);
+
 /**
  * A proxy's generated resources as the policy plugins change them, in Kuma's plugin order, with
  * a record of which policy set what. The generators' resources may be shared by many proxies
  * (memoized per MeshContext) and frozen, so a plugin never edits one in place: it `put`s a new one.
  */
 export class EnvoyResources {
-  readonly #byType: Map<XdsTypeUrl, Map<string, ProtoJson>>;
+  readonly #generated: GeneratedResources;
+  /** By type, made from the generated list when a type is first read or written: a type no plugin touches stays that list. */
+  readonly #byType = new Map<XdsTypeUrl, Map<string, ProtoJson>>();
+  readonly #written = new Set<XdsTypeUrl>();
   readonly #attributions: Attribution[] = [];
   /** The resources a plugin put, by type: the others are still the generators'. */
   readonly #put = new Map<XdsTypeUrl, Set<string>>(XDS_TYPE_URLS.map((typeUrl) => [typeUrl, new Set()]));
@@ -42,9 +47,7 @@ export class EnvoyResources {
 
   constructor(generated: GeneratedResources, context?: MeshContext) {
     this.#context = context;
-    this.#byType = new Map(
-      XDS_TYPE_URLS.map((typeUrl) => [typeUrl, new Map(generated[typeUrl].map(({ name, resource }) => [name, resource]))]),
-    );
+    this.#generated = generated;
   }
 
   /** The memo `name` of the context the resources were generated from, carried to its mesh's next one (carried-memo.ts); none without a context. */
@@ -58,14 +61,14 @@ export class EnvoyResources {
   }
 
   get(typeUrl: XdsTypeUrl, name: string): ProtoJson | undefined {
-    const resource = this.#byType.get(typeUrl)!.get(name);
+    const resource = this.#of(typeUrl).get(name);
     this.#recording?.read(typeUrl, name, resource);
     return resource;
   }
 
   /** The names of the type's resources, for a reader that reads no resource itself. */
   names(typeUrl: XdsTypeUrl): string[] {
-    const names = [...this.#byType.get(typeUrl)!.keys()];
+    const names = [...this.#of(typeUrl).keys()];
     this.#recording?.readWhole({ kind: 'names', typeUrl, names });
     return names;
   }
@@ -78,24 +81,26 @@ export class EnvoyResources {
 
   /** Adds or replaces a resource; `set` names the fields a policy gave it, with the items behind them. */
   put(typeUrl: XdsTypeUrl, name: string, resource: ProtoJson, set: readonly FieldSet[] = []): void {
-    this.#recording?.wrote({ kind: 'put', typeUrl, name, resource, set });
-    this.#byType.get(typeUrl)!.set(name, resource);
+    const byName = this.#of(typeUrl);
+    this.#recording?.wrote({ kind: 'put', typeUrl, name, resource, set, added: !byName.has(name) });
+    byName.set(name, resource);
+    this.#written.add(typeUrl);
     this.#put.get(typeUrl)!.add(name);
-    for (const { path, origins } of set) {
-      if (origins.length > 0) this.#attributions.push({ typeUrl, resource: name, path, origins });
-    }
+    attributionsOf(typeUrl, name, set, this.#attributions);
   }
 
   remove(typeUrl: XdsTypeUrl, name: string): void {
     this.#recording?.wrote({ kind: 'remove', typeUrl, name });
-    this.#byType.get(typeUrl)!.delete(name);
+    this.#of(typeUrl).delete(name);
+    this.#written.add(typeUrl);
   }
 
   /** Serves the resource `from` as `resource` under the name `to`, with the fields policies set in it. */
   rename(typeUrl: XdsTypeUrl, from: string, to: string, resource: ProtoJson): void {
     this.#recording?.wrote({ kind: 'rename', typeUrl, from, to, resource });
-    this.#byType.get(typeUrl)!.delete(from);
-    this.#byType.get(typeUrl)!.set(to, resource);
+    this.#of(typeUrl).delete(from);
+    this.#of(typeUrl).set(to, resource);
+    this.#written.add(typeUrl);
     this.#put.get(typeUrl)!.add(to);
     this.#attributions.forEach((attribution, at) => {
       if (attribution.typeUrl === typeUrl && attribution.resource === from) this.#attributions[at] = { ...attribution, resource: to };
@@ -104,9 +109,10 @@ export class EnvoyResources {
 
   /** The resources plugins put (added, replaced or renamed) and did not remove since. */
   listPut(typeUrl: XdsTypeUrl): NamedResource[] {
-    const byName = this.#byType.get(typeUrl)!;
-    const entries = [...this.#put.get(typeUrl)!].flatMap((name) => {
-      const resource = byName.get(name);
+    const put = this.#put.get(typeUrl)!;
+    const byName = put.size === 0 ? undefined : this.#of(typeUrl);
+    const entries = [...put].flatMap((name) => {
+      const resource = byName!.get(name);
       return resource === undefined ? [] : [{ name, resource }];
     });
     this.#recording?.readWhole({ kind: 'listPut', typeUrl, entries });
@@ -114,12 +120,30 @@ export class EnvoyResources {
   }
 
   toResources(): GeneratedResources {
-    const list = (typeUrl: XdsTypeUrl) => this.#entries(typeUrl);
+    // A type no plugin wrote is the generated list itself: the reconciler finds it in place by identity.
+    const list = (typeUrl: XdsTypeUrl) => (this.#written.has(typeUrl) ? this.#entries(typeUrl) : this.#generated[typeUrl]);
     return Object.fromEntries(XDS_TYPE_URLS.map((typeUrl) => [typeUrl, list(typeUrl)])) as unknown as GeneratedResources;
   }
 
   #entries(typeUrl: XdsTypeUrl): NamedResource[] {
-    return [...this.#byType.get(typeUrl)!].map(([name, resource]) => ({ name, resource }));
+    return [...this.#of(typeUrl)].map(([name, resource]) => ({ name, resource }));
+  }
+
+  #of(typeUrl: XdsTypeUrl): Map<string, ProtoJson> {
+    let byName = this.#byType.get(typeUrl);
+    if (byName === undefined) this.#byType.set(typeUrl, (byName = new Map(this.#generated[typeUrl].map(({ name, resource }) => [name, resource]))));
+    return byName;
+  }
+
+  /**
+   * The endpoints of a service in the context the resources were generated from: a recorded read, for a plugin that makes a cluster's endpoints itself (a route's split
+   * cluster) and so depends on those of a few services, not on every endpoint of the mesh.
+   */
+  endpointsOf(service: string): readonly Endpoint[] {
+    if (this.#context === undefined) throw new Error(`the endpoints of "${service}" were read from resources generated from no mesh context`);
+    const endpoints = canonical(this.#context, 'service-endpoints', this.#context.endpointsByService.get(service) ?? NO_ENDPOINTS);
+    this.#recording?.readEndpoints(service, endpoints);
+    return endpoints;
   }
 
   /** Every field a policy set, in the order the plugins set them; a later entry for the same field wins. */
@@ -135,4 +159,9 @@ export class EnvoyResources {
     this.#recording?.readSetBy({ typeUrl, name, type, found });
     return found;
   }
+}
+
+/** What a put of `set` into resource `name` attributes, added to `into`: each field a policy item's value went into. */
+export function attributionsOf(typeUrl: XdsTypeUrl, name: string, set: readonly FieldSet[], into: Attribution[]): void {
+  for (const { path, origins } of set) if (origins.length > 0) into.push({ typeUrl, resource: name, path, origins });
 }

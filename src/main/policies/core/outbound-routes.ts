@@ -9,7 +9,7 @@ import { LISTENER_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import { derived } from './derived.js';
 import { outboundServices } from './outbound-services.js';
 import type { PluginInput } from './plugin.js';
-import { RouteClusters, removeUnusedClusters } from './route-clusters.js';
+import { RouteClusters, Rerouting } from './route-clusters.js';
 import { ruleFor, type Rule } from './rules.js';
 import type { FieldsSet } from './shared-edits.js';
 
@@ -34,7 +34,7 @@ export interface OutboundRouting<Conf> {
  */
 export function applyOutboundRoutes<Conf>({ proxy, context, rules, resources }: PluginInput<Conf>, { skip, route }: OutboundRouting<Conf>): void {
   const clusters = new RouteClusters(context, 'envoy');
-  const rerouted: string[] = [];
+  const rerouting = new Rerouting();
   for (const { service, listener: name } of outboundServices(proxy)) {
     const rule = ruleFor(rules.to, { [SERVICE_TAG]: service });
     const listener = resources.get(LISTENER_TYPE_URL, name);
@@ -46,12 +46,11 @@ export function applyOutboundRoutes<Conf>({ proxy, context, rules, resources }: 
     if (!byService.has(service)) byService.set(service, canonicalRouted(context, route(listener, service, rule, new RouteClusters(context, 'envoy'))));
     const routed = byService.get(service);
     if (routed === undefined) continue;
-    resources.put(LISTENER_TYPE_URL, name, routed.listener, routed.set);
+    rerouting.put(resources, LISTENER_TYPE_URL, name, routed.listener, routed.set, service);
     clusters.addFrom(routed.clusters);
-    rerouted.push(service);
   }
   clusters.putInto(resources);
-  removeUnusedClusters(resources, rerouted);
+  rerouting.removeUnusedClusters(resources);
 }
 
 /** The routed listener as the mesh's previous context made it, when equal: later plugins' edits of it are then found again. */

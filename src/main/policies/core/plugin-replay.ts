@@ -1,5 +1,5 @@
 import type { DataplaneResource } from '../../../shared/resources.js';
-import { canonical, carriedMemo, jsonWithMaps } from '../../xds/context/carried-memo.js';
+import { canonical, jsonWithMaps } from '../../xds/context/carried-memo.js';
 import { contextView, type ContextPart, type ContextReads } from '../../xds/context/context-view.js';
 import { policiesOf, type MeshContext } from '../../xds/context/mesh-context.js';
 import type { Proxy } from '../../xds/generate/proxy.js';
@@ -9,8 +9,8 @@ import { computeProxyRules } from './proxy-rules.js';
 import { ResourceRecording } from './resource-recording.js';
 import type { ProxyRules } from './rules.js';
 
-/** One plugin's run for one proxy: everything it could depend on, and what it did. */
-interface PluginRun {
+/** Everything a plugin's run for one proxy can depend on, besides the resources it reads. */
+export interface PluginInputs {
   plugin: PolicyPlugin;
   proxy: Proxy;
   /** The proxy's Dataplane as the context's canonical object: equal content, the same object. */
@@ -18,44 +18,61 @@ interface PluginRun {
   rules: ProxyRules<unknown>;
   /** The context parts the plugin declares for the proxy's kind (contextReads), each as its canonical object. */
   parts: readonly object[];
+}
+
+/** One plugin's run for one proxy: what it depended on, and what it did. */
+export interface PluginRun extends PluginInputs {
   resources: ResourceRecording;
   unapplied: readonly UnappliedField[];
 }
 
+/** A plugin's inputs for a proxy in a context: its type's rules for the proxy, and the context parts it declares. */
+export function pluginInputs(plugin: PolicyPlugin, context: MeshContext, proxy: Proxy): PluginInputs {
+  return {
+    plugin,
+    proxy,
+    dataplane: canonical(context, 'dataplane', proxy.dataplane),
+    rules: computeProxyRules(context, proxy.dataplane, plugin.descriptor.type).rules,
+    parts: partsOf(context, plugin.contextReads[proxy.kind]),
+  };
+}
+
+/** Whether a run had these very inputs: the same plugin, an equal proxy, the very rules and context parts. */
+export function sameInputs(run: PluginRun | undefined, inputs: PluginInputs): boolean {
+  return (
+    run !== undefined &&
+    run.plugin === inputs.plugin &&
+    run.rules === inputs.rules &&
+    run.dataplane === inputs.dataplane &&
+    sameProxy(run.proxy, inputs.proxy) &&
+    run.parts.every((part, at) => part === inputs.parts[at])
+  );
+}
+
 /**
- * Runs a policy plugin on a proxy, or replays its last run when nothing it can depend on changed:
- * the same plugin, an equal proxy, its rules the very object of the last run, each context part
- * it declares equal (the plugin sees the context through a view that refuses anything else:
- * context-view.ts), and every resource it read the very object it read (resource-recording.ts).
- * A tick after a change then runs only the plugins the change reaches, and replays the others'
- * puts, which are the objects of the last tick (their encoded bytes are found by identity).
+ * Runs a policy plugin on a proxy, or replays `last`, its last run for the proxy, when nothing it
+ * can depend on changed: the same inputs (sameInputs; the plugin sees the context through a view
+ * that refuses any part it does not declare: context-view.ts), and every resource it read the very
+ * object it read (resource-recording.ts). A tick after a change then runs only the plugins the
+ * change reaches, and replays the others' puts, which are the objects of the last tick (their
+ * encoded bytes are found by identity).
  *
- * The last run is the one for this proxy in this context or, carried, in the mesh's previous one
- * (CarriedMemo). A run that read another Dataplane's rules (a gRPC client applying its
- * destinations' inbound rules) is not replayed: those are not among its recorded inputs.
+ * Answers the run to replay next time, or undefined for a run that read another Dataplane's rules
+ * (a gRPC client applying its destinations' inbound rules): those are not among its recorded inputs.
  */
-export function runOrReplay(plugin: PolicyPlugin, context: MeshContext, proxy: Proxy, resources: EnvoyResources, unapplied: (field: UnappliedField) => void): void {
-  const { type } = plugin.descriptor;
-  const runs = carriedMemo<string, PluginRun>(context, 'plugin-runs', () => new Map());
-  const key = `${proxy.kind}\n${proxy.id}\n${type}`;
-  const rules = computeProxyRules(context, proxy.dataplane, type).rules;
-  const dataplane = canonical(context, 'dataplane', proxy.dataplane);
-  const parts = partsOf(context, plugin.contextReads[proxy.kind]);
-  const last = runs.current(key) ?? runs.previous(key);
-  if (
-    last !== undefined &&
-    last.plugin === plugin &&
-    last.rules === rules &&
-    last.dataplane === dataplane &&
-    sameProxy(last.proxy, proxy) &&
-    last.parts.every((part, at) => part === parts[at]) &&
-    last.resources.readsSameIn(resources)
-  ) {
+export function runOrReplay(
+  inputs: PluginInputs,
+  last: PluginRun | undefined,
+  context: MeshContext,
+  resources: EnvoyResources,
+  unapplied: (field: UnappliedField) => void,
+): PluginRun | undefined {
+  if (last !== undefined && sameInputs(last, inputs) && last.resources.readsSameIn(resources)) {
     last.resources.replayInto(resources);
     last.unapplied.forEach(unapplied);
-    runs.set(key, last);
-    return;
+    return last;
   }
+  const { plugin, proxy, rules } = inputs;
   const recording = new ResourceRecording();
   const reported: UnappliedField[] = [];
   let replayable = true;
@@ -65,7 +82,7 @@ export function runOrReplay(plugin: PolicyPlugin, context: MeshContext, proxy: P
     rules,
     rulesOf: (other: DataplaneResource) => {
       replayable = false;
-      return computeProxyRules(context, other, type).rules;
+      return computeProxyRules(context, other, plugin.descriptor.type).rules;
     },
     resources,
     unapplied: (field: UnappliedField) => {
@@ -80,7 +97,7 @@ export function runOrReplay(plugin: PolicyPlugin, context: MeshContext, proxy: P
   } finally {
     resources.recordInto(undefined);
   }
-  if (replayable && recording.checkable) runs.set(key, { plugin, proxy, dataplane, rules, parts, resources: recording, unapplied: reported });
+  return replayable && recording.checkable ? { ...inputs, resources: recording, unapplied: reported } : undefined;
 }
 
 const PART_CONTENT: Readonly<Record<ContextPart, (context: MeshContext) => object>> = {

@@ -64,29 +64,38 @@ const boundByResource = new WeakMap<ProtoJson, Map<string, ProtoJson>>();
  * stays the very object it is; one with markers becomes a copy made once per resource and values.
  */
 export function bindProxyValues(resources: EnvoyResources, proxy: Proxy): void {
+  const bind = proxyBinder(proxy);
+  for (const typeUrl of XDS_TYPE_URLS) {
+    // The generators write no markers: only what a plugin put can hold one.
+    for (const { name, resource } of resources.listPut(typeUrl)) {
+      const bound = bind(resource);
+      if (bound !== resource) resources.put(typeUrl, name, bound);
+    }
+  }
+}
+
+/** What bindProxyValues makes of each resource for this proxy. */
+export function proxyBinder(proxy: Proxy): (resource: ProtoJson) => ProtoJson {
   const values = new Map<ProxyBoundValue, string>();
   const valueOf = (marker: ProxyBoundValue) => {
     let value = values.get(marker);
     if (value === undefined) values.set(marker, (value = marker.valueFor(proxy)));
     return value;
   };
-  for (const typeUrl of XDS_TYPE_URLS) {
-    // The generators write no markers: only what a plugin put can hold one.
-    for (const { name, resource } of resources.listPut(typeUrl)) {
-      const slots = slotsOf(resource);
-      if (slots.length === 0) continue;
-      const written = slots.map((slot) => valueOf(slot.marker));
-      const key = written.join('\0');
-      let byValues = boundByResource.get(resource);
-      if (byValues === undefined) boundByResource.set(resource, (byValues = new Map()));
-      let bound = byValues.get(key);
-      if (bound === undefined) {
-        bound = slots.reduce<ProtoJson>((copy, slot, index) => withValueAt(copy, resource, slot.path, written[index]!), resource);
-        byValues.set(key, bound);
-      }
-      resources.put(typeUrl, name, bound);
+  return (resource) => {
+    const slots = slotsOf(resource);
+    if (slots.length === 0) return resource;
+    const written = slots.map((slot) => valueOf(slot.marker));
+    const key = written.join('\0');
+    let byValues = boundByResource.get(resource);
+    if (byValues === undefined) boundByResource.set(resource, (byValues = new Map()));
+    let bound = byValues.get(key);
+    if (bound === undefined) {
+      bound = slots.reduce<ProtoJson>((copy, slot, index) => withValueAt(copy, resource, slot.path, written[index]!), resource);
+      byValues.set(key, bound);
     }
-  }
+    return bound;
+  };
 }
 
 /**

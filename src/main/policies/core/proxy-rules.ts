@@ -113,7 +113,10 @@ function compute(context: MeshContext, dataplane: DataplaneResource, type: Polic
   const to = descriptor.toKinds
     ? shared(context, `to:${type}:${policySetKey(sorted)}`, warnings, 'To', () => buildSubsetRules(type, toItems(type, sorted, routes), false, interner(context, 'to')))
     : [];
-  return { type, matched: sorted, rules: { to, from, inbound }, inboundRules, warnings };
+  // The last tick's very rules when equal: a plugin whose rules are the same object is replayed (plugin-replay.ts),
+  // and an edit of one policy recomputes the rules of its type for every proxy, most of them unchanged.
+  const rules = canonical(context, 'proxy-rules', { to, from, inbound }, jsonWithMaps);
+  return { type, matched: sorted, rules, inboundRules, warnings };
 }
 
 /** Rules shared by every proxy with the same policies; a failure is a warning (as in Kuma), the rules then empty. */

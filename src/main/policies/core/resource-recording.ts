@@ -1,19 +1,29 @@
 import type { PolicyType } from '../../../shared/policy-types.js';
+import type { Endpoint } from '../../xds/context/mesh-context.js';
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import type { XdsTypeUrl } from '../../xds/protocol/type-urls.js';
 import type { NamedResource } from '../../xds/generate/resources.js';
-import type { EnvoyResources, FieldSet } from './envoy-resources.js';
+import { attributionsOf, type Attribution, type EnvoyResources, type FieldSet } from './envoy-resources.js';
+import type { ResourceChanges } from './resource-changes.js';
 
 type Read =
   | { kind: 'get'; typeUrl: XdsTypeUrl; name: string; resource: ProtoJson | undefined }
   | { kind: 'names'; typeUrl: XdsTypeUrl; names: readonly string[] }
   | { kind: 'list' | 'listPut'; typeUrl: XdsTypeUrl; entries: readonly NamedResource[] }
-  | { kind: 'setBy'; typeUrl: XdsTypeUrl; name: string; type: PolicyType; found: boolean };
+  | { kind: 'setBy'; typeUrl: XdsTypeUrl; name: string; type: PolicyType; found: boolean }
+  | { kind: 'endpoints'; service: string; endpoints: readonly Endpoint[] };
 
 type Write =
-  | { kind: 'put'; typeUrl: XdsTypeUrl; name: string; resource: ProtoJson; set: readonly FieldSet[] }
+  | { kind: 'put'; typeUrl: XdsTypeUrl; name: string; resource: ProtoJson; set: readonly FieldSet[]; /** The name was not there before. */ added: boolean }
   | { kind: 'remove'; typeUrl: XdsTypeUrl; name: string }
   | { kind: 'rename'; typeUrl: XdsTypeUrl; from: string; to: string; resource: ProtoJson };
+
+/** The names a run read by type, and the types it read whole: made once, when a change set asks. */
+interface ReadIndex {
+  names: Map<XdsTypeUrl, Set<string>>;
+  wholeTypes: Set<XdsTypeUrl>;
+  endpoints: Extract<Read, { kind: 'endpoints' }>[];
+}
 
 /**
  * What one policy plugin's run read of a proxy's resources, as they were before it ran, and what
@@ -28,6 +38,10 @@ export class ResourceRecording {
   readonly #wroteTypes = new Set<XdsTypeUrl>();
   /** A read that cannot be checked against the resources before the run (a list of a type after writing to it). */
   #uncheckable = false;
+  #attributions: readonly Attribution[] | undefined;
+  #readIndex: ReadIndex | undefined;
+  #written: Map<XdsTypeUrl, Set<string>> | undefined;
+  readonly #endpointsRead = new Set<string>();
 
   get checkable(): boolean {
     return !this.#uncheckable;
@@ -49,6 +63,12 @@ export class ResourceRecording {
   readSetBy(read: Omit<Extract<Read, { kind: 'setBy' }>, 'kind'>): void {
     if (this.#wrote(read.typeUrl, read.name)) this.#uncheckable = true;
     else this.#reads.push({ kind: 'setBy', ...read });
+  }
+
+  /** The endpoints of a service, as the context's canonical list (EnvoyResources.endpointsOf). */
+  readEndpoints(service: string, endpoints: readonly Endpoint[]): void {
+    if (!this.#endpointsRead.has(service)) this.#reads.push({ kind: 'endpoints', service, endpoints });
+    this.#endpointsRead.add(service);
   }
 
   /** A read of what no recording can compare (every field every policy set): the run cannot be replayed. */
@@ -78,8 +98,100 @@ export class ResourceRecording {
           return sameList(resources.listPut(read.typeUrl), read.entries, sameEntry);
         case 'setBy':
           return resources.setByPolicyOf(read.typeUrl, read.name, read.type) === read.found;
+        case 'endpoints':
+          return resources.endpointsOf(read.service) === read.endpoints;
       }
     });
+  }
+
+  /**
+   * Whether the run read (or asked what a policy set of) a resource `changes` names, read whole a
+   * type it names a resource of, or read endpoints `resources` has others of: a run that did not can
+   * be replayed over a state changed only there.
+   */
+  readsAnyOf(changes: ResourceChanges, resources: EnvoyResources): boolean {
+    const { names, wholeTypes, endpoints } = (this.#readIndex ??= this.#indexReads());
+    if (endpoints.some((read) => resources.endpointsOf(read.service) !== read.endpoints)) return true;
+    for (const [typeUrl, changed] of changes.byType()) {
+      if (changed.size === 0) continue;
+      if (wholeTypes.has(typeUrl)) return true;
+      const read = names.get(typeUrl);
+      if (read !== undefined) for (const name of changed) if (read.has(name)) return true;
+    }
+    return false;
+  }
+
+  #indexReads(): ReadIndex {
+    const index: ReadIndex = { names: new Map(), wholeTypes: new Set(), endpoints: [] };
+    for (const read of this.#reads) {
+      if (read.kind === 'endpoints') index.endpoints.push(read);
+      else if (read.kind !== 'get' && read.kind !== 'setBy') index.wholeTypes.add(read.typeUrl);
+      else if (index.names.has(read.typeUrl)) index.names.get(read.typeUrl)!.add(read.name);
+      else index.names.set(read.typeUrl, new Set([read.name]));
+    }
+    return index;
+  }
+
+  /** Whether the run renamed a resource: a rename rewrites earlier plugins' attributions, which no change set follows. */
+  get renames(): boolean {
+    return this.#writes.some((write) => write.kind === 'rename');
+  }
+
+  /** The names the run wrote, by type. */
+  writtenNames(): ReadonlyMap<XdsTypeUrl, ReadonlySet<string>> {
+    if (this.#written === undefined) {
+      const written = new Map<XdsTypeUrl, Set<string>>();
+      const add = (typeUrl: XdsTypeUrl, name: string) => (written.get(typeUrl) ?? written.set(typeUrl, new Set()).get(typeUrl)!).add(name);
+      for (const write of this.#writes) {
+        if (write.kind === 'rename') add(write.typeUrl, write.from), add(write.typeUrl, write.to);
+        else add(write.typeUrl, write.name);
+      }
+      this.#written = written;
+    }
+    return this.#written;
+  }
+
+  /**
+   * Compares this run's writes with `last`'s, write by write, telling `each` whether a write wrote
+   * the very same thing (resource and fields set); false when they differ in what they write where
+   * (another kind, type or name, or another number of writes).
+   */
+  writesAlike(last: ResourceRecording, each: (typeUrl: XdsTypeUrl, name: string, same: boolean) => void): boolean {
+    const [mine, theirs] = [this.#writes, last.#writes];
+    if (mine.length !== theirs.length) return false;
+    for (let at = 0; at < mine.length; at++) {
+      const [write, before] = [mine[at]!, theirs[at]!];
+      if (write.kind !== before.kind || write.typeUrl !== before.typeUrl || write.kind === 'rename' || before.kind === 'rename') return false;
+      if (write.name !== before.name) return false;
+      each(write.typeUrl, write.name, write.kind === 'remove' || (write.resource === (before as typeof write).resource && sameFieldsSet(write.set, (before as typeof write).set)));
+    }
+    return true;
+  }
+
+  /** Whether every write replaced a resource that was there: the run changed values, not which names there are. */
+  get replacesOnly(): boolean {
+    return this.#writes.every((write) => write.kind === 'put' && !write.added);
+  }
+
+  /** The resource the run's last write of each name put, by type and name. */
+  lastPuts(): ReadonlyMap<XdsTypeUrl, ReadonlyMap<string, ProtoJson>> {
+    const puts = new Map<XdsTypeUrl, Map<string, ProtoJson>>();
+    for (const write of this.#writes) {
+      if (write.kind !== 'put') continue;
+      if (!puts.has(write.typeUrl)) puts.set(write.typeUrl, new Map());
+      puts.get(write.typeUrl)!.set(write.name, write.resource);
+    }
+    return puts;
+  }
+
+  /** The fields the run's puts set, as EnvoyResources attributes them: found once per recording. */
+  attributions(): readonly Attribution[] {
+    if (this.#attributions === undefined) {
+      const attributions: Attribution[] = [];
+      for (const write of this.#writes) if (write.kind === 'put') attributionsOf(write.typeUrl, write.name, write.set, attributions);
+      this.#attributions = attributions;
+    }
+    return this.#attributions;
   }
 
   /** Makes the recorded writes again, in order: what the run did, for a run whose reads are the same. */
@@ -108,4 +220,9 @@ function sameEntry(a: NamedResource, b: NamedResource): boolean {
 
 function sameList<T>(now: readonly T[], then: readonly T[], same: (a: T, b: T) => boolean): boolean {
   return now.length === then.length && now.every((each, at) => same(each, then[at]!));
+}
+
+/** The same fields set by the very same policy items (rules are carried, so their origins are the same objects). */
+function sameFieldsSet(a: readonly FieldSet[], b: readonly FieldSet[]): boolean {
+  return a === b || sameList(a, b, (x, y) => x.path === y.path && (x.origins === y.origins || sameList(x.origins, y.origins, (p, q) => p === q)));
 }

@@ -22,9 +22,10 @@ function contextOf(mtls?: typeof MTLS) {
 
 /** The cluster a route's split to the `db` replicas makes. */
 function subsetCluster(mtls: typeof MTLS | undefined, reader: 'envoy' | 'grpc') {
-  const clusters = new RouteClusters(contextOf(mtls), reader);
+  const context = contextOf(mtls);
+  const clusters = new RouteClusters(context, reader);
   const split = clusters.split({ kind: 'MeshServiceSubset', name: 'db', tags: { role: 'replica' } }, 'http', [])!;
-  const resources = new EnvoyResources(new ResourceSet().toResources());
+  const resources = new EnvoyResources(new ResourceSet().toResources(), context);
   clusters.putInto(resources);
   return resources.get(CLUSTER_TYPE_URL, split.cluster)!;
 }

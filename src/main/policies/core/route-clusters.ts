@@ -4,11 +4,11 @@
 import { createHash } from 'node:crypto';
 import type { PolicyOrigin } from '../../../shared/policy-types.js';
 import { SERVICE_TAG, type Protocol, type Tags } from '../../../shared/resources.js';
-import type { MeshContext } from '../../xds/context/mesh-context.js';
+import type { Endpoint, MeshContext } from '../../xds/context/mesh-context.js';
 import { edsCluster } from '../../xds/generate/clusters.js';
 import { canonical } from '../../xds/context/carried-memo.js';
 import { memoizedForContext } from '../../xds/generate/context-memo.js';
-import { clusterLoadAssignment, serviceEndpoints, type EndpointsReader } from '../../xds/generate/endpoints.js';
+import { clusterLoadAssignment, type EndpointsReader } from '../../xds/generate/endpoints.js';
 import { meshClusterTls, outboundCluster } from '../../xds/generate/outbound-proxy-generator.js';
 import { serviceProtocol } from '../../xds/context/mesh-context.js';
 import { grpcClientTls } from '../../xds/generate/proxyless-grpc-generator.js';
@@ -16,6 +16,7 @@ import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL, ROUTE_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import type { BackendRef } from './backend-ref.js';
 import type { EnvoyResources } from './envoy-resources.js';
+import type { FieldsSet } from './shared-edits.js';
 
 /** One share of a route's traffic: the cluster and its weight. */
 export interface Split {
@@ -87,12 +88,14 @@ export class RouteClusters {
     const made = memoizedForContext(this.context, `route-clusters:${this.reader}`, () => new Map<string, { cluster: ProtoJson; endpoints: ProtoJson }>());
     for (const [name, { service, tags, protocol, origins }] of this.#clusters) {
       if (resources.get(CLUSTER_TYPE_URL, name) !== undefined) continue;
+      // Read by every proxy, made by the first: each proxy's run depends on these endpoints (plugin-replay.ts).
+      const endpoints = resources.endpointsOf(service);
       let cluster = made.get(name);
       if (cluster === undefined) {
         // The objects of the mesh's previous context when equal: later plugins' edits of them are found again.
         cluster = {
           cluster: canonical(this.context, CLUSTER_TYPE_URL, this.#cluster(name, service, tags, protocol)),
-          endpoints: canonical(this.context, ENDPOINT_TYPE_URL, this.#endpoints(name, service, tags)),
+          endpoints: canonical(this.context, ENDPOINT_TYPE_URL, this.#endpoints(name, tags, endpoints)),
         };
         made.set(name, cluster);
       }
@@ -110,9 +113,8 @@ export class RouteClusters {
       : { ...outboundCluster(name, protocol), ...meshClusterTls(this.context.mesh, service, subsetTags) };
   }
 
-  #endpoints(name: string, service: string, tags: Tags): ProtoJson {
-    if (name === service) return serviceEndpoints(this.context, service, this.reader);
-    const all = this.context.endpointsByService.get(service) ?? [];
+  /** The cluster's endpoints of its service's `all`: those with the subset's tags (all of them for the service's own cluster). */
+  #endpoints(name: string, tags: Tags, all: readonly Endpoint[]): ProtoJson {
     const subset = all.filter((endpoint) => Object.entries(tags).every(([key, value]) => endpoint.tags[key] === value));
     return clusterLoadAssignment(name, subset, this.context.mesh.meta.name, this.reader);
   }
@@ -126,21 +128,44 @@ function isServiceTagRef(ref: BackendRef): boolean {
 }
 
 /**
- * Removes the clusters (and their endpoints) among `candidates` that no listener or route sends to
- * any more: a route that moved an outbound's traffic elsewhere leaves its own cluster unused, and
- * Kuma's route plugins generate only the clusters their routes use.
+ * A route plugin's rerouting of a proxy's outbounds: the listeners (or gRPC route configurations)
+ * it writes, then the clusters among the rerouted services' own that no listener or route sends to
+ * any more, removed (Kuma's route plugins generate only the clusters their routes use). What every
+ * listener and route sends to is listed before the first write: a listing after the run's own
+ * writes would be a read no recording can check, and the run would never be replayed.
  */
-export function removeUnusedClusters(resources: EnvoyResources, candidates: readonly string[]): void {
-  if (candidates.length === 0) return;
-  const used = new Set<string>();
+export class Rerouting {
+  /** The clusters each listener and route configuration sends to, by type and name. */
+  #users: Map<string, ReadonlySet<string>> | undefined;
+  readonly #services: string[] = [];
+
+  /** Puts the rerouted listener or route configuration of `service`. */
+  put(resources: EnvoyResources, typeUrl: typeof LISTENER_TYPE_URL | typeof ROUTE_TYPE_URL, name: string, resource: ProtoJson, set: FieldsSet, service: string): void {
+    this.#users ??= clusterUsers(resources);
+    this.#users.set(`${typeUrl}\n${name}`, clusterNamesOf(resource));
+    resources.put(typeUrl, name, resource, set);
+    this.#services.push(service);
+  }
+
+  /** Removes the rerouted services' clusters (and their endpoints) that nothing sends to any more. */
+  removeUnusedClusters(resources: EnvoyResources): void {
+    if (this.#users === undefined) return;
+    const used = new Set<string>();
+    for (const names of this.#users.values()) for (const name of names) used.add(name);
+    for (const name of this.#services) {
+      if (used.has(name)) continue;
+      resources.remove(CLUSTER_TYPE_URL, name);
+      resources.remove(ENDPOINT_TYPE_URL, name);
+    }
+  }
+}
+
+function clusterUsers(resources: EnvoyResources): Map<string, ReadonlySet<string>> {
+  const users = new Map<string, ReadonlySet<string>>();
   for (const typeUrl of [LISTENER_TYPE_URL, ROUTE_TYPE_URL] as const) {
-    for (const { resource } of resources.list(typeUrl)) for (const name of clusterNamesOf(resource)) used.add(name);
+    for (const { name, resource } of resources.list(typeUrl)) users.set(`${typeUrl}\n${name}`, clusterNamesOf(resource));
   }
-  for (const name of candidates) {
-    if (used.has(name)) continue;
-    resources.remove(CLUSTER_TYPE_URL, name);
-    resources.remove(ENDPOINT_TYPE_URL, name);
-  }
+  return users;
 }
 
 /** By (immutable, shared) resource object: a listener's walk is done once, not once per proxy. */

@@ -71,7 +71,7 @@ async function serveWithEchoRules(from: Rule<MeshFaultInjectionConf>[]): Promise
   const echo = backend(server.port);
   const context = buildMeshContext(MESH, [echo, CLIENT]);
   const proxy: Proxy = { id: 'default.client', dataplane: CLIENT, kind: 'grpc' };
-  const resources = new EnvoyResources(generateProxyResources(context, proxy));
+  const resources = new EnvoyResources(generateProxyResources(context, proxy), context);
   const echoRules: ProxyRules<MeshFaultInjectionConf> = { ...emptyProxyRules(), from: new Map([[inboundKey('127.0.0.1', server.port), from]]) };
   const unapplied: UnappliedField[] = [];
   meshFaultInjectionPlugin.applyGrpc({
@@ -167,7 +167,7 @@ describe('MeshFaultInjection for proxyless gRPC', () => {
   it("reports the faults on a proxyless server's own inbounds: nothing on it can inject them", () => {
     const context = buildMeshContext(MESH, [CLIENT]);
     const proxy: Proxy = { id: 'default.client', dataplane: CLIENT, kind: 'grpc' };
-    const resources = new EnvoyResources(generateProxyResources(context, proxy));
+    const resources = new EnvoyResources(generateProxyResources(context, proxy), context);
     const unapplied: UnappliedField[] = [];
     const own: Rule<MeshFaultInjectionConf> = { subset: [], conf: { http: [{ delay: { value: '1s', percentage: 50 } }] }, origins: [ORIGIN] };
     meshFaultInjectionPlugin.applyGrpc({

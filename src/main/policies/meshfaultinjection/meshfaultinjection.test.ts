@@ -134,7 +134,7 @@ describe('x-kuma-tags on the callers', () => {
   function outboundRouteConfig(policies: PolicyResource[]): { headers: unknown; attributions: string[] } {
     const context = buildMeshContext({ type: 'Mesh', meta: meta('', 'default'), spec: {} }, [web, echo], { policies });
     const proxy: Proxy = { id: 'default.web-1', dataplane: web, kind: 'envoy' };
-    const resources = new EnvoyResources(generateProxyResources(context, proxy));
+    const resources = new EnvoyResources(generateProxyResources(context, proxy), context);
     meshFaultInjectionPlugin.applyEnvoy({ proxy, context, rules: emptyProxyRules(), resources, rulesOf: () => emptyProxyRules(), unapplied: () => {} });
     // As applyPolicyPlugins does after the last plugin: the proxy's tags in place of their marker.
     bindProxyValues(resources, proxy);

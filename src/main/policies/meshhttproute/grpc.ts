@@ -3,7 +3,7 @@ import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import { ROUTE_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import type { PluginInput, UnappliedField } from '../core/plugin.js';
 import { outboundServices } from '../core/outbound-services.js';
-import { RouteClusters, removeUnusedClusters } from '../core/route-clusters.js';
+import { RouteClusters, Rerouting } from '../core/route-clusters.js';
 import { ruleFor } from '../core/rules.js';
 import type { FilterType, MeshHTTPRouteConf } from './api.js';
 import { destinationRoutes, routeActionFields, withRoutes, type DestinationRoute } from './destination-routes.js';
@@ -26,7 +26,7 @@ const FILTER_REASONS: Record<FilterType, string> = {
  */
 export function applyMeshHTTPRouteToGrpc({ proxy, context, rules, resources, unapplied }: PluginInput<MeshHTTPRouteConf>): void {
   const clusters = new RouteClusters(context, 'grpc');
-  const rerouted: string[] = [];
+  const rerouting = new Rerouting();
   const reported = new Set<string>();
   const report = (field: UnappliedField) => {
     const key = `${field.policy.name}\n${field.field}`;
@@ -38,16 +38,17 @@ export function applyMeshHTTPRouteToGrpc({ proxy, context, rules, resources, una
     const routeConfig = resources.get(ROUTE_TYPE_URL, service);
     if (rule === undefined || routeConfig === undefined) continue;
     const routes = destinationRoutes(service, rule, clusters, routeActionFields(routeConfig), (route) => grpcRoute(route, report)).map(grpcMatches);
-    resources.put(
+    rerouting.put(
+      resources,
       ROUTE_TYPE_URL,
       service,
       withRoutes(routeConfig, routes),
       [{ path: 'virtual_hosts[0].routes', origins: rule.origins }, ...routes.map(({ origins }, index) => ({ path: `virtual_hosts[0].routes[${index}]`, origins }))],
+      service,
     );
-    rerouted.push(service);
   }
   clusters.putInto(resources);
-  removeUnusedClusters(resources, rerouted);
+  rerouting.removeUnusedClusters(resources);
 }
 
 /**

@@ -11,7 +11,7 @@ export const meshHTTPRoutePlugin: PolicyPlugin<MeshHTTPRouteConf> = {
   descriptor: meshHTTPRouteDescriptor,
   specShape: meshHTTPRouteSpecShape,
   validate: validateMeshHTTPRoute,
-  contextReads: { envoy: { parts: ['mesh', 'protocols', 'endpoints'] }, grpc: { parts: ['mesh', 'protocols', 'endpoints'] } },
+  contextReads: { envoy: { parts: ['mesh', 'protocols'] }, grpc: { parts: ['mesh', 'protocols'] } },
   applyEnvoy: applyMeshHTTPRouteToEnvoy,
   applyGrpc: applyMeshHTTPRouteToGrpc,
 };

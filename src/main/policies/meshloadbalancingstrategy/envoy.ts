@@ -4,7 +4,7 @@ import { fieldPath } from '../../resources/field-path.js';
 import { HTTP_CONNECTION_MANAGER_FILTER } from '../../xds/generate/extension-types.js';
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL } from '../../xds/protocol/type-urls.js';
-import type { EnvoyResources } from '../core/envoy-resources.js';
+import type { EnvoyResources, FieldSet } from '../core/envoy-resources.js';
 import { derived } from '../core/derived.js';
 import type { PluginInput } from '../core/plugin.js';
 import { dataplaneTagSet } from '../core/proxy-tags.js';
@@ -131,8 +131,11 @@ function configuredCluster(name: string, cluster: ProtoJson, conf: Conf, side: L
   return changed;
 }
 
-/** By `after`, which a shared derivation makes from one `before` with one call site's paths: compared once, not per proxy. */
-const changedPaths = new WeakMap<ProtoJson, readonly string[]>();
+/**
+ * By `after`, which a shared derivation makes from one `before` with one call site's paths and one
+ * rule: compared once, not per proxy, and attributed with one list (the rule's origins).
+ */
+const changedPaths = new WeakMap<ProtoJson, { paths: readonly string[]; origins: readonly PolicyOrigin[]; set: readonly FieldSet[] }>();
 
 /** Puts `after` when it differs from `before`, attributing those of `paths` whose value changed. */
 export function putChanged(
@@ -145,11 +148,12 @@ export function putChanged(
   paths: readonly string[],
 ): void {
   if (after === before) return;
-  let set = changedPaths.get(after);
-  if (set === undefined) {
+  let changed = changedPaths.get(after);
+  if (changed === undefined) {
     const valueAt = (json: ProtoJson, path: string) => path.split('.').reduce<unknown>((value, key) => (value as ProtoJson | undefined)?.[key], json);
-    set = paths.filter((path) => JSON.stringify(valueAt(before, path)) !== JSON.stringify(valueAt(after, path)));
-    changedPaths.set(after, set);
+    const differing = paths.filter((path) => JSON.stringify(valueAt(before, path)) !== JSON.stringify(valueAt(after, path)));
+    changedPaths.set(after, (changed = { paths: differing, origins, set: differing.map((path) => ({ path, origins })) }));
   }
-  if (set.length > 0) resources.put(typeUrl, name, after, set.map((path) => ({ path, origins })));
+  const set = changed.origins === origins ? changed.set : changed.paths.map((path) => ({ path, origins }));
+  if (set.length > 0) resources.put(typeUrl, name, after, set);
 }

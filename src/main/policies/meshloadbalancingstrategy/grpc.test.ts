@@ -89,7 +89,7 @@ describe('MeshLoadBalancingStrategy on proxyless gRPC', () => {
       ],
     };
     const snapshot = (version: string, rules: ProxyRules<MeshLoadBalancingStrategyConf>) => {
-      const resources = new EnvoyResources(generateProxyResources(context, proxy));
+      const resources = new EnvoyResources(generateProxyResources(context, proxy), context);
       meshLoadBalancingStrategyPlugin.applyGrpc({ rulesOf: () => emptyProxyRules(), proxy, context, rules, resources, unapplied: () => {} });
       const generated = resources.toResources();
       return snapshotFromJson(Object.fromEntries(XDS_TYPE_URLS.map((typeUrl) => [typeUrl, { version, resources: generated[typeUrl].map(({ resource }) => resource) }])));

@@ -3,7 +3,7 @@ import { CATCH_ALL_ROUTE_MATCHES, routeMatchesName } from '../../xds/generate/na
 import { ROUTE_TYPE_URL } from '../../xds/protocol/type-urls.js';
 import type { PluginInput } from '../core/plugin.js';
 import { outboundServices } from '../core/outbound-services.js';
-import { RouteClusters, removeUnusedClusters, type Split } from '../core/route-clusters.js';
+import { RouteClusters, Rerouting, type Split } from '../core/route-clusters.js';
 import { ruleFor } from '../core/rules.js';
 import { routeActionFields, withRoutes } from '../meshhttproute/destination-routes.js';
 import { clusterSpecifier } from '../meshhttproute/envoy-routes.js';
@@ -18,7 +18,7 @@ import { routedByMeshHTTPRoute } from './http-route-wins.js';
  */
 export function applyMeshTCPRouteToGrpc({ proxy, context, rules, resources }: PluginInput<MeshTCPRouteConf>): void {
   const clusters = new RouteClusters(context, 'grpc');
-  const rerouted: string[] = [];
+  const rerouting = new Rerouting();
   for (const { service } of outboundServices(proxy)) {
     const rule = ruleFor(rules.to, { [SERVICE_TAG]: service });
     const routeConfig = resources.get(ROUTE_TYPE_URL, service);
@@ -30,9 +30,8 @@ export function applyMeshTCPRouteToGrpc({ proxy, context, rules, resources }: Pl
       name: routeMatchesName(CATCH_ALL_ROUTE_MATCHES),
       route: { ...clusterSpecifier(splits), ...routeActionFields(routeConfig) },
     };
-    resources.put(ROUTE_TYPE_URL, service, withRoutes(routeConfig, [{ route, origins: rule.origins }]), [{ path: 'virtual_hosts[0].routes[0].route', origins: rule.origins }]);
-    rerouted.push(service);
+    rerouting.put(resources, ROUTE_TYPE_URL, service, withRoutes(routeConfig, [{ route, origins: rule.origins }]), [{ path: 'virtual_hosts[0].routes[0].route', origins: rule.origins }], service);
   }
   clusters.putInto(resources);
-  removeUnusedClusters(resources, rerouted);
+  rerouting.removeUnusedClusters(resources);
 }

@@ -11,7 +11,7 @@ export const meshTCPRoutePlugin: PolicyPlugin<MeshTCPRouteConf> = {
   descriptor: meshTCPRouteDescriptor,
   specShape: meshTCPRouteSpecShape,
   validate: validateMeshTCPRoute,
-  contextReads: { envoy: { parts: ['mesh', 'protocols', 'endpoints'] }, grpc: { parts: ['mesh', 'protocols', 'endpoints'] } },
+  contextReads: { envoy: { parts: ['mesh', 'protocols'] }, grpc: { parts: ['mesh', 'protocols'] } },
   applyEnvoy: applyMeshTCPRouteToEnvoy,
   applyGrpc: applyMeshTCPRouteToGrpc,
 };

@@ -35,7 +35,7 @@ function serverWith(rules: Partial<ProxyRules<MeshTrafficPermissionConf>>, mtls:
   const context = buildMeshContext(mesh, [dataplane]);
   const proxy = { id: 'default.echo-1', dataplane, kind: 'grpc' as const };
   const generated = generateProxyResources(context, proxy);
-  const resources = new EnvoyResources(generated);
+  const resources = new EnvoyResources(generated, context);
   const unapplied: UnappliedField[] = [];
   applyMeshTrafficPermissionToGrpc({
     proxy,

@@ -105,6 +105,7 @@ function encodeSnapshot(proxyId: string, generated: GeneratedResources, encoded:
  * form and version are the ones in place, without a sort and a hash over every resource.
  */
 function sameResources(inPlace: TypeSnapshot, generated: readonly NamedResource[]): boolean {
+  if (matchedLists.get(inPlace) === generated) return true;
   if (inPlace.resources.size !== generated.length) return false;
   // Each name once, as encodeType would check: then every resource in place is matched.
   const names = new Set<string>();
@@ -112,8 +113,15 @@ function sameResources(inPlace: TypeSnapshot, generated: readonly NamedResource[
     if (names.has(name) || inPlace.resources.get(name)?.json !== resource) return false;
     names.add(name);
   }
+  matchedLists.set(inPlace, generated);
   return true;
 }
+
+/**
+ * The generated list a type snapshot was last found to hold: a proxy whose generation kept a type's
+ * list from its last tick (apply-plugins.ts) is matched without a walk. Lists are never changed.
+ */
+const matchedLists = new WeakMap<TypeSnapshot, readonly NamedResource[]>();
 
 /**
  * Every type is in the snapshot, even empty: an empty CDS or LDS answer is how a proxy learns that
@@ -131,5 +139,7 @@ function encodeType(typeUrl: XdsTypeUrl, generated: readonly NamedResource[], en
     versions += `${name.length}:${name}${resourceVersion(encodedResource)}`;
     resources.set(name, encodedResource);
   }
-  return { version: createHash('sha256').update(versions).digest('hex').slice(0, VERSION_LENGTH), resources };
+  const typeSnapshot = { version: createHash('sha256').update(versions).digest('hex').slice(0, VERSION_LENGTH), resources };
+  matchedLists.set(typeSnapshot, generated);
+  return typeSnapshot;
 }

@@ -42,7 +42,7 @@ export function twoVersionMesh(v1Port: number, v2Port: number, kind: ProxyKind =
   );
   const context = buildMeshContext(mesh, [client, echoDataplane('v1', v1Port), echoDataplane('v2', v2Port)]);
   const proxy: Proxy = { id: 'default.client', dataplane: client, kind };
-  return { context, proxy, resources: new EnvoyResources(generateProxyResources(context, proxy)) };
+  return { context, proxy, resources: new EnvoyResources(generateProxyResources(context, proxy), context) };
 }
 
 /** Rules with one `to` rule for the `echo` destination, from `origin`. */
