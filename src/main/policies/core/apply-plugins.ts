@@ -62,7 +62,9 @@ export function applyPolicyPlugins(plugins: readonly PolicyPlugin[], context: Me
       return result;
     }
     try {
-      runs.push(runOrReplay(each, last?.runs[at], context, resources, (field) => void unapplied.push(field)));
+      // With the changes since the last generation known, a run that read none of them read the very same objects.
+      const readsSame = changes && ((run: PluginRun) => !run.resources.readsAnyOf(changes!, resources));
+      runs.push(runOrReplay(each, last?.runs[at], context, resources, (field) => void unapplied.push(field), readsSame));
     } catch (error) {
       throw new ResourceGeneratorError(`policy plugin ${each.plugin.descriptor.type}`, proxy.id, error);
     }

@@ -112,18 +112,34 @@ function compute(context: MeshContext, dataplane: DataplaneResource, type: Polic
   }
   const to = descriptor.toKinds
     ? shared(context, `to:${type}:${policySetKey(sorted)}`, warnings, 'To', () => buildSubsetRules(type, toItems(type, sorted, routes), false, interner(context, 'to')))
-    : [];
-  // The last tick's very rules when equal: a plugin whose rules are the same object is replayed (plugin-replay.ts),
-  // and an edit of one policy recomputes the rules of its type for every proxy, most of them unchanged.
-  const rules = canonical(context, 'proxy-rules', { to, from, inbound }, jsonWithMaps);
-  return { type, matched: sorted, rules, inboundRules, warnings };
+    : NO_TO_RULES;
+  return { type, matched: sorted, rules: proxyRules(context, to, from, inbound), inboundRules, warnings };
+}
+
+/** Rules with only `to` rules, by those (canonical, so the same across ticks). */
+const onlyTo = new WeakMap<readonly Rule<unknown>[], ProxyRules<unknown>>();
+const NO_INBOUND_RULES: ReadonlyMap<InboundKey, never> = new Map<InboundKey, never>();
+const NO_TO_RULES: readonly Rule<unknown>[] = Object.freeze([]);
+
+/**
+ * The last tick's very rules when equal: a plugin whose rules are the same object is replayed
+ * (plugin-replay.ts), and an edit of one policy recomputes the rules of its type for every proxy,
+ * most of them unchanged. Rules with only `to` rules (every outbound-only type) are found by those
+ * alone, without a JSON text per proxy.
+ */
+function proxyRules(context: MeshContext, to: readonly Rule<unknown>[], from: ProxyRules<unknown>['from'], inbound: ProxyRules<unknown>['inbound']): ProxyRules<unknown> {
+  if (from.size > 0 || inbound.size > 0) return canonical(context, 'proxy-rules', { to, from, inbound }, jsonWithMaps);
+  let rules = onlyTo.get(to);
+  if (rules === undefined) onlyTo.set(to, (rules = { to, from: NO_INBOUND_RULES, inbound: NO_INBOUND_RULES }));
+  return rules;
 }
 
 /** Rules shared by every proxy with the same policies; a failure is a warning (as in Kuma), the rules then empty. */
 function shared(context: MeshContext, key: string, warnings: string[], kind: 'To' | 'From', build: () => Rule<unknown>[]): readonly Rule<unknown>[] {
   const result = memoizedForContext(context, key, () => {
     try {
-      return { rules: build() };
+      // The mesh's previous context's very list when equal: the rules built from it are found by it.
+      return { rules: canonical(context, `rule-lists:${kind}`, build(), jsonWithMaps) };
     } catch (error) {
       return { rules: [], warning: `couldn't create ${kind} rules: ${error instanceof Error ? error.message : String(error)}` };
     }

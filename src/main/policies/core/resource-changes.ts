@@ -2,6 +2,7 @@ import type { GeneratedResources } from '../../xds/generate/resources.js';
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import { XDS_TYPE_URLS, type XdsTypeUrl } from '../../xds/protocol/type-urls.js';
 import type { PluginRun } from './plugin-replay.js';
+import { sameFieldsSet } from './resource-recording.js';
 
 /**
  * Where a proxy's resources, at one point of its generation (after the profile, after each
@@ -70,14 +71,17 @@ export class ResourceChanges {
     });
     if (alike) return this;
     if (!run.resources.replacesOnly || !last.resources.replacesOnly) return undefined;
-    const lastPuts = last.resources.lastPuts();
-    for (const [typeUrl, puts] of lastPuts) {
-      for (const [name, resource] of puts) {
-        if (valueNow(typeUrl, name) === resource) this.#byType.get(typeUrl)?.delete(name);
+    const [before, now] = [last.resources.puts(), run.resources.puts()];
+    for (const [typeUrl, puts] of before) {
+      for (const [name, put] of puts) {
+        // Equal again only when both put it once, the same resource with the same fields set (what a policy set is read too).
+        const again = now.get(typeUrl)?.get(name);
+        const equal = again === undefined ? put.count === 1 && put.set.length === 0 && valueNow(typeUrl, name) === put.resource : put.count === 1 && again.count === 1 && again.resource === put.resource && sameFieldsSet(again.set, put.set);
+        if (equal) this.#byType.get(typeUrl)?.delete(name);
         else this.#add(typeUrl, name);
       }
     }
-    for (const [typeUrl, names] of run.resources.writtenNames()) for (const name of names) if (!lastPuts.get(typeUrl)?.has(name)) this.#add(typeUrl, name);
+    for (const [typeUrl, puts] of now) for (const name of puts.keys()) if (!before.get(typeUrl)?.has(name)) this.#add(typeUrl, name);
     // The fields policies set are another list now, whatever the values.
     this.#writesDiffer = true;
     return this;

@@ -18,6 +18,13 @@ type Write =
   | { kind: 'remove'; typeUrl: XdsTypeUrl; name: string }
   | { kind: 'rename'; typeUrl: XdsTypeUrl; from: string; to: string; resource: ProtoJson };
 
+/** What a run put into one resource: its last put's resource and fields set, and how many puts. */
+export interface PutsOfName {
+  resource: ProtoJson;
+  set: readonly FieldSet[];
+  count: number;
+}
+
 /** The names a run read by type, and the types it read whole: made once, when a change set asks. */
 interface ReadIndex {
   names: Map<XdsTypeUrl, Set<string>>;
@@ -173,13 +180,14 @@ export class ResourceRecording {
     return this.#writes.every((write) => write.kind === 'put' && !write.added);
   }
 
-  /** The resource the run's last write of each name put, by type and name. */
-  lastPuts(): ReadonlyMap<XdsTypeUrl, ReadonlyMap<string, ProtoJson>> {
-    const puts = new Map<XdsTypeUrl, Map<string, ProtoJson>>();
+  /** Each name the run put, by type: the resource and fields set of its last put, and how many puts it had. */
+  puts(): ReadonlyMap<XdsTypeUrl, ReadonlyMap<string, PutsOfName>> {
+    const puts = new Map<XdsTypeUrl, Map<string, PutsOfName>>();
     for (const write of this.#writes) {
       if (write.kind !== 'put') continue;
       if (!puts.has(write.typeUrl)) puts.set(write.typeUrl, new Map());
-      puts.get(write.typeUrl)!.set(write.name, write.resource);
+      const byName = puts.get(write.typeUrl)!;
+      byName.set(write.name, { resource: write.resource, set: write.set, count: (byName.get(write.name)?.count ?? 0) + 1 });
     }
     return puts;
   }
@@ -223,6 +231,6 @@ function sameList<T>(now: readonly T[], then: readonly T[], same: (a: T, b: T) =
 }
 
 /** The same fields set by the very same policy items (rules are carried, so their origins are the same objects). */
-function sameFieldsSet(a: readonly FieldSet[], b: readonly FieldSet[]): boolean {
+export function sameFieldsSet(a: readonly FieldSet[], b: readonly FieldSet[]): boolean {
   return a === b || sameList(a, b, (x, y) => x.path === y.path && (x.origins === y.origins || sameList(x.origins, y.origins, (p, q) => p === q)));
 }

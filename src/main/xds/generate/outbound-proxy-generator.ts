@@ -1,5 +1,5 @@
 import { SERVICE_TAG, type MeshResource, type Outbound, type Protocol, type Tags } from '../../../shared/resources.js';
-import { canonical } from '../context/carried-memo.js';
+import { canonical, carriedMemo } from '../context/carried-memo.js';
 import { serviceProtocol, type MeshContext } from '../context/mesh-context.js';
 import type { ProtoJson } from '../protocol/proto-json.js';
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL } from '../protocol/type-urls.js';
@@ -66,30 +66,45 @@ function outboundLists(context: MeshContext, outbounds: readonly Outbound[]): Ge
   return resources.toResources();
 }
 
-/** One outbound's cluster, endpoints and listener: they depend only on the context, the service and the listener's socket. */
+/**
+ * One outbound's cluster, endpoints and listener: they depend only on the context, the service and
+ * the listener's socket. The listener (its service's protocol aside) and the cluster (its mesh's
+ * mTLS aside) read nothing of the context: after a change, the mesh's last tick's objects are found
+ * again by what they are made of, not built and compared anew.
+ */
 function outboundResources(context: MeshContext, service: string, address: string, port: number, tags: Tags) {
   const protocol = serviceProtocol(context, service);
   const listener = outboundListenerName(address, port);
-  return {
-    cluster: memoizedForContext(context, `cluster\n${service}`, () => ({ ...outboundCluster(service, protocol), ...meshClusterTls(context.mesh, service) })),
-    endpoints: serviceEndpoints(context, service, 'envoy'),
-    listener: proxyListener({
-      name: listener,
-      address,
-      port,
-      direction: 'OUTBOUND',
-      protocol,
-      tags,
-      cluster: service,
-      routeName: outboundRouteName(service),
-      virtualHostName: service,
-      catchAllRouteName: routeMatchesName(CATCH_ALL_ROUTE_MATCHES),
-      tcpProxyFields: meshTimeoutTcpProxyFields(MESH_TIMEOUT_DEFAULTS),
-      // As MeshHTTPRoute's listeners: paths are normalized (RFC 3986) before routes match them.
-      httpConnectionManagerFields: { normalize_path: true, ...meshTimeoutHttpConnectionManagerFields(MESH_TIMEOUT_DEFAULTS) },
-      routeActionFields: meshTimeoutRouteActionFields(MESH_TIMEOUT_DEFAULTS),
-    }),
-  };
+  const listeners = carriedMemo<string, ProtoJson>(context, 'outbound-listeners', () => new Map());
+  const listenerKey = `${listener}\n${service}\n${protocol}\n${JSON.stringify(tags)}`;
+  let listenerResource = listeners.get(listenerKey);
+  if (listenerResource === undefined) listeners.set(listenerKey, (listenerResource = outboundListener(listener, address, port, protocol, tags, service)));
+  const clusters = carriedMemo<MeshResource, Map<string, ProtoJson>>(context, 'outbound-clusters', () => new WeakMap());
+  const mesh = canonical(context, 'mesh', context.mesh);
+  let byService = clusters.get(mesh);
+  if (byService === undefined) clusters.set(mesh, (byService = new Map()));
+  let cluster = byService.get(`${service}\n${protocol}`);
+  if (cluster === undefined) byService.set(`${service}\n${protocol}`, (cluster = { ...outboundCluster(service, protocol), ...meshClusterTls(mesh, service) }));
+  return { cluster, endpoints: serviceEndpoints(context, service, 'envoy'), listener: listenerResource };
+}
+
+function outboundListener(name: string, address: string, port: number, protocol: Protocol, tags: Tags, service: string): ProtoJson {
+  return proxyListener({
+    name,
+    address,
+    port,
+    direction: 'OUTBOUND',
+    protocol,
+    tags,
+    cluster: service,
+    routeName: outboundRouteName(service),
+    virtualHostName: service,
+    catchAllRouteName: routeMatchesName(CATCH_ALL_ROUTE_MATCHES),
+    tcpProxyFields: meshTimeoutTcpProxyFields(MESH_TIMEOUT_DEFAULTS),
+    // As MeshHTTPRoute's listeners: paths are normalized (RFC 3986) before routes match them.
+    httpConnectionManagerFields: { normalize_path: true, ...meshTimeoutHttpConnectionManagerFields(MESH_TIMEOUT_DEFAULTS) },
+    routeActionFields: meshTimeoutRouteActionFields(MESH_TIMEOUT_DEFAULTS),
+  });
 }
 
 /** An outbound listener's tags (Kuma's OutboundListenerTags for kuma.io/service outbounds): the outbound's, less the mesh. */
