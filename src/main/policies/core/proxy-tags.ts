@@ -3,8 +3,16 @@ import type { DataplaneResource } from '../../../shared/resources.js';
 /** A proxy's tags with every value each key has (Kuma's MultiValueTagSet): keys and values sorted. */
 export type MultiValueTags = ReadonlyMap<string, readonly string[]>;
 
-/** Kuma's Dataplane TagSet: the tags of every inbound and of the gateway, all values of each key. */
+const tagSets = new WeakMap<DataplaneResource, MultiValueTags>();
+
+/** Kuma's Dataplane TagSet: the tags of every inbound and of the gateway, all values of each key; once per (immutable) Dataplane. */
 export function dataplaneTagSet(dataplane: DataplaneResource): MultiValueTags {
+  let tagSet = tagSets.get(dataplane);
+  if (tagSet === undefined) tagSets.set(dataplane, (tagSet = tagSetOf(dataplane)));
+  return tagSet;
+}
+
+function tagSetOf(dataplane: DataplaneResource): MultiValueTags {
   const { networking } = dataplane.spec;
   const values = new Map<string, Set<string>>();
   for (const tags of [...(networking.inbound ?? []).map((inbound) => inbound.tags ?? {}), networking.gateway?.tags ?? {}]) {

@@ -48,6 +48,8 @@ export class ResourceRecording {
   #attributions: readonly Attribution[] | undefined;
   #readIndex: ReadIndex | undefined;
   #written: Map<XdsTypeUrl, Set<string>> | undefined;
+  /** Made once the run is over (by whoever asks first): a recording does not change after its run. */
+  #puts: Map<XdsTypeUrl, Map<string, PutsOfName>> | undefined;
   readonly #endpointsRead = new Set<string>();
 
   get checkable(): boolean {
@@ -182,6 +184,10 @@ export class ResourceRecording {
 
   /** Each name the run put, by type: the resource and fields set of its last put, and how many puts it had. */
   puts(): ReadonlyMap<XdsTypeUrl, ReadonlyMap<string, PutsOfName>> {
+    return (this.#puts ??= this.#putsByName());
+  }
+
+  #putsByName(): Map<XdsTypeUrl, Map<string, PutsOfName>> {
     const puts = new Map<XdsTypeUrl, Map<string, PutsOfName>>();
     for (const write of this.#writes) {
       if (write.kind !== 'put') continue;

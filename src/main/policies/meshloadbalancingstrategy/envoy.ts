@@ -9,7 +9,7 @@ import { derived } from '../core/derived.js';
 import type { PluginInput } from '../core/plugin.js';
 import { dataplaneTagSet } from '../core/proxy-tags.js';
 import { serviceClusterNames } from '../core/outbound-targets.js';
-import { outboundServices } from '../core/outbound-services.js';
+import { outboundServices, type OutboundService } from '../core/outbound-services.js';
 import { ruleFor, type Rule } from '../core/rules.js';
 import { effectiveHashPolicies, type MeshLoadBalancingStrategyConf } from './api.js';
 import { hashPolicyJson, loadBalancerFields } from './load-balancer.js';
@@ -25,15 +25,10 @@ type Conf = MeshLoadBalancingStrategyConf;
 export function applyMeshLoadBalancingStrategyToEnvoy({ proxy, rules, resources }: PluginInput<Conf>): void {
   const tags = dataplaneTagSet(proxy.dataplane);
   const side: LocalitySide = { zone: proxyZone(tags), tags, labels: proxy.dataplane.meta.labels ?? {} };
-  const serviceRules = new Map<string, Rule<Conf>>();
-  for (const outbound of outboundServices(proxy)) {
-    const rule = ruleFor(rules.to, { [SERVICE_TAG]: outbound.service });
-    if (!rule) continue;
-    addHashPolicies(resources, outbound.listener, rule);
-    serviceRules.set(outbound.service, rule);
-  }
+  const { byOutbound, byService } = outboundRules(rules.to, outboundServices(proxy));
+  for (const { listener, rule } of byOutbound) addHashPolicies(resources, listener, rule);
   const clusters = serviceClusterNames(resources);
-  for (const [service, rule] of serviceRules) {
+  for (const [service, rule] of byService) {
     const names = clusters.get(service) ?? [];
     for (const name of names) configureCluster(resources, name, resources.get(CLUSTER_TYPE_URL, name)!, rule, side);
     // The service's assignment and those of its split clusters.
@@ -44,6 +39,33 @@ export function applyMeshLoadBalancingStrategyToEnvoy({ proxy, rules, resources 
       putChanged(resources, ENDPOINT_TYPE_URL, name, cla, changed, rule.origins, ['endpoints', 'policy.overprovisioning_factor']);
     }
   }
+}
+
+/** Each outbound with a rule (its listener), and each service's rule (the last outbound's, as Kuma's map keeps). */
+interface OutboundRules {
+  byOutbound: readonly { listener: string; rule: Rule<Conf> }[];
+  byService: ReadonlyMap<string, Rule<Conf>>;
+}
+
+/** By `to` rules, then by outbounds: both immutable and shared by the proxies alike, so each outbound's rule is found once. */
+const rulesByOutbounds = new WeakMap<readonly Rule<Conf>[], WeakMap<readonly OutboundService[], OutboundRules>>();
+
+function outboundRules(to: readonly Rule<Conf>[], outbounds: readonly OutboundService[]): OutboundRules {
+  let byOutbounds = rulesByOutbounds.get(to);
+  if (byOutbounds === undefined) rulesByOutbounds.set(to, (byOutbounds = new WeakMap()));
+  let found = byOutbounds.get(outbounds);
+  if (found === undefined) {
+    const byOutbound: { listener: string; rule: Rule<Conf> }[] = [];
+    const byService = new Map<string, Rule<Conf>>();
+    for (const { service, listener } of outbounds) {
+      const rule = ruleFor(to, { [SERVICE_TAG]: service });
+      if (!rule) continue;
+      byOutbound.push({ listener, rule });
+      byService.set(service, rule);
+    }
+    byOutbounds.set(outbounds, (found = { byOutbound, byService }));
+  }
+  return found;
 }
 
 /**
@@ -65,8 +87,9 @@ function sharedPerSide(resource: ProtoJson, assignment: ProtoJson | undefined, r
 
 /** Adds the conf's hash policies to every route of the listener's HttpConnectionManagers (Kuma's RoutesOnFilterChain). */
 function addHashPolicies(resources: EnvoyResources, listenerName: string, rule: Rule<Conf>): void {
-  const listener = resources.get(LISTENER_TYPE_URL, listenerName);
+  // Asked first: a conf without hash policies leaves the listener unread (and so not a read its replay checks).
   const policies = effectiveHashPolicies(rule.conf);
+  const listener = policies && resources.get(LISTENER_TYPE_URL, listenerName);
   if (!listener || !policies) return;
   // Made once per listener object and rule (see `derived`): every proxy with this outbound gets the same object.
   const { changed, set } = derived(listener, rule, () => {

@@ -64,13 +64,14 @@ export function mergeResources(earlier: GeneratedResources, later: GeneratedReso
     if (second.length === 0) return first;
     if (first.length === 0) return second;
     const byName = new Map(first.map(({ name, resource }) => [name, resource]));
-    const added = second.filter(({ name, resource }) => {
+    let shared = 0;
+    for (const { name, resource } of second) {
       const existing = byName.get(name);
-      if (existing === undefined) return true;
+      if (existing === undefined) continue;
       checkSameContent(typeUrl, name, existing, resource);
-      return false;
-    });
-    return [...first, ...added];
+      shared++;
+    }
+    return first.concat(shared === 0 ? second : second.filter(({ name }) => !byName.has(name)));
   };
   return {
     [SECRET_TYPE_URL]: merged(SECRET_TYPE_URL),
