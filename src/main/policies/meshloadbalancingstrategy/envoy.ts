@@ -32,13 +32,19 @@ export function applyMeshLoadBalancingStrategyToEnvoy({ proxy, rules, resources 
     const names = clusters.get(service) ?? [];
     for (const name of names) configureCluster(resources, name, resources.get(CLUSTER_TYPE_URL, name)!, rule, side);
     // The service's assignment and those of its split clusters.
-    for (const name of new Set([service, ...names])) {
-      const cla = resources.get(ENDPOINT_TYPE_URL, name);
-      if (!cla) continue;
-      const changed = sharedPerSide(cla, cla, rule, side, () => localityAwareAssignment(cla, rule.conf, side));
-      putChanged(resources, ENDPOINT_TYPE_URL, name, cla, changed, rule.origins, ['endpoints', 'policy.overprovisioning_factor']);
-    }
+    configureAssignment(resources, service, rule, side);
+    for (const name of names) if (name !== service) configureAssignment(resources, name, rule, side);
   }
+}
+
+const ASSIGNMENT_PATHS = ['endpoints', 'policy.overprovisioning_factor'];
+
+/** Kuma's endpointsConfigurer: locality-aware priorities on a ClusterLoadAssignment. */
+function configureAssignment(resources: EnvoyResources, name: string, rule: Rule<Conf>, side: LocalitySide): void {
+  const cla = resources.get(ENDPOINT_TYPE_URL, name);
+  if (!cla) return;
+  const changed = sharedPerSide(cla, cla, rule, side, () => localityAwareAssignment(cla, rule.conf, side));
+  putChanged(resources, ENDPOINT_TYPE_URL, name, cla, changed, rule.origins, ASSIGNMENT_PATHS);
 }
 
 /** Each outbound with a rule (its listener), and each service's rule (the last outbound's, as Kuma's map keeps). */
@@ -130,16 +136,18 @@ function configureCluster(resources: EnvoyResources, name: string, cluster: Prot
   const changed = sharedPerSide(cluster, cluster['load_assignment'] as ProtoJson | undefined, rule, side, () =>
     configuredCluster(name, cluster, rule.conf, side),
   );
-  putChanged(resources, CLUSTER_TYPE_URL, name, cluster, changed, rule.origins, [
-    'common_lb_config.locality_weighted_lb_config',
-    'lb_policy',
-    'least_request_lb_config',
-    'ring_hash_lb_config',
-    'maglev_lb_config',
-    'load_assignment.endpoints',
-    'load_assignment.policy.overprovisioning_factor',
-  ]);
+  putChanged(resources, CLUSTER_TYPE_URL, name, cluster, changed, rule.origins, CLUSTER_PATHS);
 }
+
+const CLUSTER_PATHS = [
+  'common_lb_config.locality_weighted_lb_config',
+  'lb_policy',
+  'least_request_lb_config',
+  'ring_hash_lb_config',
+  'maglev_lb_config',
+  'load_assignment.endpoints',
+  'load_assignment.policy.overprovisioning_factor',
+];
 
 function configuredCluster(name: string, cluster: ProtoJson, conf: Conf, side: LocalitySide): ProtoJson {
   let changed = cluster;
