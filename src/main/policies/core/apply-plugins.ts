@@ -1,8 +1,8 @@
 import type { MeshContext } from '../../xds/context/mesh-context.js';
 import { ResourceGeneratorError } from '../../xds/generate/generator.js';
 import type { Proxy } from '../../xds/generate/proxy.js';
-import type { GeneratedResources } from '../../xds/generate/resources.js';
-import { XDS_TYPE_URLS, type XdsTypeUrl } from '../../xds/protocol/type-urls.js';
+import { resourcesByType, type GeneratedResources } from '../../xds/generate/resources.js';
+import type { XdsTypeUrl } from '../../xds/protocol/type-urls.js';
 import { carriedMemo } from '../../xds/context/carried-memo.js';
 import { EnvoyResources, type Attribution } from './envoy-resources.js';
 import { nameRouteConfigsAfterHttpFilters } from './grpc-route-config-names.js';
@@ -110,7 +110,7 @@ function lastWithChanges(
     return lastList.map((named) => (changes.has(typeUrl, named.name) ? { name: named.name, resource: bind(now.resources.get(typeUrl, named.name)!) } : named));
   };
   return {
-    resources: Object.fromEntries(XDS_TYPE_URLS.map((typeUrl) => [typeUrl, typeOf(typeUrl)])) as unknown as GeneratedResources,
+    resources: resourcesByType(typeOf),
     attributions: changes.writesDiffer ? now.resources.attributions().concat(...replayed.map((run) => run.resources.attributions())) : last.result.attributions,
     unapplied: now.unapplied.concat(...replayed.map((run) => run.unapplied)),
   };

@@ -3,7 +3,7 @@ import { canonical, carriedMemo, type CarriedMemo, type MemoMap } from '../../xd
 import type { Endpoint, MeshContext } from '../../xds/context/mesh-context.js';
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import { XDS_TYPE_URLS, type XdsTypeUrl } from '../../xds/protocol/type-urls.js';
-import type { GeneratedResources, NamedResource } from '../../xds/generate/resources.js';
+import { resourcesByType, type GeneratedResources, type NamedResource } from '../../xds/generate/resources.js';
 import type { ResourceRecording } from './resource-recording.js';
 
 /** A field a policy set in a resource, as a path into its proto3 JSON, with the policy items behind its value. */
@@ -122,7 +122,7 @@ export class EnvoyResources {
   toResources(): GeneratedResources {
     // A type no plugin wrote is the generated list itself: the reconciler finds it in place by identity.
     const list = (typeUrl: XdsTypeUrl) => (this.#written.has(typeUrl) ? this.#entries(typeUrl) : this.#generated[typeUrl]);
-    return Object.fromEntries(XDS_TYPE_URLS.map((typeUrl) => [typeUrl, list(typeUrl)])) as unknown as GeneratedResources;
+    return resourcesByType(list);
   }
 
   #entries(typeUrl: XdsTypeUrl): NamedResource[] {

@@ -2,7 +2,7 @@ import { applyPolicyPlugins, type GeneratedProxy } from '../../policies/core/app
 import type { PolicyPlugin } from '../../policies/core/plugin.js';
 import { POLICY_PLUGINS } from '../../policies/registry.js';
 import type { MeshContext } from '../context/mesh-context.js';
-import { XDS_TYPE_URLS, type XdsTypeUrl } from '../protocol/type-urls.js';
+import type { XdsTypeUrl } from '../protocol/type-urls.js';
 import { canonical } from '../context/carried-memo.js';
 import { CompositeGenerator, type ResourceGenerator } from './generator.js';
 import { inboundProxyGenerator } from './inbound-proxy-generator.js';
@@ -10,7 +10,7 @@ import { outboundProxyGenerator } from './outbound-proxy-generator.js';
 import type { Proxy, ProxyKind } from './proxy.js';
 import { proxylessGrpcGenerator } from './proxyless-grpc-generator.js';
 import { secretsGenerator } from './secrets-generator.js';
-import type { GeneratedResources } from './resources.js';
+import { resourcesByType, type GeneratedResources } from './resources.js';
 
 /** What each kind of proxy gets, in generation order (Kuma's default proxy profile). */
 export const PROFILES: { readonly [K in ProxyKind]: readonly ResourceGenerator[] } = {
@@ -47,7 +47,7 @@ function canonicalResources(context: MeshContext, generated: GeneratedResources)
     });
     return found.every((named, at) => named === list[at]) ? list : found;
   };
-  return Object.fromEntries(XDS_TYPE_URLS.map((typeUrl) => [typeUrl, canonicalOf(typeUrl)])) as unknown as GeneratedResources;
+  return resourcesByType(canonicalOf);
 }
 
 const GENERATORS: { readonly [K in ProxyKind]: ResourceGenerator } = {

@@ -1,15 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { ProtoJson } from '../protocol/proto-json.js';
-import {
-  CLUSTER_TYPE_URL,
-  ENDPOINT_TYPE_URL,
-  LISTENER_TYPE_URL,
-  ROUTE_TYPE_URL,
-  SECRET_TYPE_URL,
-  XDS_TYPE_URLS,
-  shortTypeName,
-  type XdsTypeUrl,
-} from '../protocol/type-urls.js';
+import { XDS_TYPE_URLS, shortTypeName, type XdsTypeUrl } from '../protocol/type-urls.js';
 
 /** One resource in proto3 JSON (see ProtoJson), under the name clients subscribe to. */
 export interface NamedResource {
@@ -37,16 +28,13 @@ export class ResourceSet {
   }
 
   toResources(): GeneratedResources {
-    const list = (typeUrl: XdsTypeUrl): NamedResource[] =>
-      [...this.#byType.get(typeUrl)!].map(([name, resource]) => ({ name, resource }));
-    return {
-      [SECRET_TYPE_URL]: list(SECRET_TYPE_URL),
-      [CLUSTER_TYPE_URL]: list(CLUSTER_TYPE_URL),
-      [ENDPOINT_TYPE_URL]: list(ENDPOINT_TYPE_URL),
-      [LISTENER_TYPE_URL]: list(LISTENER_TYPE_URL),
-      [ROUTE_TYPE_URL]: list(ROUTE_TYPE_URL),
-    };
+    return resourcesByType((typeUrl) => [...this.#byType.get(typeUrl)!].map(([name, resource]) => ({ name, resource })));
   }
+}
+
+/** A proxy's resources, each type's list as `listOf` gives it, the types in push order. */
+export function resourcesByType(listOf: (typeUrl: XdsTypeUrl) => readonly NamedResource[]): GeneratedResources {
+  return Object.fromEntries(XDS_TYPE_URLS.map((typeUrl) => [typeUrl, listOf(typeUrl)])) as Record<XdsTypeUrl, readonly NamedResource[]>;
 }
 
 function checkSameContent(typeUrl: XdsTypeUrl, name: string, existing: ProtoJson, resource: ProtoJson): void {
@@ -73,11 +61,5 @@ export function mergeResources(earlier: GeneratedResources, later: GeneratedReso
     }
     return first.concat(shared === 0 ? second : second.filter(({ name }) => !byName.has(name)));
   };
-  return {
-    [SECRET_TYPE_URL]: merged(SECRET_TYPE_URL),
-    [CLUSTER_TYPE_URL]: merged(CLUSTER_TYPE_URL),
-    [ENDPOINT_TYPE_URL]: merged(ENDPOINT_TYPE_URL),
-    [LISTENER_TYPE_URL]: merged(LISTENER_TYPE_URL),
-    [ROUTE_TYPE_URL]: merged(ROUTE_TYPE_URL),
-  };
+  return resourcesByType(merged);
 }
