@@ -3,7 +3,7 @@
 import { expect } from 'vitest';
 import { emptyProxyRules, type ProxyRules } from '../../../src/main/policies/core/rules.js';
 import type { PolicyPlugin, UnappliedField } from '../../../src/main/policies/core/plugin.js';
-import type { EnvoyResources } from '../../../src/main/policies/core/envoy-resources.js';
+import { EnvoyResources } from '../../../src/main/policies/core/envoy-resources.js';
 import { bindProxyValues } from '../../../src/main/policies/core/proxy-bound.js';
 import type { MeshContext } from '../../../src/main/xds/context/mesh-context.js';
 import type { Proxy } from '../../../src/main/xds/generate/proxy.js';
@@ -31,26 +31,29 @@ export function runEnvoyPlugin<Conf>(
   const generated = base.resources.toResources();
   const unapplied: UnappliedField[] = [];
   const proxy = adjust.proxy?.(base.proxy) ?? base.proxy;
+  const context = adjust.context?.(base.context) ?? base.context;
+  // What the plugin reads of the context by name (a policy, a service's endpoints) comes through its resources.
+  const resources = new EnvoyResources(generated, context);
   plugin.applyEnvoy({
     proxy,
     // As applyPolicyPlugins shows it: only the parts the plugin declares (context-view.ts).
-    context: contextView(adjust.context?.(base.context) ?? base.context, plugin.contextReads.envoy),
+    context: contextView(context, plugin.contextReads.envoy),
     rules: rulesAsTested<Conf>(policyCase),
-    resources: base.resources,
+    resources,
     rulesOf: (): ProxyRules<Conf> => emptyProxyRules(),
     unapplied: (field) => unapplied.push(field),
   });
   // As applyPolicyPlugins does after the last plugin: the proxy's own values in place of their markers.
-  bindProxyValues(base.resources, proxy);
+  bindProxyValues(resources, proxy);
   const find = (resources: typeof generated, typeUrl: XdsTypeUrl, name: string) => {
     const found = resources[typeUrl].find((each) => each.name === name);
     return found && toKumaJson(typeUrl, found.resource);
   };
   return {
-    resources: base.resources,
+    resources,
     unapplied,
     before: (typeUrl, name) => find(generated, typeUrl, name),
-    after: (typeUrl, name) => find(base.resources.toResources(), typeUrl, name),
+    after: (typeUrl, name) => find(resources.toResources(), typeUrl, name),
   };
 }
 

@@ -1,6 +1,7 @@
 import type { PolicyOrigin, PolicyType } from '../../../shared/policy-types.js';
 import { canonical, carriedMemo, type CarriedMemo, type MemoMap } from '../../xds/context/carried-memo.js';
-import type { Endpoint, MeshContext } from '../../xds/context/mesh-context.js';
+import { policiesOf, type Endpoint, type MeshContext } from '../../xds/context/mesh-context.js';
+import type { PolicyResource } from './policy.js';
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import { XDS_TYPE_URLS, type XdsTypeUrl } from '../../xds/protocol/type-urls.js';
 import { resourcesByType, type GeneratedResources, type NamedResource } from '../../xds/generate/resources.js';
@@ -144,6 +145,19 @@ export class EnvoyResources {
     const endpoints = canonical(this.#context, 'service-endpoints', this.#context.endpointsByService.get(service) ?? NO_ENDPOINTS);
     this.#recording?.readEndpoints(service, endpoints);
     return endpoints;
+  }
+
+  /**
+   * The stored policy of a type and name, as the context has it (undefined when there is none): a
+   * recorded read, for a plugin that names the policy behind a rule (its KRI, the item that set a
+   * field), so that an edit of another policy of the type does not run it again.
+   */
+  policyNamed(type: PolicyType, name: string): PolicyResource | undefined {
+    if (this.#context === undefined) throw new Error(`the ${type} "${name}" was read from resources generated from no mesh context`);
+    const found = policiesOf(this.#context, type).find((policy) => policy.meta.name === name);
+    const policy = found && canonical(this.#context, 'policy', found);
+    this.#recording?.readPolicy(type, name, policy);
+    return policy;
   }
 
   /** Every field a policy set, in the order the plugins set them; a later entry for the same field wins. */

@@ -137,6 +137,31 @@ describe('a plugin whose inputs did not change', () => {
     expect(otherCluster([]).alt_stat_name).toBe('alone');
   });
 
+  it('runs again when the policy it named changed, not when another policy of its type did', () => {
+    const counter = { runs: 0 };
+    // Names the policy behind its rule, as a KRI or an unapplied field does: its labels go into the cluster.
+    const naming: PolicyPlugin = {
+      ...countingPlugin({ parts: [] }).plugin,
+      applyEnvoy: ({ resources }) => {
+        counter.runs++;
+        const cluster = resources.get(CLUSTER_TYPE_URL, 'backend')!;
+        resources.put(CLUSTER_TYPE_URL, 'backend', { ...cluster, alt_stat_name: resources.policyNamed('MeshTimeout', 'slow-backend')?.meta.labels['team'] ?? 'none' });
+      },
+    };
+    const otherTimeout = (connectionTimeout: string) =>
+      // Of the backend's proxies, not this client's: the client's rules stay the same.
+      policyResource('MeshTimeout', 'other-timeout', { targetRef: { kind: 'MeshService', name: 'backend' }, to: [{ targetRef: { kind: 'Mesh' }, default: { connectionTimeout } }] });
+    const labelled = (team: string) => ({ ...timeout('7s'), meta: { ...timeout('7s').meta, labels: { team } } });
+    const tick = meshTicks();
+    const cluster = (policies: PolicyResource[]) => backendCluster(tick([backend('http'), other('127.0.0.3')], policies), naming);
+
+    expect(cluster([labelled('a'), otherTimeout('1s')]).alt_stat_name).toBe('a');
+    cluster([labelled('a'), otherTimeout('2s')]);
+    expect(counter.runs).toBe(1);
+    expect(cluster([labelled('b'), otherTimeout('2s')]).alt_stat_name).toBe('b');
+    expect(counter.runs).toBe(2);
+  });
+
   it('fails the proxy, naming the plugin and what it read, when a plugin reads a part it does not declare', () => {
     const { plugin } = countingPlugin({ parts: [] }, true);
     const context = buildMeshContext(meshResource(), [client, backend('http')], { policies: [timeout('7s')] });

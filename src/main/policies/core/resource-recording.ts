@@ -1,5 +1,6 @@
 import type { PolicyType } from '../../../shared/policy-types.js';
 import type { Endpoint } from '../../xds/context/mesh-context.js';
+import type { PolicyResource } from './policy.js';
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import type { XdsTypeUrl } from '../../xds/protocol/type-urls.js';
 import type { NamedResource } from '../../xds/generate/resources.js';
@@ -11,7 +12,8 @@ type Read =
   | { kind: 'names'; typeUrl: XdsTypeUrl; names: readonly string[] }
   | { kind: 'list' | 'listPut'; typeUrl: XdsTypeUrl; entries: readonly NamedResource[] }
   | { kind: 'setBy'; typeUrl: XdsTypeUrl; name: string; type: PolicyType; found: boolean }
-  | { kind: 'endpoints'; service: string; endpoints: readonly Endpoint[] };
+  | { kind: 'endpoints'; service: string; endpoints: readonly Endpoint[] }
+  | { kind: 'policy'; type: PolicyType; name: string; policy: PolicyResource | undefined };
 
 type Write =
   | { kind: 'put'; typeUrl: XdsTypeUrl; name: string; resource: ProtoJson; set: readonly FieldSet[]; /** The name was not there before. */ added: boolean }
@@ -29,7 +31,15 @@ export interface PutsOfName {
 interface ReadIndex {
   names: Map<XdsTypeUrl, Set<string>>;
   wholeTypes: Set<XdsTypeUrl>;
-  endpoints: Extract<Read, { kind: 'endpoints' }>[];
+  /** What the run read of the context by name (a service's endpoints, a policy). */
+  contextReads: ContextRead[];
+}
+
+type ContextRead = Extract<Read, { kind: 'endpoints' | 'policy' }>;
+
+/** Whether `resources`' context has what the run read of it by name: the very (canonical) object. */
+function sameContextRead(read: ContextRead, resources: EnvoyResources): boolean {
+  return read.kind === 'endpoints' ? resources.endpointsOf(read.service) === read.endpoints : resources.policyNamed(read.type, read.name) === read.policy;
 }
 
 /**
@@ -51,6 +61,7 @@ export class ResourceRecording {
   /** Made once the run is over (by whoever asks first): a recording does not change after its run. */
   #puts: Map<XdsTypeUrl, Map<string, PutsOfName>> | undefined;
   readonly #endpointsRead = new Set<string>();
+  readonly #policiesRead = new Set<string>();
 
   get checkable(): boolean {
     return !this.#uncheckable;
@@ -78,6 +89,13 @@ export class ResourceRecording {
   readEndpoints(service: string, endpoints: readonly Endpoint[]): void {
     if (!this.#endpointsRead.has(service)) this.#reads.push({ kind: 'endpoints', service, endpoints });
     this.#endpointsRead.add(service);
+  }
+
+  /** A policy by type and name, as the context's canonical object (EnvoyResources.policyNamed). */
+  readPolicy(type: PolicyType, name: string, policy: PolicyResource | undefined): void {
+    const key = `${type}\n${name}`;
+    if (!this.#policiesRead.has(key)) this.#reads.push({ kind: 'policy', type, name, policy });
+    this.#policiesRead.add(key);
   }
 
   /** A read of what no recording can compare (every field every policy set): the run cannot be replayed. */
@@ -108,19 +126,21 @@ export class ResourceRecording {
         case 'setBy':
           return resources.setByPolicyOf(read.typeUrl, read.name, read.type) === read.found;
         case 'endpoints':
-          return resources.endpointsOf(read.service) === read.endpoints;
+        case 'policy':
+          return sameContextRead(read, resources);
       }
     });
   }
 
   /**
    * Whether the run read (or asked what a policy set of) a resource `changes` names, read whole a
-   * type it names a resource of, or read endpoints `resources` has others of: a run that did not can
+   * type it names a resource of, or read by name what `resources`' context has another of (a service's
+   * endpoints, a policy): a run that did not can
    * be replayed over a state changed only there.
    */
   readsAnyOf(changes: ResourceChanges, resources: EnvoyResources): boolean {
-    const { names, wholeTypes, endpoints } = (this.#readIndex ??= this.#indexReads());
-    if (endpoints.some((read) => resources.endpointsOf(read.service) !== read.endpoints)) return true;
+    const { names, wholeTypes, contextReads } = (this.#readIndex ??= this.#indexReads());
+    if (!contextReads.every((read) => sameContextRead(read, resources))) return true;
     for (const [typeUrl, changed] of changes.byType()) {
       if (changed.size === 0) continue;
       if (wholeTypes.has(typeUrl)) return true;
@@ -131,9 +151,9 @@ export class ResourceRecording {
   }
 
   #indexReads(): ReadIndex {
-    const index: ReadIndex = { names: new Map(), wholeTypes: new Set(), endpoints: [] };
+    const index: ReadIndex = { names: new Map(), wholeTypes: new Set(), contextReads: [] };
     for (const read of this.#reads) {
-      if (read.kind === 'endpoints') index.endpoints.push(read);
+      if (read.kind === 'endpoints' || read.kind === 'policy') index.contextReads.push(read);
       else if (read.kind !== 'get' && read.kind !== 'setBy') index.wholeTypes.add(read.typeUrl);
       else if (index.names.has(read.typeUrl)) index.names.get(read.typeUrl)!.add(read.name);
       else index.names.set(read.typeUrl, new Set([read.name]));

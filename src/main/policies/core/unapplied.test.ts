@@ -26,7 +26,7 @@ describe('reportUnapplied', () => {
       context,
       rules: emptyProxyRules(),
       rulesOf: () => emptyProxyRules(),
-      resources: new EnvoyResources(Object.fromEntries(XDS_TYPE_URLS.map((typeUrl) => [typeUrl, []])) as never),
+      resources: new EnvoyResources(Object.fromEntries(XDS_TYPE_URLS.map((typeUrl) => [typeUrl, []])) as never, context),
       unapplied: (field: UnappliedField) => reported.push(field),
     };
     const origins = ['sets-it', 'later'].map((name) => ({ type: 'MeshTimeout', mesh: 'default', name, item: 'spec.to[0]' }) as const);

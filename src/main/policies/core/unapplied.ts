@@ -1,10 +1,10 @@
 import type { PolicyOrigin } from '../../../shared/policy-types.js';
-import { policiesOf, type MeshContext } from '../../xds/context/mesh-context.js';
+import type { EnvoyResources } from './envoy-resources.js';
 import type { PluginInput } from './plugin.js';
 
 /** `spec.to[0]` + `http.requestTimeout` → the value in that policy's item's `default`, if it sets it. */
-function itemDefaultValue(context: MeshContext, origin: PolicyOrigin, confPath: string): unknown {
-  const policy = policiesOf(context, origin.type).find(({ meta }) => meta.name === origin.name);
+function itemDefaultValue(resources: EnvoyResources, origin: PolicyOrigin, confPath: string): unknown {
+  const policy = resources.policyNamed(origin.type, origin.name);
   if (policy === undefined) return undefined;
   const steps = [...origin.item.replace(/^spec\.?/, '').split(/[.[\]]+/), 'default', ...confPath.split('.')].filter((step) => step !== '');
   let value: unknown = policy.spec;
@@ -25,7 +25,7 @@ export function reportUnapplied<Conf>(
   confPath: string,
   reason: string,
 ): void {
-  const origin = origins.findLast((each) => itemDefaultValue(input.context, each, confPath) !== undefined) ?? origins.at(-1);
+  const origin = origins.findLast((each) => itemDefaultValue(input.resources, each, confPath) !== undefined) ?? origins.at(-1);
   if (origin === undefined) return;
   input.unapplied({ policy: { type: origin.type, name: origin.name }, field: `${origin.item}.default.${confPath}`, reason });
 }

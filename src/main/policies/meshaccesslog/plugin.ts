@@ -10,7 +10,7 @@ export const meshAccessLogPlugin: PolicyPlugin<MeshAccessLogConf> = {
   descriptor: meshAccessLogDescriptor,
   specShape: meshAccessLogSpecShape,
   validate: validateMeshAccessLog,
-  contextReads: { envoy: { parts: [], policyTypes: ['MeshAccessLog'] }, grpc: { parts: [], policyTypes: ['MeshAccessLog'] } },
+  contextReads: { envoy: { parts: [] }, grpc: { parts: [] } },
   applyEnvoy: applyMeshAccessLogToEnvoy,
   applyGrpc: applyMeshAccessLogToGrpc,
 };

@@ -10,7 +10,7 @@ export const meshCircuitBreakerPlugin: PolicyPlugin<MeshCircuitBreakerConf> = {
   descriptor: meshCircuitBreakerDescriptor,
   specShape: meshCircuitBreakerSpecShape,
   validate: validateMeshCircuitBreaker,
-  contextReads: { envoy: { parts: ['protocols'] }, grpc: { parts: ['protocols'], policyTypes: ['MeshCircuitBreaker'] } },
+  contextReads: { envoy: { parts: ['protocols'] }, grpc: { parts: ['protocols'] } },
   applyEnvoy: applyMeshCircuitBreakerToEnvoy,
   applyGrpc: applyMeshCircuitBreakerToGrpc,
 };

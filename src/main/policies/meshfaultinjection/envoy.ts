@@ -2,7 +2,7 @@
 // plugin/xds/{configurer,legacy_configurer}.go): fault filters on the HTTP inbound listeners.
 import { SERVICE_TAG } from '../../../shared/resources.js';
 import { protocolFromTags } from '../../xds/context/build-mesh-context.js';
-import { policiesOf, type MeshContext } from '../../xds/context/mesh-context.js';
+import { policiesOf } from '../../xds/context/mesh-context.js';
 import { KUMA_TAGS_HEADER } from '../../xds/generate/inbound-proxy-generator.js';
 import { inboundListenerName, outboundListenerName } from '../../xds/generate/names.js';
 import { DEFAULT_OUTBOUND_ADDRESS } from '../../xds/generate/outbound-proxy-generator.js';
@@ -16,7 +16,7 @@ import { ProxyBoundValue } from '../core/proxy-bound.js';
 import type { FieldsSet } from '../core/shared-edits.js';
 import { canonical } from '../../xds/context/carried-memo.js';
 import { memoizedForContext } from '../../xds/generate/context-memo.js';
-import { policyKri } from '../core/policy-kri.js';
+import { policyKri, type PolicyLookup } from '../core/policy-kri.js';
 import { reportUnapplied } from '../core/report-unapplied.js';
 import { inboundKey, type InboundRule, type Rule } from '../core/rules.js';
 import type { MeshFaultInjectionConf } from './api.js';
@@ -32,7 +32,7 @@ interface FaultFilter {
 }
 
 export function applyMeshFaultInjectionToEnvoy(input: PluginInput<MeshFaultInjectionConf>): void {
-  const { proxy, context, rules, resources } = input;
+  const { proxy, rules, resources } = input;
   sendCallerTags(input);
   const { networking } = proxy.dataplane.spec;
   for (const inbound of networking.inbound ?? []) {
@@ -51,7 +51,7 @@ export function applyMeshFaultInjectionToEnvoy(input: PluginInput<MeshFaultInjec
         if (abort && !abortApplies(abort)) reportUnapplied(input, rule.origins, `default.http[${index}].abort`, ABORT_STATUS_OUT_OF_ENVOY_RANGE);
       });
     }
-    const filters = inboundRules.length > 0 ? matchedFilters(inboundRules, context) : legacyFilters(rules.from.get(key) ?? []);
+    const filters = inboundRules.length > 0 ? matchedFilters(inboundRules, (type, policy) => resources.policyNamed(type, policy)) : legacyFilters(rules.from.get(key) ?? []);
     if (filters.length === 0) continue;
     resources.put(LISTENER_TYPE_URL, name, ...withFaultFilters(listener, filters));
   }
@@ -114,11 +114,11 @@ function legacyFilters(rules: readonly Rule<MeshFaultInjectionConf>[]): FaultFil
 }
 
 /** `rules`: each fault its own filter, skipped for connections the rule's match does not name; named by the policy's KRI. */
-function matchedFilters(rules: readonly InboundRule<MeshFaultInjectionConf>[], context: MeshContext): FaultFilter[] {
+function matchedFilters(rules: readonly InboundRule<MeshFaultInjectionConf>[], policyNamed: PolicyLookup): FaultFilter[] {
   return rules.flatMap((rule) =>
     (rule.conf.http ?? []).map((fault) => ({
       filter: {
-        name: policyKri(meshFaultInjectionDescriptor.shortName, rule.origins, context),
+        name: policyKri(meshFaultInjectionDescriptor.shortName, rule.origins, policyNamed),
         typed_config: filterUnlessMatched({ name: FAULT_FILTER, typed_config: httpFault(fault) }, rule.match),
       },
       origins: rule.origins,

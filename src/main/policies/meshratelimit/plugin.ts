@@ -10,7 +10,7 @@ export const meshRateLimitPlugin: PolicyPlugin<MeshRateLimitConf> = {
   descriptor: meshRateLimitDescriptor,
   specShape: meshRateLimitSpecShape,
   validate: validateMeshRateLimit,
-  contextReads: { envoy: { parts: ['mesh'], policyTypes: ['MeshRateLimit'] }, grpc: { parts: ['mesh'], policyTypes: ['MeshRateLimit'] } },
+  contextReads: { envoy: { parts: ['mesh'] }, grpc: { parts: ['mesh'] } },
   applyEnvoy: applyMeshRateLimitToEnvoy,
   applyGrpc: applyMeshRateLimitToGrpc,
 };

@@ -10,7 +10,7 @@ export const meshRetryPlugin: PolicyPlugin<MeshRetryConf> = {
   descriptor: meshRetryDescriptor,
   specShape: meshRetrySpecShape,
   validate: validateMeshRetry,
-  contextReads: { envoy: { parts: ['protocols'] }, grpc: { parts: ['protocols'], policyTypes: ['MeshRetry'] } },
+  contextReads: { envoy: { parts: ['protocols'] }, grpc: { parts: ['protocols'] } },
   applyEnvoy: applyMeshRetryToEnvoy,
   applyGrpc: applyMeshRetryToGrpc,
 };

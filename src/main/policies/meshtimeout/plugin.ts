@@ -10,7 +10,7 @@ export const meshTimeoutPlugin: PolicyPlugin<MeshTimeoutPolicyConf> = {
   descriptor: meshTimeoutDescriptor,
   specShape: meshTimeoutSpecShape,
   validate: validateMeshTimeout,
-  contextReads: { envoy: { parts: ['mesh', 'protocols'], policyTypes: ['MeshTimeout'] }, grpc: { parts: ['mesh', 'protocols'], policyTypes: ['MeshTimeout'] } },
+  contextReads: { envoy: { parts: ['mesh', 'protocols'] }, grpc: { parts: ['mesh', 'protocols'] } },
   applyEnvoy: applyMeshTimeoutToEnvoy,
   applyGrpc: applyMeshTimeoutToGrpc,
 };

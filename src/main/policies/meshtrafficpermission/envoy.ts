@@ -12,14 +12,16 @@ import type { PluginInput } from '../core/plugin.js';
 import { inboundSides } from '../core/proxy-sides.js';
 import type { InboundRule } from '../core/rules.js';
 import type { MeshTrafficPermissionConf } from './api.js';
-import { HTTP_RBAC_FILTER, HTTP_RBAC_TYPE_URL, NETWORK_RBAC_FILTER, NETWORK_RBAC_TYPE_URL, rbacFilterFields, rbacForInbound, type InboundRbac } from './rbac.js';
+import { HTTP_RBAC_FILTER, HTTP_RBAC_TYPE_URL, NETWORK_RBAC_FILTER, NETWORK_RBAC_TYPE_URL, rbacFilterFields, rbacForInbound, rbacScopeOf, type InboundRbac } from './rbac.js';
 
-export function applyMeshTrafficPermissionToEnvoy({ proxy, context, rules, resources }: PluginInput<MeshTrafficPermissionConf>): void {
+export function applyMeshTrafficPermissionToEnvoy(input: PluginInput<MeshTrafficPermissionConf>): void {
+  const { proxy, context, rules, resources } = input;
   if (!meshMtls(context.mesh)) return;
+  const scope = rbacScopeOf(input);
   for (const inbound of inboundSides(proxy)) {
     const listener = resources.get(LISTENER_TYPE_URL, inbound.listener);
     if (!listener) continue;
-    const rbac = rbacForInbound(rules, inbound.key, context);
+    const rbac = rbacForInbound(rules, inbound.key, scope);
     const [changed, set] = withRbac(listener, inbound.listener, rbac);
     if (set.length === 0) continue;
     const sniMatched = hasSniMatch(rules.inbound.get(inbound.key) ?? []);

@@ -20,7 +20,7 @@ import { keyOf, putEdited } from '../core/shared-edits.js';
 import { reportUnapplied } from '../core/unapplied.js';
 import type { MeshTrafficPermissionConf } from './api.js';
 import { meshTrafficPermissionDescriptor } from './descriptor.js';
-import { HTTP_RBAC_FILTER, HTTP_RBAC_TYPE_URL, rbacForInbound, type RbacScope } from './rbac.js';
+import { HTTP_RBAC_FILTER, HTTP_RBAC_TYPE_URL, rbacForInbound, rbacScopeOf, type RbacScope } from './rbac.js';
 
 const NO_SHADOW =
   'gRPC has no shadow rules (gRFC A41 reads only RBAC `rules`): these callers are allowed, but nothing records that a Deny would refuse them';
@@ -47,14 +47,15 @@ export function applyMeshTrafficPermissionToGrpc(input: PluginInput<MeshTrafficP
  * the Envoy plugin writes it, without its shadow rules; the `rules` API as one ALLOW policy.
  */
 function grpcRbac(input: PluginInput<MeshTrafficPermissionConf>, key: string): { rules: ProtoJson; origins: readonly PolicyOrigin[] } {
-  const rbac = rbacForInbound(input.rules, key, input.context);
+  const scope = rbacScopeOf(input);
+  const rbac = rbacForInbound(input.rules, key, scope);
   if (rbac.form === 'rules') {
     for (const rule of input.rules.from.get(key) ?? []) {
       if (rule.conf.action === 'AllowWithShadowDeny') reportUnapplied(input, rule.origins, 'action', NO_SHADOW);
     }
     return { rules: rbac.rules, origins: rbac.origins };
   }
-  return { rules: allowPolicyOf(input, input.rules.inbound.get(key) ?? [], input.context), origins: rbac.origins };
+  return { rules: allowPolicyOf(input, input.rules.inbound.get(key) ?? [], scope), origins: rbac.origins };
 }
 
 /**
@@ -78,7 +79,7 @@ function allowPolicyOf(input: PluginInput<MeshTrafficPermissionConf>, rules: rea
     const allowed = [...principalsOf(rule, 'allow'), ...principalsOf(rule, 'allowWithShadowDeny')];
     if (allowed.length === 0) continue;
     const principal = denied.length === 0 ? anyOf(allowed) : { and_ids: { ids: [anyOf(allowed), { not_id: anyOf(denied) }] } };
-    const name = policyKri(meshTrafficPermissionDescriptor.shortName, rule.origins, scope);
+    const name = policyKri(meshTrafficPermissionDescriptor.shortName, rule.origins, scope.policyNamed);
     const policy = (policies[name] ??= { permissions: [{ any: true }], principals: [] });
     (policy.principals as ProtoJson[]).push(principal);
   }

@@ -10,7 +10,7 @@ export const meshTrafficPermissionPlugin: PolicyPlugin<MeshTrafficPermissionConf
   descriptor: meshTrafficPermissionDescriptor,
   specShape: meshTrafficPermissionSpecShape,
   validate: validateMeshTrafficPermission,
-  contextReads: { envoy: { parts: ['mesh'], policyTypes: ['MeshTrafficPermission'] }, grpc: { parts: ['mesh'], policyTypes: ['MeshTrafficPermission'] } },
+  contextReads: { envoy: { parts: ['mesh'] }, grpc: { parts: ['mesh'] } },
   applyEnvoy: applyMeshTrafficPermissionToEnvoy,
   applyGrpc: applyMeshTrafficPermissionToGrpc,
 };

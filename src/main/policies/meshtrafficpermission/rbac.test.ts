@@ -19,7 +19,7 @@ function scopeOf(policyCase: PolicyCase): RbacScope {
         spec: policy.spec,
       }) as unknown as PolicyResource,
   );
-  return { mesh: context.mesh, policiesByType: new Map([['MeshTrafficPermission', policies]]) };
+  return { mesh: context.mesh, policyNamed: (type, name) => policies.find((policy) => policy.type === type && policy.meta.name === name) };
 }
 
 /** The golden's HTTP RBAC filter config on a listener, in Kuma's JSON form without its @type. */

@@ -2,13 +2,13 @@
 // xds/legacy_rbac_configurer.go and xds/rbac_configurer.go). Pure: the Envoy plugin puts it in an
 // RBAC filter, the proxyless gRPC plugin hands it to gRPC's RBAC (gRFC A41).
 import type { PolicyOrigin } from '../../../shared/policy-types.js';
-import { SERVICE_TAG } from '../../../shared/resources.js';
+import { SERVICE_TAG, type MeshResource } from '../../../shared/resources.js';
 import { kumaTagId, spiffeId } from '../../mtls/mesh-ca.js';
-import type { MeshContext } from '../../xds/context/mesh-context.js';
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import { anyMatchPredicate } from '../core/match-predicate.js';
 import type { RuleMatch } from '../core/policy.js';
-import { policyKri } from '../core/policy-kri.js';
+import type { PluginInput } from '../core/plugin.js';
+import { policyKri, type PolicyLookup } from '../core/policy-kri.js';
 import type { InboundKey, InboundRule, ProxyRules, Rule, Subset } from '../core/rules.js';
 import type { MeshTrafficPermissionConf } from './api.js';
 import { meshTrafficPermissionDescriptor } from './descriptor.js';
@@ -37,7 +37,15 @@ export type InboundRbac =
   | { form: 'matcher'; matcher: ProtoJson; shadowMatcher?: ProtoJson; origins: readonly PolicyOrigin[] };
 
 /** Where the RBAC is built: the proxy's mesh (SPIFFE IDs) and its policies (KRIs of the `rules` actions). */
-export type RbacScope = Pick<MeshContext, 'mesh' | 'policiesByType'>;
+export interface RbacScope {
+  mesh: MeshResource;
+  policyNamed: PolicyLookup;
+}
+
+/** A plugin run's scope: its proxy's mesh, and the policies it names read through its resources (reads its replay checks). */
+export function rbacScopeOf({ context, resources }: Pick<PluginInput<unknown>, 'context' | 'resources'>): RbacScope {
+  return { mesh: context.mesh, policyNamed: (type, name) => resources.policyNamed(type, name) };
+}
 
 /**
  * The RBAC of one inbound of a proxy in an mTLS mesh (Kuma's plugin Apply): its `rules` when any
@@ -95,7 +103,7 @@ function principalOf(subset: Subset, mesh: string): ProtoJson {
  * callers, so what a Deny would refuse shows in Envoy's shadow stats only.
  */
 function matcherRbac(rules: readonly InboundRule<MeshTrafficPermissionConf>[], scope: RbacScope): InboundRbac {
-  const named = rules.map((rule) => ({ conf: rule.conf, name: policyKri(meshTrafficPermissionDescriptor.shortName, rule.origins, scope) }));
+  const named = rules.map((rule) => ({ conf: rule.conf, name: policyKri(meshTrafficPermissionDescriptor.shortName, rule.origins, scope.policyNamed) }));
   const deny = named.map(({ conf, name }) => fieldMatcher(conf.deny ?? [], 'DENY', name));
   const allow = named.map(({ conf, name }) => fieldMatcher([...(conf.allow ?? []), ...(conf.allowWithShadowDeny ?? [])], 'ALLOW', name));
   const shadow = named.filter(({ conf }) => conf.allowWithShadowDeny !== undefined).map(({ conf, name }) => fieldMatcher(conf.allowWithShadowDeny!, 'DENY', name));
