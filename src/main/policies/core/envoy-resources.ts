@@ -31,6 +31,8 @@ const NO_ENDPOINTS: readonly Endpoint[] = Object.freeze([]);
  * A proxy's generated resources as the policy plugins change them, in Kuma's plugin order, with
  * a record of which policy set what. The generators' resources may be shared by many proxies
  * (memoized per MeshContext) and frozen, so a plugin never edits one in place: it `put`s a new one.
+ * What a plugin reads of the context by name (a service's endpoints, a policy) it reads here too,
+ * so that its run's recording holds it (plugin-replay.ts).
  */
 export class EnvoyResources {
   readonly #generated: GeneratedResources;
@@ -137,13 +139,14 @@ export class EnvoyResources {
   }
 
   /**
-   * The endpoints of a service in the context the resources were generated from: a recorded read, for a plugin that makes a cluster's endpoints itself (a route's split
-   * cluster) and so depends on those of a few services, not on every endpoint of the mesh.
+   * The endpoints of a service in the context the resources were generated from: a recorded read,
+   * for a plugin that makes a cluster's endpoints itself (a route's split cluster) and so depends on
+   * those of a few services, not on every endpoint of the mesh.
    */
   endpointsOf(service: string): readonly Endpoint[] {
     if (this.#context === undefined) throw new Error(`the endpoints of "${service}" were read from resources generated from no mesh context`);
     const endpoints = canonical(this.#context, 'service-endpoints', this.#context.endpointsByService.get(service) ?? NO_ENDPOINTS);
-    this.#recording?.readEndpoints(service, endpoints);
+    this.#recording?.readContext({ kind: 'endpoints', service, endpoints });
     return endpoints;
   }
 
@@ -156,7 +159,7 @@ export class EnvoyResources {
     if (this.#context === undefined) throw new Error(`the ${type} "${name}" was read from resources generated from no mesh context`);
     const found = policiesOf(this.#context, type).find((policy) => policy.meta.name === name);
     const policy = found && canonical(this.#context, 'policy', found);
-    this.#recording?.readPolicy(type, name, policy);
+    this.#recording?.readContext({ kind: 'policy', type, name, policy });
     return policy;
   }
 

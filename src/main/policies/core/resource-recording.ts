@@ -35,7 +35,7 @@ interface ReadIndex {
   contextReads: ContextRead[];
 }
 
-type ContextRead = Extract<Read, { kind: 'endpoints' | 'policy' }>;
+export type ContextRead = Extract<Read, { kind: 'endpoints' | 'policy' }>;
 
 /** Whether `resources`' context has what the run read of it by name: the very (canonical) object. */
 function sameContextRead(read: ContextRead, resources: EnvoyResources): boolean {
@@ -60,8 +60,7 @@ export class ResourceRecording {
   #written: Map<XdsTypeUrl, Set<string>> | undefined;
   /** Made once the run is over (by whoever asks first): a recording does not change after its run. */
   #puts: Map<XdsTypeUrl, Map<string, PutsOfName>> | undefined;
-  readonly #endpointsRead = new Set<string>();
-  readonly #policiesRead = new Set<string>();
+  readonly #contextRead = new Set<string>();
 
   get checkable(): boolean {
     return !this.#uncheckable;
@@ -85,17 +84,14 @@ export class ResourceRecording {
     else this.#reads.push({ kind: 'setBy', ...read });
   }
 
-  /** The endpoints of a service, as the context's canonical list (EnvoyResources.endpointsOf). */
-  readEndpoints(service: string, endpoints: readonly Endpoint[]): void {
-    if (!this.#endpointsRead.has(service)) this.#reads.push({ kind: 'endpoints', service, endpoints });
-    this.#endpointsRead.add(service);
-  }
-
-  /** A policy by type and name, as the context's canonical object (EnvoyResources.policyNamed). */
-  readPolicy(type: PolicyType, name: string, policy: PolicyResource | undefined): void {
-    const key = `${type}\n${name}`;
-    if (!this.#policiesRead.has(key)) this.#reads.push({ kind: 'policy', type, name, policy });
-    this.#policiesRead.add(key);
+  /**
+   * What the run read of the context by name, as the context's canonical object: a service's
+   * endpoints (EnvoyResources.endpointsOf), a policy (policyNamed). The first read of each counts.
+   */
+  readContext(read: ContextRead): void {
+    const key = read.kind === 'endpoints' ? `endpoints\n${read.service}` : `policy\n${read.type}\n${read.name}`;
+    if (!this.#contextRead.has(key)) this.#reads.push(read);
+    this.#contextRead.add(key);
   }
 
   /** A read of what no recording can compare (every field every policy set): the run cannot be replayed. */
@@ -134,9 +130,8 @@ export class ResourceRecording {
 
   /**
    * Whether the run read (or asked what a policy set of) a resource `changes` names, read whole a
-   * type it names a resource of, or read by name what `resources`' context has another of (a service's
-   * endpoints, a policy): a run that did not can
-   * be replayed over a state changed only there.
+   * type it names a resource of, or read by name what `resources`' context now has another of (a
+   * service's endpoints, a policy): a run that did not can be replayed over a state changed only there.
    */
   readsAnyOf(changes: ResourceChanges, resources: EnvoyResources): boolean {
     const { names, wholeTypes, contextReads } = (this.#readIndex ??= this.#indexReads());
