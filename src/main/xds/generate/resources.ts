@@ -1,6 +1,15 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { ProtoJson } from '../protocol/proto-json.js';
-import { XDS_TYPE_URLS, shortTypeName, type XdsTypeUrl } from '../protocol/type-urls.js';
+import {
+  CLUSTER_TYPE_URL,
+  ENDPOINT_TYPE_URL,
+  LISTENER_TYPE_URL,
+  ROUTE_TYPE_URL,
+  SECRET_TYPE_URL,
+  XDS_TYPE_URLS,
+  shortTypeName,
+  type XdsTypeUrl,
+} from '../protocol/type-urls.js';
 
 /** One resource in proto3 JSON (see ProtoJson), under the name clients subscribe to. */
 export interface NamedResource {
@@ -32,9 +41,18 @@ export class ResourceSet {
   }
 }
 
-/** A proxy's resources, each type's list as `listOf` gives it, the types in push order. */
+/**
+ * A proxy's resources, each type's list as `listOf` gives it, the types in push order. Spelled as
+ * one literal: an object made from entries is a slow dictionary to every reader after it.
+ */
 export function resourcesByType(listOf: (typeUrl: XdsTypeUrl) => readonly NamedResource[]): GeneratedResources {
-  return Object.fromEntries(XDS_TYPE_URLS.map((typeUrl) => [typeUrl, listOf(typeUrl)])) as Record<XdsTypeUrl, readonly NamedResource[]>;
+  return {
+    [SECRET_TYPE_URL]: listOf(SECRET_TYPE_URL),
+    [CLUSTER_TYPE_URL]: listOf(CLUSTER_TYPE_URL),
+    [ENDPOINT_TYPE_URL]: listOf(ENDPOINT_TYPE_URL),
+    [LISTENER_TYPE_URL]: listOf(LISTENER_TYPE_URL),
+    [ROUTE_TYPE_URL]: listOf(ROUTE_TYPE_URL),
+  };
 }
 
 function checkSameContent(typeUrl: XdsTypeUrl, name: string, existing: ProtoJson, resource: ProtoJson): void {
