@@ -74,18 +74,22 @@ function outboundLists(context: MeshContext, outbounds: readonly Outbound[]): Ge
  */
 function outboundResources(context: MeshContext, service: string, address: string, port: number, tags: Tags) {
   const protocol = serviceProtocol(context, service);
-  const listener = outboundListenerName(address, port);
+  const name = outboundListenerName(address, port);
   const listeners = carriedMemo<string, ProtoJson>(context, 'outbound-listeners', () => new Map());
-  const listenerKey = `${listener}\n${service}\n${protocol}\n${JSON.stringify(tags)}`;
-  let listenerResource = listeners.get(listenerKey);
-  if (listenerResource === undefined) listeners.set(listenerKey, (listenerResource = outboundListener(listener, address, port, protocol, tags, service)));
-  const clusters = carriedMemo<MeshResource, Map<string, ProtoJson>>(context, 'outbound-clusters', () => new WeakMap());
+  const listenerKey = `${name}\n${service}\n${protocol}\n${JSON.stringify(tags)}`;
+  let listener = listeners.get(listenerKey);
+  if (listener === undefined) listeners.set(listenerKey, (listener = outboundListener(name, address, port, protocol, tags, service)));
+  return { cluster: carriedCluster(context, service, protocol), endpoints: serviceEndpoints(context, service, 'envoy'), listener };
+}
+
+/** A service's cluster, the mesh's last tick's object while the service's protocol and the mesh (its mTLS) are the same. */
+function carriedCluster(context: MeshContext, service: string, protocol: Protocol): ProtoJson {
+  const clusters = carriedMemo<string, { mesh: MeshResource; cluster: ProtoJson }>(context, 'outbound-clusters', () => new Map());
   const mesh = canonical(context, 'mesh', context.mesh);
-  let byService = clusters.get(mesh);
-  if (byService === undefined) clusters.set(mesh, (byService = new Map()));
-  let cluster = byService.get(`${service}\n${protocol}`);
-  if (cluster === undefined) byService.set(`${service}\n${protocol}`, (cluster = { ...outboundCluster(service, protocol), ...meshClusterTls(mesh, service) }));
-  return { cluster, endpoints: serviceEndpoints(context, service, 'envoy'), listener: listenerResource };
+  const key = `${service}\n${protocol}`;
+  let carried = clusters.get(key);
+  if (carried?.mesh !== mesh) clusters.set(key, (carried = { mesh, cluster: { ...outboundCluster(service, protocol), ...meshClusterTls(mesh, service) } }));
+  return carried.cluster;
 }
 
 function outboundListener(name: string, address: string, port: number, protocol: Protocol, tags: Tags, service: string): ProtoJson {
