@@ -48,7 +48,11 @@ const VIEWS: ViewCheck[] = [
   },
   {
     hash: '#/resources/dataplane/default/web-1',
-    ready: (page) => page.locator('.cm-line', { hasText: 'kuma.io/service: web' }).waitFor(),
+    // The list and the editor load apart: under load the list can come after the editor's text.
+    ready: async (page) => {
+      await page.locator('.cm-line', { hasText: 'kuma.io/service: web' }).waitFor();
+      await page.locator('[data-resource]').first().waitFor();
+    },
     key: ['.editor-pane .toolbar button', '[data-resource]'],
   },
   {
