@@ -1,4 +1,5 @@
 import { underlyingContext } from './context-view.js';
+import type { MeshResource } from '../../../shared/resources.js';
 import type { MeshContext } from './mesh-context.js';
 
 /** What a memo keeps its entries in: a Map for keys by content, a WeakMap for keys by object. */
@@ -139,4 +140,13 @@ export function canonical<T extends object>(context: MeshContext, kind: string, 
 /** JSON text of a value whose parts may be Maps (a rule's originByMatches), each as its entries. */
 export function jsonWithMaps(value: unknown): string {
   return JSON.stringify(value, (_key, part: unknown) => (part instanceof Map ? { map: [...part] } : part));
+}
+
+/**
+ * The context's mesh as the canonical object: the previous context's while its content is the same.
+ * Under the kind plugin-replay.ts canonicalizes declared context parts with, so the generators and
+ * the plugins' declared `mesh` part make one JSON text of it per context, and find one object.
+ */
+export function canonicalMesh(context: MeshContext): MeshResource {
+  return canonical(context, 'context:mesh', context.mesh, jsonWithMaps);
 }

@@ -1,5 +1,5 @@
 import { SERVICE_TAG, type DataplaneResource, type Inbound, type MeshResource, type Protocol, type Tags } from '../../../shared/resources.js';
-import { canonical, carriedMemo } from '../context/carried-memo.js';
+import { canonical, canonicalMesh, carriedMemo } from '../context/carried-memo.js';
 import { protocolFromTags } from '../context/build-mesh-context.js';
 import type { ProtoJson } from '../protocol/proto-json.js';
 import { CLUSTER_TYPE_URL, LISTENER_TYPE_URL } from '../protocol/type-urls.js';
@@ -36,7 +36,7 @@ export const inboundProxyGenerator: ResourceGenerator = {
     // They change only with the proxy's Dataplane, its mesh and whether it can reuse ports: after a
     // change elsewhere, the mesh's last tick's lists are found again (by content: canonical).
     const dataplane = canonical(context, 'dataplane', proxy.dataplane);
-    const mesh = canonical(context, 'mesh', context.mesh);
+    const mesh = canonicalMesh(context);
     const reusePort = proxy.features?.has(FEATURE_REUSE_PORT) ?? false;
     const byDataplane = carriedMemo(context, 'inbound-lists', () => new WeakMap<DataplaneResource, InboundLists>());
     const last = byDataplane.get(dataplane);

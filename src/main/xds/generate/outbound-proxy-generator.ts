@@ -1,5 +1,5 @@
 import { SERVICE_TAG, type MeshResource, type Outbound, type Protocol, type Tags } from '../../../shared/resources.js';
-import { canonical, carriedMemo } from '../context/carried-memo.js';
+import { canonical, canonicalMesh, carriedMemo } from '../context/carried-memo.js';
 import { serviceProtocol, type MeshContext } from '../context/mesh-context.js';
 import type { ProtoJson } from '../protocol/proto-json.js';
 import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL } from '../protocol/type-urls.js';
@@ -85,7 +85,7 @@ function outboundResources(context: MeshContext, service: string, address: strin
 /** A service's cluster, the mesh's last tick's object while the service's protocol and the mesh (its mTLS) are the same. */
 function carriedCluster(context: MeshContext, service: string, protocol: Protocol): ProtoJson {
   const clusters = carriedMemo<string, { mesh: MeshResource; cluster: ProtoJson }>(context, 'outbound-clusters', () => new Map());
-  const mesh = canonical(context, 'mesh', context.mesh);
+  const mesh = canonicalMesh(context);
   const key = `${service}\n${protocol}`;
   let carried = clusters.get(key);
   if (carried?.mesh !== mesh) clusters.set(key, (carried = { mesh, cluster: { ...outboundCluster(service, protocol), ...meshClusterTls(mesh, service) } }));
