@@ -9,7 +9,7 @@ export const CASES_WITH_POLICIES = policyCases().filter((policyCase) => policyCa
 
 /**
  * A case (by id, so that a counterexample reads short) and one of its policies changed at one
- * random place, as the API accepted it (refused edits are policy-confs.test.ts's to check).
+ * random place, as the API accepted it (refused edits are policy-confs.kuma.test.ts's to check).
  */
 export const acceptedPolicyEdit = fc
   .tuple(fc.constantFrom(...CASES_WITH_POLICIES), fc.nat(), fc.nat(), unexpectedValue)

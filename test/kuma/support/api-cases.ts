@@ -1,7 +1,7 @@
 // Kuma's API server goldens (../shared/kuma-cases/api/) as cases replayed against a real meshdesk core:
 // the input's YAML documents are written straight into the store, as Kuma's tests put them there (so
 // without the labels Kuma's managers compute on write), then each action is sent over HTTP and its status and body
-// compared with Kuma's. Shared by test/kuma/api.test.ts and scripts/conformance/api.ts.
+// compared with Kuma's. Shared by test/kuma/api.kuma.test.ts and scripts/conformance/api.ts.
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,9 +12,9 @@ import { validateResource } from '../../../src/main/resources/validate.js';
 import { openDatabase } from '../../../src/main/store/database.js';
 import { ResourceStore } from '../../../src/main/store/resource-store.js';
 import { withControlPlaneCert } from '../../support/with-control-plane-cert.js';
-import { KUMA_CASES } from './validation-cases.js';
+import { KUMA_CASES_DIR } from '../../support/kuma-cases.js';
 
-const API_CASES = join(KUMA_CASES, 'api');
+const API_CASES = join(KUMA_CASES_DIR, 'api');
 /** Kuma's tests store resources with zero times; meshdesk's are real, so both sides are read as this. */
 const ZERO_TIME = '0001-01-01T00:00:00Z';
 

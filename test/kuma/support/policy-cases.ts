@@ -14,7 +14,7 @@ import { generateProxyResources } from '../../../src/main/xds/generate/profile.j
 import type { Proxy } from '../../../src/main/xds/generate/proxy.js';
 import type { PolicyOrigin, PolicyType } from '../../../src/shared/policy-types.js';
 import type { DataplaneResource, MeshResource, Tags } from '../../../src/shared/resources.js';
-import { KUMA_CASES_DIR } from './xds-cases.js';
+import { KUMA_CASES_DIR, kumaCasesPresent } from '../../support/kuma-cases.js';
 import type { KumaJson } from './xds-leaves.js';
 
 export const POLICY_CASES_DIR = path.join(KUMA_CASES_DIR, 'policies');
@@ -60,8 +60,12 @@ export interface PolicyCase {
   goldens: Map<string, KumaJson>;
 }
 
-/** Every case of one policy folder (`meshtimeout`), or of all of them. */
+/**
+ * Every case of one policy folder (`meshtimeout`), or of all of them; none without Kuma's data, so
+ * that the factory of a suite skipped for that (`describe.skipIf(!kumaCasesPresent())`) still runs.
+ */
 export function policyCases(policyFolder?: string): PolicyCase[] {
+  if (!kumaCasesPresent()) return [];
   const folders = policyFolder ? [policyFolder] : fs.readdirSync(POLICY_CASES_DIR).filter((name) => fs.statSync(path.join(POLICY_CASES_DIR, name)).isDirectory());
   return folders.sort().flatMap((folder) =>
     fs
@@ -77,7 +81,7 @@ export function policyCases(policyFolder?: string): PolicyCase[] {
   );
 }
 
-/** A policy folder's validator cases (validation.json), as the cases README describes them. */
+/** A policy folder's validator cases (validation.json), as the cases README describes them; none without Kuma's data. */
 export function policyValidationCases(policyFolder: string): {
   name: string;
   input: string;
@@ -85,6 +89,7 @@ export function policyValidationCases(policyFolder: string): {
   expected: 'valid' | { field: string; message: string }[];
   violationOrderMatters?: boolean;
 }[] {
+  if (!kumaCasesPresent()) return [];
   const json = JSON.parse(fs.readFileSync(path.join(POLICY_CASES_DIR, policyFolder, 'validation.json'), 'utf8')) as { cases: never[] };
   return json.cases;
 }

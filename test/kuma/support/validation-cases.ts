@@ -1,9 +1,9 @@
 // Kuma's validation goldens (../shared/kuma-cases/) as cases meshdesk's validation is compared with: the
 // Dataplane validator's table, and the Mesh and Dataplane bodies of the API server's PUT cases.
-// Shared by test/kuma/validation.test.ts and scripts/conformance/validation.ts, so both count alike.
+// Shared by test/kuma/validation.kuma.test.ts and scripts/conformance/validation.ts, so both count alike.
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { KUMA_CASES_DIR } from '../../support/kuma-cases.js';
 import type { ResourceType, Violation } from '../../../src/shared/resources.js';
 import { parseResourceText } from '../../../src/main/resources/parse.js';
 import { ValidationError } from '../../../src/main/resources/validation-error.js';
@@ -11,9 +11,6 @@ import { validateResource, type ExpectedResource } from '../../../src/main/resou
 import { ApiError } from '../../../src/main/api/api-error.js';
 import { requireValidWorkloadLabel } from '../../../src/main/api/workload-label.js';
 
-/** `../shared/kuma-cases` next to the checkout, unless MESHDESK_KUMA_CASES names another folder. */
-export const KUMA_CASES =
-  process.env.MESHDESK_KUMA_CASES ?? fileURLToPath(new URL('../../../../shared/kuma-cases/', import.meta.url));
 
 export interface ValidationCase {
   /** `<file>: <case name>`, unique, as known-differences.ts names cases. */
@@ -34,10 +31,6 @@ export interface CaseResult {
   matches: boolean;
 }
 
-export function kumaCasesPresent(): boolean {
-  return existsSync(KUMA_CASES);
-}
-
 export function validationCases(): ValidationCase[] {
   return [...validatorTableCases(), ...apiCases()];
 }
@@ -55,7 +48,7 @@ const VALIDATOR_TABLE = 'validation/dataplane_validator_cases.json';
 const TABLE_META = 'type: Dataplane\nname: dp-1\nmesh: default\n';
 
 function validatorTableCases(): ValidationCase[] {
-  const entries = JSON.parse(readFileSync(join(KUMA_CASES, VALIDATOR_TABLE), 'utf8')) as TableEntry[];
+  const entries = JSON.parse(readFileSync(join(KUMA_CASES_DIR, VALIDATOR_TABLE), 'utf8')) as TableEntry[];
   const seen = new Map<string, number>();
   return entries.map((entry) => {
     // The table repeats a few names; number the repeats so that every case has its own id.
@@ -80,7 +73,7 @@ interface KumaErrorBody {
 
 /** The PUTs of `*.input.yaml` whose URL is a Mesh or a Dataplane, with their request and golden answer. */
 function apiCases(): ValidationCase[] {
-  const folder = join(KUMA_CASES, 'api');
+  const folder = join(KUMA_CASES_DIR, 'api');
   const cases: ValidationCase[] = [];
   for (const file of readdirSync(folder).filter((name) => name.endsWith('.input.yaml')).sort()) {
     const base = file.slice(0, -'.input.yaml'.length);

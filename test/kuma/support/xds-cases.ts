@@ -2,7 +2,6 @@
 // generates for the same proxy, both as leaves, with what each case puts out of scope.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { computeLabels } from '../../../src/main/resources/computed-labels.js';
 import { parseResourceDocuments } from '../../../src/main/resources/parse.js';
@@ -14,12 +13,10 @@ import { FEATURE_REUSE_PORT } from '../../../src/main/xds/generate/proxy.js';
 import { SECRET_TYPE_URL, XDS_TYPE_URLS, shortTypeName } from '../../../src/main/xds/protocol/type-urls.js';
 import { isPolicyType } from '../../../src/shared/policy-types.js';
 import type { DataplaneResource, MeshResource, MeshSpec, Resource, ResourceInput } from '../../../src/shared/resources.js';
+import { KUMA_CASES_DIR } from '../../support/kuma-cases.js';
 import { KUMA_MESH_MTLS, KUMA_MESH_PERMISSIONS, redactedIdentity } from './kuma-mesh-mtls.js';
 import { leaves, pointerToPath, toKumaJson, type KumaJson, type Leaf } from './xds-leaves.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-/** Kuma's golden data, shared by every worktree; MESHDESK_KUMA_CASES points elsewhere. */
-export const KUMA_CASES_DIR = process.env.MESHDESK_KUMA_CASES ?? path.resolve(ROOT, '../shared/kuma-cases');
 
 /** A part of Kuma's configuration a case does not compare: resources whose name matches, and of those the leaves whose path matches. */
 export interface ScopeRule {

@@ -1,5 +1,5 @@
 // The shape of a policy as meshdesk reads it (Kuma's schema check and Go decoding), beyond Kuma's
-// validator cases (test/kuma/policy-validation.test.ts): types, unknown fields, SPIFFE IDs.
+// validator cases (test/kuma/policy-validation.kuma.test.ts): types, unknown fields, SPIFFE IDs.
 import { describe, expect, it } from 'vitest';
 import { violationsOf } from '../../resources/testing/violations.js';
 import { validateResource } from '../../resources/validate.js';

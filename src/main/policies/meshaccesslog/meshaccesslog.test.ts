@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { caseBaseResources, policyCases, rulesAsTested, type PolicyCase } from '../../../../test/kuma/support/policy-cases.js';
+import { kumaCasesPresent } from '../../../../test/support/kuma-cases.js';
 import { confValidationCases, expectMatchesGolden, runEnvoyPlugin } from '../../../../test/kuma/support/policy-plugin-run.js';
 import { toKumaJson, type KumaJson } from '../../../../test/kuma/support/xds-leaves.js';
 import { ViolationList } from '../../resources/validation-error.js';
@@ -34,7 +35,7 @@ function accessLogs(listener: KumaJson | undefined): unknown {
   return chains.flatMap((chain) => chain.filters.flatMap((filter) => filter.typedConfig.accessLog ?? []));
 }
 
-describe('MeshAccessLog on Envoy, against Kuma v2.14.3 goldens', () => {
+describe.skipIf(!kumaCasesPresent())('MeshAccessLog on Envoy, against Kuma v2.14.3 goldens', () => {
   const goldenCases: [string, string, string][] = [
     ['basic-outbound-route', 'outbound:127.0.0.1:27777', 'basic_outbound.listener.golden.yaml'],
     ['basic-inbound-route', 'inbound:127.0.0.1:17777', 'inbound_route.listener.golden.yaml'],
@@ -63,7 +64,7 @@ describe('MeshAccessLog on Envoy, against Kuma v2.14.3 goldens', () => {
   });
 });
 
-describe("MeshAccessLog's Kuma placeholders", () => {
+describe.skipIf(!kumaCasesPresent())("MeshAccessLog's Kuma placeholders", () => {
   // Kuma's "outbound file backend with workload variables" (golden outbound_file_workload_identity):
   // labels zone-1, namespace kuma-demo, workload backend give "default zone-1 kri_wl_default_zone-1_kuma-demo_backend_".
   const caseWithFormat = (plain: string): PolicyCase => {
@@ -87,7 +88,7 @@ describe("MeshAccessLog's Kuma placeholders", () => {
   });
 });
 
-describe('MeshAccessLog for proxyless gRPC', () => {
+describe.skipIf(!kumaCasesPresent())('MeshAccessLog for proxyless gRPC', () => {
   it('reports the backends of the rules for its outbounds and changes nothing', () => {
     const policyCase = cases.get('basic-outbound-route')!;
     const base = caseBaseResources(policyCase, 'grpc');
@@ -99,7 +100,7 @@ describe('MeshAccessLog for proxyless gRPC', () => {
   });
 });
 
-describe("MeshAccessLog's conf validation, against Kuma's validator cases", () => {
+describe.skipIf(!kumaCasesPresent())("MeshAccessLog's conf validation, against Kuma's validator cases", () => {
   // Every case but those where a shared check refuses a whole list; compared on the violations in the confs.
   const confCases = confValidationCases('meshaccesslog', (field) => /\.default\./.test(field));
   it.each(confCases.map((each) => [each.name, each] as const))('%s', (_name, validationCase) => {
@@ -174,7 +175,7 @@ describe("MeshAccessLog's OpenTelemetry backend checks", () => {
   });
 });
 
-describe('MeshAccessLog inbound rules with matches', () => {
+describe.skipIf(!kumaCasesPresent())('MeshAccessLog inbound rules with matches', () => {
   it("keeps a matched rule's logs to the connections its match names (Kuma's CEL), with the TLS inspector an SNI match needs", () => {
     const policyCase = cases.get('basic-inbound-route')!;
     const base = caseBaseResources(policyCase);

@@ -1,6 +1,7 @@
 import { emptyProxyRules } from '../core/rules.js';
 import { describe, expect, it } from 'vitest';
 import { caseBaseResources, policyCases, policyValidationCases, rulesAsTested, type PolicyCase } from '../../../../test/kuma/support/policy-cases.js';
+import { kumaCasesPresent } from '../../../../test/support/kuma-cases.js';
 import { explainDifferences, goldenDifferences, knownPolicyDifferences } from '../../../../test/kuma/support/policy-goldens.js';
 import { toKumaJson } from '../../../../test/kuma/support/xds-leaves.js';
 import { ViolationList } from '../../resources/validation-error.js';
@@ -23,7 +24,7 @@ function applied(policyCase: PolicyCase) {
   return resources;
 }
 
-describe('MeshCircuitBreaker on Envoy, against Kuma v2.14.3 golden cases', () => {
+describe.skipIf(!kumaCasesPresent())('MeshCircuitBreaker on Envoy, against Kuma v2.14.3 golden cases', () => {
   const cases = policyCases('meshcircuitbreaker');
   const used = new Set<unknown>();
 
@@ -71,7 +72,7 @@ describe('MeshCircuitBreaker on Envoy, against Kuma v2.14.3 golden cases', () =>
   });
 });
 
-describe('MeshCircuitBreaker validation, against Kuma v2.14.3 validator cases', () => {
+describe.skipIf(!kumaCasesPresent())('MeshCircuitBreaker validation, against Kuma v2.14.3 validator cases', () => {
   // Every case: the violations in `default` confs are this plugin's; the others (targetRefs, to/from/rules) are the shared checks'.
   for (const { name, universalResource, expected } of policyValidationCases('meshcircuitbreaker')) {
     it(name, () => {

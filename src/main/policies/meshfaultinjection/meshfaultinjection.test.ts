@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { casePolicyResources, policyCases } from '../../../../test/kuma/support/policy-cases.js';
+import { kumaCasesPresent } from '../../../../test/support/kuma-cases.js';
 import { confValidationCases, expectMatchesGolden, runEnvoyPlugin } from '../../../../test/kuma/support/policy-plugin-run.js';
 import { toKumaJson, type KumaJson } from '../../../../test/kuma/support/xds-leaves.js';
 import type { DataplaneResource } from '../../../shared/resources.js';
@@ -29,7 +30,7 @@ function goldenFaultFilters(golden: KumaJson): KumaJson[] {
   return httpFilters(golden).filter((filter) => filter.name !== 'envoy.filters.http.router');
 }
 
-describe('MeshFaultInjection on Envoy, against Kuma v2.14.3 goldens', () => {
+describe.skipIf(!kumaCasesPresent())('MeshFaultInjection on Envoy, against Kuma v2.14.3 goldens', () => {
   it('from-two-inbounds: one fault filter per legacy from rule, before the router, narrowed by x-kuma-tags; the TCP inbound untouched', () => {
     const policyCase = cases.get('from-two-inbounds')!;
     const run = runEnvoyPlugin(meshFaultInjectionPlugin, policyCase);
@@ -67,7 +68,7 @@ describe('MeshFaultInjection on Envoy, against Kuma v2.14.3 goldens', () => {
   });
 });
 
-describe("MeshFaultInjection's conf validation, against Kuma's validator cases", () => {
+describe.skipIf(!kumaCasesPresent())("MeshFaultInjection's conf validation, against Kuma's validator cases", () => {
   // Every case but those where a shared check refuses a whole list; compared on the violations in the confs.
   const confCases = confValidationCases('meshfaultinjection', (field) => /\.default\./.test(field));
   it.each(confCases.map((each) => [each.name, each] as const))('%s', (_name, validationCase) => {

@@ -1,6 +1,7 @@
 import { emptyProxyRules } from '../core/rules.js';
 import { describe, expect, it } from 'vitest';
 import { caseBaseResources, policyCases, policyValidationCases, rulesAsTested } from '../../../../test/kuma/support/policy-cases.js';
+import { kumaCasesPresent } from '../../../../test/support/kuma-cases.js';
 import { explainDifferences, goldenDifferences, knownPolicyDifferences } from '../../../../test/kuma/support/policy-goldens.js';
 import { ViolationList } from '../../resources/validation-error.js';
 import { CLUSTER_TYPE_URL } from '../../xds/protocol/type-urls.js';
@@ -18,7 +19,7 @@ import { meshHealthCheckPlugin } from './plugin.js';
 /** The parts of a cluster the plugin writes: every golden's `fromPolicy`. */
 const WRITTEN = ['healthChecks', 'commonLbConfig'];
 
-describe('MeshHealthCheck on Envoy: Kuma golden cases', () => {
+describe.skipIf(!kumaCasesPresent())('MeshHealthCheck on Envoy: Kuma golden cases', () => {
   const cases = policyCases('meshhealthcheck');
   const used = new Set<unknown>();
 
@@ -59,7 +60,7 @@ describe('MeshHealthCheck on Envoy: Kuma golden cases', () => {
   });
 });
 
-describe('MeshHealthCheck on proxyless gRPC', () => {
+describe.skipIf(!kumaCasesPresent())('MeshHealthCheck on proxyless gRPC', () => {
   it('changes nothing and reports the conf as unapplied, once per policy item', () => {
     const policyCase = policyCases('meshhealthcheck').find(({ id }) => id === 'meshhealthcheck/grpc-health-check')!;
     const { proxy, context, resources } = caseBaseResources(policyCase, 'grpc');
@@ -73,7 +74,7 @@ describe('MeshHealthCheck on proxyless gRPC', () => {
   });
 });
 
-describe('MeshHealthCheck validation: Kuma validator cases', () => {
+describe.skipIf(!kumaCasesPresent())('MeshHealthCheck validation: Kuma validator cases', () => {
   const ownFields = /^spec\.to\[\d+\]\.default/;
   const cases = policyValidationCases('meshhealthcheck').filter(({ expected }) => expected === 'valid' || expected.every(({ field }) => ownFields.test(field)));
 

@@ -2,6 +2,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { caseBaseResources, policyCases, rulesAsTested } from '../../../../test/kuma/support/policy-cases.js';
 import { echoClient, startEchoServer, type EchoClient } from '../../../../test/support/echo-server.js';
 import { eventually } from '../../../../test/support/eventually.js';
+import { kumaCasesPresent } from '../../../../test/support/kuma-cases.js';
 import { grpcJsXdsDecode, registerGrpcXds } from '../../../../test/support/grpc-xds.js';
 import type { DataplaneResource, MeshResource } from '../../../shared/resources.js';
 import { buildMeshContext } from '../../xds/context/build-mesh-context.js';
@@ -28,7 +29,7 @@ import { meshLoadBalancingStrategyPlugin } from './plugin.js';
 await registerGrpcXds();
 
 describe('MeshLoadBalancingStrategy on proxyless gRPC', () => {
-  it("applies Kuma's basic case as gRPC can, reports the rest, and grpc-js-xds accepts every resource", () => {
+  it.skipIf(!kumaCasesPresent())("applies Kuma's basic case as gRPC can, reports the rest, and grpc-js-xds accepts every resource", () => {
     const policyCase = policyCases('meshloadbalancingstrategy').find(({ id }) => id === 'meshloadbalancingstrategy/basic')!;
     const { proxy, context, resources } = caseBaseResources(policyCase, 'grpc');
     const unapplied: UnappliedField[] = [];

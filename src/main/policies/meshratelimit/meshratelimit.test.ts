@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { caseBaseResources, policyCases, rulesAsTested, type PolicyCase } from '../../../../test/kuma/support/policy-cases.js';
+import { kumaCasesPresent } from '../../../../test/support/kuma-cases.js';
 import { confValidationCases, expectMatchesGolden, runEnvoyPlugin } from '../../../../test/kuma/support/policy-plugin-run.js';
 import { toKumaJson, type KumaJson } from '../../../../test/kuma/support/xds-leaves.js';
 import { ViolationList } from '../../resources/validation-error.js';
@@ -49,7 +50,7 @@ function rateLimitParts(listener: KumaJson | undefined): KumaJson {
   };
 }
 
-describe('MeshRateLimit on Envoy, against Kuma v2.14.3 goldens', () => {
+describe.skipIf(!kumaCasesPresent())('MeshRateLimit on Envoy, against Kuma v2.14.3 goldens', () => {
   it('http-and-tcp-inbounds: the HTTP limit on the route with a shell filter, the TCP limit as the first network filter', () => {
     const policyCase = cases.get('http-and-tcp-inbounds')!;
     const run = runEnvoyPlugin(meshRateLimitPlugin, policyCase);
@@ -106,7 +107,7 @@ describe('MeshRateLimit on Envoy, against Kuma v2.14.3 goldens', () => {
   });
 });
 
-describe("MeshRateLimit's conf validation, against Kuma's validator cases", () => {
+describe.skipIf(!kumaCasesPresent())("MeshRateLimit's conf validation, against Kuma's validator cases", () => {
   // Every case but those where a shared check refuses a whole list; compared on the violations in the confs.
   const confCases = confValidationCases('meshratelimit', (field) => /\.default\./.test(field));
   it.each(confCases.map((each) => [each.name, each] as const))('%s', (_name, validationCase) => {
@@ -117,7 +118,7 @@ describe("MeshRateLimit's conf validation, against Kuma's validator cases", () =
   });
 });
 
-describe('MeshRateLimit for proxyless gRPC', () => {
+describe.skipIf(!kumaCasesPresent())('MeshRateLimit for proxyless gRPC', () => {
   it('reports every limit on the proxy, since gRPC rate-limits nothing, and changes nothing', () => {
     const policyCase = cases.get('http-and-tcp-inbounds')!;
     const base = caseBaseResources(policyCase, 'grpc');

@@ -1,6 +1,7 @@
 import { emptyProxyRules } from '../core/rules.js';
 import { describe, expect, it } from 'vitest';
 import { caseBaseResources, policyCases, policyValidationCases, rulesAsTested, type PolicyCase } from '../../../../test/kuma/support/policy-cases.js';
+import { kumaCasesPresent } from '../../../../test/support/kuma-cases.js';
 import { explainDifferences, goldenDifferences, knownPolicyDifferences } from '../../../../test/kuma/support/policy-goldens.js';
 import { toKumaJson, type KumaJson } from '../../../../test/kuma/support/xds-leaves.js';
 import { ViolationList } from '../../resources/validation-error.js';
@@ -21,7 +22,7 @@ function applied(policyCase: PolicyCase) {
   return resources;
 }
 
-describe('MeshRetry on Envoy, against Kuma v2.14.3 golden cases', () => {
+describe.skipIf(!kumaCasesPresent())('MeshRetry on Envoy, against Kuma v2.14.3 golden cases', () => {
   const cases = policyCases('meshretry');
   const used = new Set<unknown>();
 
@@ -57,7 +58,7 @@ describe('MeshRetry on Envoy, against Kuma v2.14.3 golden cases', () => {
   });
 });
 
-describe('MeshRetry validation, against Kuma v2.14.3 validator cases', () => {
+describe.skipIf(!kumaCasesPresent())('MeshRetry validation, against Kuma v2.14.3 validator cases', () => {
   // Every case: the violations in `default` confs are this plugin's; the others (targetRefs) are the shared checks'.
   for (const { name, universalResource, expected } of policyValidationCases('meshretry')) {
     it(name, () => {

@@ -5,6 +5,7 @@ import { emptyProxyRules, type InboundRule } from '../core/rules.js';
 import { withBuiltinMtls } from '../core/testing/mesh-mtls.js';
 import { describe, expect, it } from 'vitest';
 import { caseBaseResources, policyCases, policyValidationCases, rulesAsTested, type PolicyCase } from '../../../../test/kuma/support/policy-cases.js';
+import { kumaCasesPresent } from '../../../../test/support/kuma-cases.js';
 import { explainDifferences, goldenDifferences, knownPolicyDifferences } from '../../../../test/kuma/support/policy-goldens.js';
 import { ViolationList } from '../../resources/validation-error.js';
 import { HTTP_PROTOCOL_OPTIONS } from '../../xds/generate/extension-types.js';
@@ -37,7 +38,7 @@ function applied(policyCase: PolicyCase) {
   return resources;
 }
 
-describe('MeshTimeout on Envoy, against Kuma v2.14.3 golden cases', () => {
+describe.skipIf(!kumaCasesPresent())('MeshTimeout on Envoy, against Kuma v2.14.3 golden cases', () => {
   const cases = policyCases('meshtimeout');
   const used = new Set<unknown>();
 
@@ -67,7 +68,7 @@ describe('MeshTimeout on Envoy, against Kuma v2.14.3 golden cases', () => {
   });
 });
 
-describe('MeshTimeout validation, against Kuma v2.14.3 validator cases', () => {
+describe.skipIf(!kumaCasesPresent())('MeshTimeout validation, against Kuma v2.14.3 validator cases', () => {
   // Every case: the violations in `default` confs are this plugin's; the others (targetRefs, to/from/rules, matches) are the shared checks'.
   for (const { name, universalResource, expected } of policyValidationCases('meshtimeout')) {
     it(name, () => {
@@ -91,7 +92,7 @@ describe('MeshTimeout validation, against Kuma v2.14.3 validator cases', () => {
   });
 });
 
-describe('MeshTimeout inbound rules matching callers', () => {
+describe.skipIf(!kumaCasesPresent())('MeshTimeout inbound rules matching callers', () => {
   const origin = (item: string) => [{ type: 'MeshTimeout' as const, mesh: 'default', name: 'timeout-callers', item }];
   const inboundRules: InboundRule<MeshTimeoutPolicyConf>[] = [
     { match: { spiffeID: { type: 'Exact', value: 'spiffe://default/ns/web' } }, conf: { http: { streamIdleTimeout: '20s' } }, origins: origin('spec.rules[2]') },

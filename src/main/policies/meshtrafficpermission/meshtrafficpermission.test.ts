@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { casePolicyResources, goldenResources, policyCases, type PolicyCase } from '../../../../test/kuma/support/policy-cases.js';
+import { kumaCasesPresent } from '../../../../test/support/kuma-cases.js';
 import { confValidationCases, expectMatchesGolden, runEnvoyPlugin } from '../../../../test/kuma/support/policy-plugin-run.js';
 import { toKumaJson, type KumaJson } from '../../../../test/kuma/support/xds-leaves.js';
 import type { DataplaneResource, MeshResource } from '../../../shared/resources.js';
@@ -43,7 +44,7 @@ const goldenListener = (policyCase: PolicyCase, name: string) => goldenResources
 
 const cases = new Map(policyCases('meshtrafficpermission').map((policyCase) => [policyCase.id.split('/')[1]!, policyCase]));
 
-describe('MeshTrafficPermission on Envoy, against Kuma v2.14.3 goldens', () => {
+describe.skipIf(!kumaCasesPresent())('MeshTrafficPermission on Envoy, against Kuma v2.14.3 goldens', () => {
   it('legacy-from-allow: the HTTP RBAC filter before the router, one ALLOW policy for the caller service', () => {
     const policyCase = cases.get('legacy-from-allow')!;
     const run = runEnvoyPlugin(meshTrafficPermissionPlugin, adapted(policyCase));
@@ -77,7 +78,7 @@ describe('MeshTrafficPermission on Envoy, against Kuma v2.14.3 goldens', () => {
   });
 });
 
-describe('where MeshTrafficPermission puts its RBAC', () => {
+describe.skipIf(!kumaCasesPresent())('where MeshTrafficPermission puts its RBAC', () => {
   const policyCase = cases.get('legacy-from-allow')!;
 
   it('a TCP inbound: the network RBAC filter first in the chain, with the stat prefix `<listener>.`', () => {
@@ -115,7 +116,7 @@ describe('where MeshTrafficPermission puts its RBAC', () => {
   });
 });
 
-describe("MeshTrafficPermission's conf validation, against Kuma's validator cases", () => {
+describe.skipIf(!kumaCasesPresent())("MeshTrafficPermission's conf validation, against Kuma's validator cases", () => {
   const confCases = confValidationCases('meshtrafficpermission', (field) => /\.default\.|^spec\.rules\[\d+\]/.test(field));
   it.each(confCases.map((each) => [each.name, each] as const))('%s', (_name, validationCase) => {
     const violations = new ViolationList();
