@@ -21,6 +21,9 @@ export interface HistoryWriteStatus {
   /** The latest attempt failed: writing resumes on its own once the database takes writes again. */
   failing: boolean;
   lastFailure?: StorageFailure;
+  /** What the stored history holds, each snapshot counted at its configuration's full size, and its bound. */
+  storedBytes: number;
+  maxBytes: number;
 }
 
 /** A stored row meshdesk cannot use: it is left out of every listing (and so of every proxy's config) until fixed. */

@@ -43,7 +43,10 @@ export function openDatabase(file: string, options: DatabaseOptions = {}): Db {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
+    // A WAL file a burst of writes grew is cut back to this at the next checkpoint.
+    db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
     checkIntact(db, file);
+    giveSpaceBack(db);
     migrate(db);
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     return db;
@@ -52,6 +55,21 @@ export function openDatabase(file: string, options: DatabaseOptions = {}): Db {
     if (storageFaultKind(error) === 'corrupt' && !(error instanceof StorageFaultError)) throw corrupted(file, (error as Error).message);
     throw error;
   }
+}
+
+const WAL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Lets pages freed by deletes be returned to the file system (`PRAGMA incremental_vacuum`, which
+ * the snapshot history runs after pruning), so the file shrinks after a storm instead of keeping
+ * its largest size. A new file takes the mode at once; a file made by an older meshdesk is rebuilt
+ * once by VACUUM, which costs about a second per 100 MB, at this start only.
+ */
+function giveSpaceBack(db: Db): void {
+  const INCREMENTAL = 2;
+  if (db.pragma('auto_vacuum', { simple: true }) === INCREMENTAL) return;
+  db.pragma('auto_vacuum = INCREMENTAL');
+  if (db.pragma('auto_vacuum', { simple: true }) !== INCREMENTAL) db.exec('VACUUM');
 }
 
 /** Findings of `quick_check` quoted in the error: the first say what is wrong; hundreds would bury the advice. */

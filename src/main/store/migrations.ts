@@ -70,6 +70,15 @@ const MIGRATIONS: readonly string[] = [
   // 6: the policies changed in the mesh since the proxy's previous snapshot, so that the History
   // tab names the change behind each version (a JSON list of PolicyVersionChange).
   `ALTER TABLE snapshot_history ADD COLUMN policy_changes TEXT NOT NULL DEFAULT '[]';`,
+  // 7: history bounded in bytes. Each payload's size in UTF-8 bytes, and each snapshot's: the sizes
+  // of every payload it names, so that what the history holds is known without reading payloads.
+  `ALTER TABLE snapshot_payloads ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;
+   UPDATE snapshot_payloads SET bytes = length(CAST(resources AS BLOB));
+   ALTER TABLE snapshot_history ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;
+   UPDATE snapshot_history SET bytes = (
+     SELECT total(payload.bytes) FROM json_each(snapshot_history.versions) AS version
+     JOIN snapshot_payloads AS payload ON payload.type_url = version.key AND payload.version = version.value
+   );`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { migrate, SCHEMA_VERSION } from './migrations.js';
 import { eventually } from '../../../test/support/eventually.js';
 import { tempDatabase, type TempDatabase } from '../../../test/support/temp-database.js';
+import { statSync } from 'node:fs';
 import { MAX_PENDING_SNAPSHOTS, SNAPSHOTS_KEPT_PER_PROXY, SnapshotHistory, type NewSnapshotRecord } from './snapshot-history.js';
 
 const CDS = 'type.googleapis.com/envoy.config.cluster.v3.Cluster';
@@ -227,6 +228,61 @@ describe('SnapshotHistory when the database refuses writes', () => {
   });
 });
 
+describe('SnapshotHistory bounded in bytes', () => {
+  const KB = 1024;
+
+  /** A snapshot whose cluster list is about `kilobytes` KB of content no other snapshot has. */
+  function sized(proxyId: string, version: string, kilobytes: number): NewSnapshotRecord {
+    const record = snapshot(proxyId, version);
+    const padding = version.padEnd(kilobytes * KB, '.');
+    return { ...record, versions: { [CDS]: version }, resources: { [CDS]: [{ name: 'big', resource: { padding } }] } };
+  }
+
+  const versionsOf = (proxyId: string) => history.list(proxyId).map((summary) => summary.versions[CDS]);
+
+  it("keeps a proxy's newest snapshots while they fit its bound, and its latest even when that alone does not", () => {
+    history = new SnapshotHistory(db, { maxBytesPerProxy: 100 * KB });
+    for (let index = 0; index < 20; index++) history.record(sized('default.web-1', `c${index}`, 30));
+
+    expect(versionsOf('default.web-1')).toEqual(['c19', 'c18', 'c17']);
+    expect(history.storedBytes('default.web-1')).toBeLessThanOrEqual(100 * KB);
+
+    history.record(sized('default.web-1', 'huge', 150));
+    expect(versionsOf('default.web-1')).toEqual(['huge']);
+    // Only the kept snapshots' payloads stay.
+    expect(db.prepare('SELECT count(*) FROM snapshot_payloads').pluck().get()).toBe(1);
+  });
+
+  it("keeps the whole history within its bound, the oldest of any proxy going first and never a proxy's latest", () => {
+    history = new SnapshotHistory(db, { maxBytes: 200 * KB });
+    for (let round = 0; round < 4; round++) {
+      for (const proxy of ['a', 'b', 'c', 'd', 'e']) history.recordSoon(sized(`default.${proxy}`, `${proxy}${round}`, 30));
+    }
+    history.flush();
+
+    expect(history.storedBytes()).toBeLessThanOrEqual(200 * KB);
+    expect(history.writeStatus()).toMatchObject({ storedBytes: history.storedBytes(), maxBytes: 200 * KB });
+    for (const proxy of ['a', 'b', 'c', 'd', 'e']) expect(versionsOf(`default.${proxy}`)[0]).toBe(`${proxy}3`);
+    // The counts are the rows': a new history on the same file finds the same.
+    expect(new SnapshotHistory(db).storedBytes()).toBe(history.storedBytes());
+  });
+
+  it('gives the space of pruned snapshots back: the file shrinks after a storm', () => {
+    const fileBytes = () => {
+      db.pragma('wal_checkpoint(TRUNCATE)');
+      return statSync(database.file).size + statSync(`${database.file}-wal`).size;
+    };
+    const empty = fileBytes();
+    for (let index = 0; index < 20; index++) history.record(sized('default.web-1', `c${index}`, 500));
+    expect(fileBytes()).toBeGreaterThan(empty + 8_000 * KB);
+
+    history.deleteProxy('default.web-1');
+    history.record(sized('default.web-2', 'small', 1));
+
+    expect(fileBytes()).toBeLessThan(empty + 1_000 * KB);
+  });
+});
+
 describe('the migration to content-addressed history', () => {
   it('moves the snapshots written before it, resources included', () => {
     const file = path.join(database.dir, 'schema-3.db');
@@ -247,6 +303,12 @@ describe('the migration to content-addressed history', () => {
       expect(moved.get(first!.id)).toEqual({ id: first!.id, number: 1, ...snapshot('default.web-1', 'c1', 1) });
       expect(moved.get(second!.id)).toEqual({ id: second!.id, number: 2, ...snapshot('default.web-1', 'c2', 2) });
       expect(migrated.prepare('SELECT count(*) FROM snapshot_payloads').pluck().get()).toBe(3);
+      // Sizes filled in by a later migration, and the file rebuilt to give freed space back.
+      const payloadBytes = (version: string) => Buffer.byteLength(JSON.stringify(snapshot('default.web-1', version).resources[CDS]));
+      const lds = Buffer.byteLength(JSON.stringify(snapshot('default.web-1', 'c1').resources[LDS]));
+      expect(migrated.prepare('SELECT bytes FROM snapshot_history ORDER BY id').pluck().all()).toEqual([payloadBytes('c1') + lds, payloadBytes('c2') + lds]);
+      expect(moved.storedBytes('default.web-1')).toBe(payloadBytes('c1') + payloadBytes('c2') + 2 * lds);
+      expect(migrated.pragma('auto_vacuum', { simple: true })).toBe(2);
     } finally {
       migrated.close();
     }

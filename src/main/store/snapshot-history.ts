@@ -33,6 +33,24 @@ const HISTORY_RETRY_MAX_MS = 2_000;
 /** Snapshots kept per proxy; older ones are pruned by the insert that goes past this. */
 export const SNAPSHOTS_KEPT_PER_PROXY = 50;
 
+/**
+ * What one proxy's history may hold, each snapshot counted at its configuration's full size (so
+ * the bound holds however snapshots share payloads): 16 MiB keeps all 50 snapshots of a typical
+ * proxy (20–100 KB of config) and the latest few of one with thousands of outbounds.
+ */
+export const HISTORY_BYTES_PER_PROXY = 16 * 1024 * 1024;
+
+/** What the whole history may hold, counted as above; the oldest snapshots go first, never a proxy's latest. */
+export const HISTORY_BYTES = 256 * 1024 * 1024;
+
+/**
+ * Free pages that make a flush give space back to the file system, and how many it gives back per
+ * turn (4 KiB pages: 4 MiB and 16 MiB), so that a large prune is returned over a few turns rather
+ * than one long stall.
+ */
+const RECLAIM_AFTER_FREE_PAGES = 1_024;
+const RECLAIM_PAGES_PER_TURN = 4_096;
+
 /** What a published snapshot is recorded with. */
 export interface NewSnapshotRecord {
   proxyId: string;
@@ -50,6 +68,10 @@ export interface NewSnapshotRecord {
 export interface SnapshotHistoryOptions {
   /** Told of every snapshot the history gives up on, with the fault's kind (the `snapshot_history_lost` metric). */
   onLost?: (count: number, kind: StorageFailure['kind']) => void;
+  /** HISTORY_BYTES_PER_PROXY unless a test wants a storm to reach it sooner. */
+  maxBytesPerProxy?: number;
+  /** HISTORY_BYTES, likewise. */
+  maxBytes?: number;
 }
 
 /** A queued history write: a snapshot to record, or a proxy whose history goes (kept in order with the records). */
@@ -63,6 +85,14 @@ interface SummaryRow {
   versions: string;
   changed_types: string;
   policy_changes: string;
+}
+
+/** A snapshot as pruning sees it: which payloads it names and what it counts for. */
+interface PrunedRow {
+  id: number;
+  proxy_id: string;
+  versions: string;
+  bytes: number;
 }
 
 interface PayloadKey {
@@ -87,14 +117,15 @@ const SUMMARY_COLUMNS = 'id, number, proxy_id, created_at, versions, changed_typ
  * resumes by itself once the database takes writes again.
  */
 export class SnapshotHistory {
-  readonly #insert: Statement<[Omit<SummaryRow, 'id' | 'number'>], { id: number; number: number }>;
-  readonly #countReference: Statement<[PayloadKey]>;
-  readonly #insertPayload: Statement<[PayloadKey & { resources: string }]>;
+  readonly #insert: Statement<[Omit<SummaryRow, 'id' | 'number'> & { bytes: number }], { id: number; number: number }>;
+  readonly #countReference: Statement<[PayloadKey], { bytes: number }>;
+  readonly #insertPayload: Statement<[PayloadKey & { resources: string; bytes: number }]>;
   readonly #dropReference: Statement<[PayloadKey]>;
   readonly #deleteUnreferenced: Statement<[PayloadKey]>;
-  readonly #oldestKept: Statement<[{ proxy_id: string; keep: number }], number>;
-  readonly #pruned: Statement<[{ proxy_id: string; oldest_kept: number }], Pick<SummaryRow, 'versions'>>;
-  readonly #prune: Statement<[{ proxy_id: string; oldest_kept: number }]>;
+  readonly #sizesNewestFirst: Statement<[string], Pick<PrunedRow, 'id' | 'bytes'>>;
+  readonly #pruned: Statement<[{ proxy_id: string; oldest_kept: number }], PrunedRow>;
+  readonly #oldestNotLatest: Statement<[{ limit: number }], PrunedRow>;
+  readonly #deleteRow: Statement<[number]>;
   readonly #list: Statement<[string], SummaryRow>;
   readonly #get: Statement<[number], SummaryRow>;
   readonly #latest: Statement<[string], SummaryRow>;
@@ -102,6 +133,13 @@ export class SnapshotHistory {
   readonly #inTransaction: <T>(write: () => T) => T;
   readonly #db: Db;
   readonly #onLost: NonNullable<SnapshotHistoryOptions['onLost']>;
+  readonly #maxBytesPerProxy: number;
+  readonly #maxBytes: number;
+  /** What the stored history counts for, in all and per proxy (see HISTORY_BYTES_PER_PROXY). */
+  #bytes = 0;
+  readonly #bytesByProxy = new Map<string, number>();
+  /** A payload was deleted since the last reclaim: free pages may wait to be given back. */
+  #payloadsDeleted = false;
   /** Writes `recordSoon` and `deleteProxy` queued, written together by the next flush. */
   #queued: HistoryWrite[] = [];
   #flushScheduled = false;
@@ -115,42 +153,68 @@ export class SnapshotHistory {
   constructor(db: Db, options: SnapshotHistoryOptions = {}) {
     this.#db = db;
     this.#onLost = options.onLost ?? (() => {});
+    this.#maxBytesPerProxy = options.maxBytesPerProxy ?? HISTORY_BYTES_PER_PROXY;
+    this.#maxBytes = options.maxBytes ?? HISTORY_BYTES;
     this.#insert = db.prepare(
       // The proxy's next number: one more than its newest snapshot's (kept even when older ones are pruned).
-      `INSERT INTO snapshot_history (proxy_id, number, created_at, versions, changed_types, policy_changes)
+      `INSERT INTO snapshot_history (proxy_id, number, created_at, versions, changed_types, policy_changes, bytes)
        VALUES (
          @proxy_id,
          coalesce((SELECT number FROM snapshot_history WHERE proxy_id = @proxy_id ORDER BY id DESC LIMIT 1), 0) + 1,
-         @created_at, @versions, @changed_types, @policy_changes
+         @created_at, @versions, @changed_types, @policy_changes, @bytes
        ) RETURNING id, number`,
     );
     const payloadKey = 'type_url = @type_url AND version = @version';
-    this.#countReference = db.prepare(`UPDATE snapshot_payloads SET snapshots = snapshots + 1 WHERE ${payloadKey}`);
+    this.#countReference = db.prepare(`UPDATE snapshot_payloads SET snapshots = snapshots + 1 WHERE ${payloadKey} RETURNING bytes`);
     this.#insertPayload = db.prepare(
-      'INSERT INTO snapshot_payloads (type_url, version, resources, snapshots) VALUES (@type_url, @version, @resources, 1)',
+      'INSERT INTO snapshot_payloads (type_url, version, resources, snapshots, bytes) VALUES (@type_url, @version, @resources, 1, @bytes)',
     );
     this.#dropReference = db.prepare(`UPDATE snapshot_payloads SET snapshots = snapshots - 1 WHERE ${payloadKey}`);
     this.#deleteUnreferenced = db.prepare(`DELETE FROM snapshot_payloads WHERE ${payloadKey} AND snapshots <= 0`);
-    // The id of the proxy's keep-th newest snapshot; undefined while it has no more than that.
-    this.#oldestKept = db
-      .prepare<[{ proxy_id: string; keep: number }], number>(
-        'SELECT id FROM snapshot_history WHERE proxy_id = @proxy_id ORDER BY id DESC LIMIT 1 OFFSET @keep - 1',
-      )
-      .pluck();
-    this.#pruned = db.prepare('SELECT versions FROM snapshot_history WHERE proxy_id = @proxy_id AND id < @oldest_kept');
-    this.#prune = db.prepare('DELETE FROM snapshot_history WHERE proxy_id = @proxy_id AND id < @oldest_kept');
+    this.#sizesNewestFirst = db.prepare('SELECT id, bytes FROM snapshot_history WHERE proxy_id = ? ORDER BY id DESC');
+    this.#pruned = db.prepare('SELECT id, proxy_id, versions, bytes FROM snapshot_history WHERE proxy_id = @proxy_id AND id < @oldest_kept');
+    // The oldest snapshots of the whole history, each proxy's latest left out: what the total bound prunes first.
+    this.#oldestNotLatest = db.prepare(
+      `SELECT id, proxy_id, versions, bytes FROM snapshot_history AS snapshot
+       WHERE id < (SELECT max(id) FROM snapshot_history WHERE proxy_id = snapshot.proxy_id)
+       ORDER BY id LIMIT @limit`,
+    );
+    this.#deleteRow = db.prepare('DELETE FROM snapshot_history WHERE id = ?');
+    for (const { proxy_id, bytes } of db
+      .prepare<[], { proxy_id: string; bytes: number }>('SELECT proxy_id, total(bytes) AS bytes FROM snapshot_history GROUP BY proxy_id')
+      .all()) {
+      this.#bytesByProxy.set(proxy_id, bytes);
+      this.#bytes += bytes;
+    }
     this.#list = db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM snapshot_history WHERE proxy_id = ? ORDER BY id DESC`);
     this.#get = db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM snapshot_history WHERE id = ?`);
     this.#latest = db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM snapshot_history WHERE proxy_id = ? ORDER BY id DESC LIMIT 1`);
     this.#payload = db.prepare<[PayloadKey], string>(`SELECT resources FROM snapshot_payloads WHERE ${payloadKey}`).pluck();
     const transaction = db.transaction((write: () => unknown) => write());
-    this.#inTransaction = <T>(write: () => T) => transaction(write) as T;
+    // The byte counts follow the rows: what a transaction rolled back is counted back.
+    this.#inTransaction = <T>(write: () => T) => {
+      const bytesBefore = this.#bytes;
+      const proxiesBefore = new Map(this.#bytesByProxy);
+      try {
+        return transaction(write) as T;
+      } catch (error) {
+        this.#bytes = bytesBefore;
+        this.#bytesByProxy.clear();
+        for (const [proxyId, bytes] of proxiesBefore) this.#bytesByProxy.set(proxyId, bytes);
+        throw error;
+      }
+    };
   }
 
   /** Records a published snapshot at once, after whatever is queued, and prunes the proxy's oldest beyond SNAPSHOTS_KEPT_PER_PROXY. */
   record(snapshot: NewSnapshotRecord): SnapshotSummary {
     this.flush();
-    const { id, number } = this.#inTransaction(() => this.#write(snapshot));
+    const { id, number } = this.#inTransaction(() => {
+      const written = this.#write(snapshot);
+      this.#pruneToTotalBound();
+      return written;
+    });
+    this.#reclaimFreePages();
     return {
       id,
       number,
@@ -189,6 +253,8 @@ export class SnapshotHistory {
       pendingSnapshots: this.#queued.filter((write) => 'snapshot' in write).length,
       failing: this.#failing,
       ...(this.#lastFailure && { lastFailure: { ...this.#lastFailure } }),
+      storedBytes: this.#bytes,
+      maxBytes: this.#maxBytes,
     };
   }
 
@@ -232,11 +298,13 @@ export class SnapshotHistory {
           if ('snapshot' in write) this.#write(write.snapshot);
           else this.#pruneBelow(write.forgetProxy, Number.MAX_SAFE_INTEGER);
         }
+        this.#pruneToTotalBound();
       });
     } catch (error) {
       this.#failed(batch, error);
       return;
     }
+    this.#reclaimFreePages();
     if (this.#failing) console.info(`snapshot history: writing again (${this.#lost} snapshots lost while it could not)`);
     this.#failing = false;
     this.#retryDelayMs = HISTORY_RETRY_FIRST_MS;
@@ -296,36 +364,108 @@ export class SnapshotHistory {
     this.#flushForRead();
   }
 
-  /** Inside a transaction: the snapshot's row, a reference to each of its payloads, and the prune. */
+  /**
+   * Inside a transaction: a reference to each of the snapshot's payloads (written when new), its
+   * row, and the prune of the proxy's oldest beyond SNAPSHOTS_KEPT_PER_PROXY or its byte bound.
+   */
   #write(snapshot: NewSnapshotRecord): { id: number; number: number } {
+    let bytes = 0;
+    for (const [type_url, version] of Object.entries(snapshot.versions)) {
+      const key = { type_url, version };
+      const counted = this.#countReference.get(key);
+      if (counted) {
+        bytes += counted.bytes;
+      } else {
+        const resources = JSON.stringify(snapshot.resources[type_url] ?? []);
+        const payloadBytes = Buffer.byteLength(resources);
+        this.#insertPayload.run({ ...key, resources, bytes: payloadBytes });
+        bytes += payloadBytes;
+      }
+    }
     const row = this.#insert.get({
       proxy_id: snapshot.proxyId,
       created_at: snapshot.createdAt,
       versions: JSON.stringify(snapshot.versions),
       changed_types: JSON.stringify(snapshot.changedTypes),
       policy_changes: JSON.stringify(snapshot.policyChanges ?? []),
+      bytes,
     })!;
-    for (const [type_url, version] of Object.entries(snapshot.versions)) {
-      const key = { type_url, version };
-      if (this.#countReference.run(key).changes === 0) {
-        this.#insertPayload.run({ ...key, resources: JSON.stringify(snapshot.resources[type_url] ?? []) });
-      }
-    }
-    const oldestKept = this.#oldestKept.get({ proxy_id: snapshot.proxyId, keep: SNAPSHOTS_KEPT_PER_PROXY });
-    if (oldestKept !== undefined) this.#pruneBelow(snapshot.proxyId, oldestKept);
+    this.#counted(snapshot.proxyId, bytes);
+    this.#pruneToProxyBound(snapshot.proxyId);
     return row;
   }
 
-  /** Inside a transaction: deletes the proxy's snapshots older than `oldestKept` and the payloads only they named. */
-  #pruneBelow(proxyId: string, oldestKept: number): number {
-    const params = { proxy_id: proxyId, oldest_kept: oldestKept };
-    for (const { versions } of this.#pruned.all(params)) {
-      for (const [type_url, version] of Object.entries(JSON.parse(versions) as Record<string, string>)) {
-        this.#dropReference.run({ type_url, version });
-        this.#deleteUnreferenced.run({ type_url, version });
+  /** Inside a transaction: the proxy's newest snapshots while they fit its bounds (the latest always), the rest pruned. */
+  #pruneToProxyBound(proxyId: string): void {
+    let kept = 0;
+    let keptBytes = 0;
+    for (const { id, bytes } of this.#sizesNewestFirst.all(proxyId)) {
+      if (kept > 0 && (kept === SNAPSHOTS_KEPT_PER_PROXY || keptBytes + bytes > this.#maxBytesPerProxy)) {
+        this.#pruneBelow(proxyId, id + 1);
+        return;
+      }
+      kept++;
+      keptBytes += bytes;
+    }
+  }
+
+  /** Inside a transaction: the oldest snapshots of any proxy but its latest, while the history is over HISTORY_BYTES. */
+  #pruneToTotalBound(): void {
+    while (this.#bytes > this.#maxBytes) {
+      const oldest = this.#oldestNotLatest.all({ limit: 64 });
+      if (oldest.length === 0) return;
+      for (const row of oldest) {
+        if (this.#bytes <= this.#maxBytes) return;
+        this.#forget(row);
+        this.#deleteRow.run(row.id);
       }
     }
-    return this.#prune.run(params).changes;
+  }
+
+  /** Inside a transaction: deletes the proxy's snapshots older than `oldestKept` and the payloads only they named. */
+  #pruneBelow(proxyId: string, oldestKept: number): void {
+    for (const row of this.#pruned.all({ proxy_id: proxyId, oldest_kept: oldestKept })) {
+      this.#forget(row);
+      this.#deleteRow.run(row.id);
+    }
+  }
+
+  /** Inside a transaction: a snapshot about to go no longer names its payloads or counts for its bytes. */
+  #forget({ proxy_id, versions, bytes }: PrunedRow): void {
+    for (const [type_url, version] of Object.entries(JSON.parse(versions) as Record<string, string>)) {
+      this.#dropReference.run({ type_url, version });
+      if (this.#deleteUnreferenced.run({ type_url, version }).changes > 0) this.#payloadsDeleted = true;
+    }
+    this.#counted(proxy_id, -bytes);
+  }
+
+  #counted(proxyId: string, bytes: number): void {
+    this.#bytes += bytes;
+    const proxyBytes = (this.#bytesByProxy.get(proxyId) ?? 0) + bytes;
+    if (proxyBytes > 0) this.#bytesByProxy.set(proxyId, proxyBytes);
+    else this.#bytesByProxy.delete(proxyId);
+  }
+
+  /**
+   * Gives pages that pruned payloads freed back to the file system, a bounded number per turn: a
+   * storm of large configurations must not leave the file at its largest size for good.
+   */
+  #reclaimFreePages(): void {
+    if (!this.#payloadsDeleted) return;
+    try {
+      if ((this.#db.pragma('freelist_count', { simple: true }) as number) < RECLAIM_AFTER_FREE_PAGES) return;
+      this.#db.pragma(`incremental_vacuum(${RECLAIM_PAGES_PER_TURN})`);
+      this.#payloadsDeleted = (this.#db.pragma('freelist_count', { simple: true }) as number) >= RECLAIM_AFTER_FREE_PAGES;
+    } catch (error) {
+      // Space not given back yet is not lost: the next prune tries again.
+      console.warn(`snapshot history: could not give free pages back (${(error as Error).message})`);
+    }
+  }
+
+  /** What the stored history counts for, in bytes (each snapshot at its configuration's full size), in all and for one proxy. */
+  storedBytes(proxyId?: string): number {
+    this.#flushForRead();
+    return proxyId === undefined ? this.#bytes : (this.#bytesByProxy.get(proxyId) ?? 0);
   }
 
   #withResources(row: SummaryRow | undefined): SnapshotRecord | undefined {
