@@ -84,6 +84,18 @@ describe('writing resources through the API never replaces what the writer did n
     expect((await put(`${dataplanes}/backend-1`, { ...backend('backend-1', 18080), labels: { edited: 'yes' } })).status).toBe(200);
   });
 
+  it('takes a Dataplane with a thousand inbounds, and still names the one of them another Dataplane listens on', async () => {
+    const core = await startTestCore();
+    const dataplanes = `${core.api.url}/meshes/default/dataplanes`;
+    const inbound = Array.from({ length: 1_000 }, (_, index) => ({ port: 20_000 + index, tags: { 'kuma.io/service': `wide-${index}` } }));
+    const wide = { type: 'Dataplane', mesh: 'default', name: 'wide', networking: { address: '127.0.0.1', inbound } };
+    expect((await put(`${dataplanes}/wide`, wide)).status).toBe(201);
+
+    const clash = await put(`${dataplanes}/other`, { ...wide, name: 'other', networking: { address: '127.0.0.1', inbound: [inbound[1], inbound[999]] } });
+    expect(clash.status).toBe(400);
+    expect(clash.body.causes.map((cause: { field: string }) => cause.field)).toEqual(['networking.inbound[0].port', 'networking.inbound[1].port']);
+  });
+
   it("refuses a kuma.io/workload label that is not a DNS-1035 label on create, in Kuma's words, and takes it on update as Kuma does", async () => {
     const core = await startTestCore();
     const url = `${core.api.url}/meshes/default/dataplanes/backend-1`;

@@ -368,4 +368,16 @@ describe('ResourceStore.inboundsOn', () => {
     // A Dataplane never collides with itself.
     expect(store.inboundsOn('default', 'plain', [18080], ['127.0.0.1']).map((each) => each.name)).toEqual(['own-address']);
   });
+
+  it('looks for a thousand ports and addresses at once, past the depth of a SQL expression', () => {
+    const store = new ResourceStore(open());
+    store.create(mesh('default'));
+    const inbound = Array.from({ length: 1_200 }, (_, index) => ({ port: 20_000 + index, address: `127.0.${index >> 8}.${index & 255}`, tags: {} }));
+    store.create({ type: 'Dataplane', mesh: 'default', name: 'wide', labels: {}, spec: { networking: { address: '127.0.0.1', inbound } } });
+
+    const ports = inbound.map((each) => each.port);
+    const addresses = inbound.map((each) => each.address);
+    expect(store.inboundsOn('default', 'new', ports, addresses)).toHaveLength(1_200);
+    expect(store.inboundsOn('default', 'new', [21_199], ['127.0.4.175'])).toEqual([{ name: 'wide', index: 1_199, port: 21_199, address: '127.0.4.175' }]);
+  });
 });

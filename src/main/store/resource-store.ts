@@ -71,9 +71,8 @@ export class ResourceStore {
   readonly #selectByType: Statement<[{ type: ResourceType }], ResourceRow>;
   readonly #selectByTypeAndMesh: Statement<[{ type: ResourceType; mesh: string }], ResourceRow>;
   readonly #countByTypeAndMesh: Statement<[{ type: ResourceType; mesh: string }], number>;
+  readonly #inboundsOn: Statement<unknown[], StoredInbound>;
   readonly #db: Db;
-  /** `inboundsOn`'s statements, by how many ports and addresses they look for (one and one, mostly). */
-  readonly #inboundsOn = new Map<string, Statement<unknown[], StoredInbound>>();
   readonly #insert: Statement<[Omit<WriteParams, 'version'>], ResourceRow>;
   readonly #update: Statement<[WriteParams], ResourceRow>;
   readonly #delete: Statement<[ExpectedVersionParams], Pick<ResourceRow, 'type' | 'mesh' | 'name' | 'version'>>;
@@ -119,6 +118,7 @@ export class ResourceStore {
     this.#deleteInMesh = db.prepare(
       "DELETE FROM resources WHERE mesh = @mesh AND type <> 'Mesh' RETURNING type, mesh, name, version",
     );
+    this.#inboundsOn = this.#prepareInboundsOn();
     this.#runInTransaction = db.transaction((fn: () => unknown) => fn());
   }
 
@@ -166,14 +166,11 @@ export class ResourceStore {
 
   /** The inbounds of the mesh's other Dataplanes (all but `name`) on one of `ports` and one of `addresses`. */
   inboundsOn(mesh: string, name: string, ports: readonly number[], addresses: readonly string[]): StoredInbound[] {
-    const key = `${ports.length}:${addresses.length}`;
-    let statement = this.#inboundsOn.get(key);
-    if (!statement) this.#inboundsOn.set(key, (statement = this.#prepareInboundsOn(ports.length, addresses.length)));
-    return statement.all(
+    return this.#inboundsOn.all(
       mesh,
       name,
-      ...ports.map((port) => `*"port":${port}[,}]*`),
-      ...addresses.map((address) => `*"address":${globLiteral(JSON.stringify(address))}*`),
+      JSON.stringify(ports.map((port) => `*"port":${port}[,}]*`)),
+      JSON.stringify(addresses.map((address) => `*"address":${globLiteral(JSON.stringify(address))}*`)),
       JSON.stringify(ports),
       JSON.stringify(addresses),
     );
@@ -183,14 +180,16 @@ export class ResourceStore {
    * A plain-text GLOB on the stored JSON (as JSON.stringify wrote it) picks the few Dataplanes that
    * mention one of the ports and one of the addresses, and only those are parsed (in SQLite):
    * parsing every spec of a mesh cost milliseconds per write with a thousand Dataplanes, the size
-   * of a registration storm.
+   * of a registration storm. The patterns come as JSON lists, not one `OR` term each: a Dataplane
+   * with a thousand inbounds went past SQLite's expression depth (1000) and failed with a 500.
    */
-  #prepareInboundsOn(ports: number, addresses: number): Statement<unknown[], StoredInbound> {
-    const anyOf = (count: number) => `(${Array.from({ length: count }, () => 'spec GLOB ?').join(' OR ')})`;
+  #prepareInboundsOn(): Statement<unknown[], StoredInbound> {
     return this.#db.prepare(
       `WITH candidates AS MATERIALIZED (
          SELECT name, spec FROM resources
-         WHERE type = 'Dataplane' AND mesh = ? AND name <> ? AND ${anyOf(ports)} AND ${anyOf(addresses)})
+         WHERE type = 'Dataplane' AND mesh = ? AND name <> ?
+           AND EXISTS (SELECT 1 FROM json_each(?) AS pattern WHERE spec GLOB pattern.value)
+           AND EXISTS (SELECT 1 FROM json_each(?) AS pattern WHERE spec GLOB pattern.value))
        SELECT name, "index", port, address FROM (
          SELECT c.name AS name, i.key AS "index", i.value ->> '$.port' AS port,
            coalesce(i.value ->> '$.address', c.spec ->> '$.networking.address') AS address
