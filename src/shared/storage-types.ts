@@ -1,7 +1,11 @@
 import type { ResourceType } from './resources.js';
 
 /** What is wrong with the database file itself, whatever was being read or written. */
-export type StorageFaultKind = 'disk-full' | 'locked' | 'corrupt';
+/**
+ * What the database refused with, by SQLite's primary result code: `sqlite` is any other code,
+ * which no disk or other process causes (a statement meshdesk should not have sent).
+ */
+export type StorageFaultKind = 'disk-full' | 'locked' | 'corrupt' | 'read-only' | 'disk-error' | 'too-big' | 'out-of-memory' | 'sqlite';
 
 /** One failed write, as `GET /storage` reports it. */
 export interface StorageFailure {

@@ -17,6 +17,35 @@ async function failureOf(promise: Promise<unknown>): Promise<unknown> {
 }
 
 describe('toApiError on storage faults', () => {
+  it('answers a write to a database that turned read-only with 503 naming what cannot be written', async () => {
+    const db = openDatabase(join(tempDir(), 'meshdesk.db'));
+    const manager = new ResourceManager({ store: new ResourceStore(db), events: new EventBus() });
+    // A real SQLITE_READONLY, as a disk remounted read-only gives.
+    db.pragma('query_only = ON');
+
+    const error = await failureOf(manager.create({ type: 'Mesh', mesh: '', name: 'blocked', labels: {}, spec: {} }));
+    db.close();
+
+    expect(toApiError(error)).toMatchObject({
+      status: 503,
+      title: 'Database read-only',
+      message: expect.stringMatching(/^database read-only: meshdesk\.db, its -wal file or their folder cannot be written.*SQLITE_READONLY/),
+    });
+  });
+
+  it('names any other refusal of SQLite as a database error with its code, not a generic one', () => {
+    const db = openDatabase(join(tempDir(), 'meshdesk.db'));
+    let error: unknown;
+    try {
+      db.exec('SELECT * FROM no_such_table');
+    } catch (thrown) {
+      error = thrown;
+    }
+    db.close();
+
+    expect(toApiError(error)).toMatchObject({ status: 500, title: 'Database error', message: expect.stringMatching(/meshdesk bug.*SQLITE_ERROR: no such table/) });
+  });
+
   it('answers a write refused by a full disk with 507 saying so', async () => {
     const db = openDatabase(join(tempDir(), 'meshdesk.db'));
     const manager = new ResourceManager({ store: new ResourceStore(db), events: new EventBus() });

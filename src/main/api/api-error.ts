@@ -43,6 +43,11 @@ const STORAGE_FAULT_ANSWERS: Record<StorageFaultKind, { status: number; title: s
   'disk-full': { status: 507, title: 'Disk full' },
   locked: { status: 503, title: 'Database locked' },
   corrupt: { status: 500, title: 'Database corrupted' },
+  'read-only': { status: 503, title: 'Database read-only' },
+  'disk-error': { status: 503, title: 'Disk error' },
+  'too-big': { status: 413, title: 'Too large to store' },
+  'out-of-memory': { status: 503, title: 'Out of memory' },
+  sqlite: { status: 500, title: 'Database error' },
 };
 
 /**

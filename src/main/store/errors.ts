@@ -68,7 +68,7 @@ export class StorageFaultError extends Error {
 export function storageFaultKind(error: unknown): StorageFaultKind | undefined {
   if (error instanceof StorageFaultError) return error.kind;
   if (!(error instanceof SqliteError)) return undefined;
-  // Extended codes (SQLITE_BUSY_SNAPSHOT, SQLITE_CORRUPT_INDEX, …) share their primary code's prefix.
+  // Extended codes (SQLITE_BUSY_SNAPSHOT, SQLITE_IOERR_WRITE, …) share their primary code's prefix.
   const primary = /^SQLITE_[A-Z]+/.exec(error.code)?.[0];
   switch (primary) {
     case 'SQLITE_FULL':
@@ -78,9 +78,22 @@ export function storageFaultKind(error: unknown): StorageFaultKind | undefined {
       return 'locked';
     case 'SQLITE_CORRUPT':
     case 'SQLITE_NOTADB':
+    case 'SQLITE_FORMAT':
       return 'corrupt';
+    case 'SQLITE_READONLY':
+    case 'SQLITE_PERM':
+      return 'read-only';
+    case 'SQLITE_IOERR':
+    case 'SQLITE_CANTOPEN':
+    case 'SQLITE_NOLFS':
+    case 'SQLITE_PROTOCOL':
+      return 'disk-error';
+    case 'SQLITE_TOOBIG':
+      return 'too-big';
+    case 'SQLITE_NOMEM':
+      return 'out-of-memory';
     default:
-      return undefined;
+      return 'sqlite';
   }
 }
 
@@ -88,6 +101,12 @@ const FAULT_EXPLANATIONS: Record<StorageFaultKind, string> = {
   'disk-full': 'disk full: the database cannot grow; free some disk space',
   locked: 'database locked by another process (a sqlite3 shell, a backup tool, another meshdesk); close it or wait',
   corrupt: 'database corrupted: stop meshdesk, then restore meshdesk.db from a backup or move it aside to start afresh',
+  'read-only':
+    'database read-only: meshdesk.db, its -wal file or their folder cannot be written (a disk remounted read-only, or permissions); make them writable and meshdesk writes again',
+  'disk-error': 'disk error: the operating system failed a read or write of the database (a removed, full or failing disk); check the disk',
+  'too-big': 'too large to store: one value is over SQLite\'s size limit; store it in smaller parts',
+  'out-of-memory': 'out of memory: SQLite could not allocate what the statement needs; free memory on this machine',
+  sqlite: 'database error: SQLite refused a statement, which is a meshdesk bug; please report it with this message',
 };
 
 /**
