@@ -123,7 +123,14 @@ export class InstanceFile {
 
   #restoreIfChanged(): void {
     if (this.#watcher === undefined) return; // removed meanwhile
-    if (JSON.stringify(readInstanceInfo(this.#dataDir)) !== JSON.stringify(this.#info)) this.#write();
+    try {
+      if (JSON.stringify(readInstanceInfo(this.#dataDir)) !== JSON.stringify(this.#info)) this.#write();
+    } catch (error) {
+      // The directory itself may be gone or read-only: the file is information, the core goes on.
+      this.#watcher?.close();
+      this.#watcher = undefined;
+      console.warn(`meshdesk: cannot write ${this.#file} again (${(error as Error).message}); a refused start will not say where this meshdesk serves`);
+    }
   }
 }
 
