@@ -212,7 +212,6 @@ function parseAdsAddress(address: string): { host: string; port: number } {
   return { host: match[1] ?? match[2]!, port };
 }
 
-
 /** --ads-address, else the running meshdesk's ADS address, else the default with a warning naming it. */
 function adsAddressFor(command: BootstrapCommand, instance: InstanceInfo | undefined): { host: string; port: number } {
   if (command.ads) return command.ads;
