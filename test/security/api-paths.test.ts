@@ -79,5 +79,13 @@ describe('list query values never reach inherited properties', () => {
     expect(await names(core, 'filter[labels.constructor]=x')).toEqual({ status: 200, names: [] });
     expect(await names(core, 'filter[labels.__proto__]=')).toEqual({ status: 200, names: [] });
     expect(await names(core, 'filter[labels.kuma.io/zone]=default')).toEqual({ status: 200, names: ['built-1', 'plain-1'] });
+
+    // Raw JSON: an object literal's `__proto__` would set the prototype instead of a label.
+    const put = await fetch(`${core.api.url}/meshes/labelled`, { method: 'PUT', body: '{"type":"Mesh","name":"labelled","labels":{"__proto__":"x","constructor":"y"}}' });
+    expect(put.status).toBe(201);
+    const meshes = async (query: string) => ((await (await fetch(`${core.api.url}/meshes?${query}`)).json()) as { items: { name: string }[] }).items.map((item) => item.name);
+    expect(await meshes('filter[labels.__proto__]=x')).toEqual(['labelled']);
+    expect(await meshes('filter[labels.constructor]=y')).toEqual(['labelled']);
+    expect(await meshes('filter[labels.toString]=')).toEqual([]);
   });
 });
