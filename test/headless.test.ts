@@ -2,7 +2,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LOCK_FILE } from '../src/main/instance/instance-lock.js';
+import { INSTANCE_FILE } from '../src/main/instance/instance-file.js';
 import { listen } from '../src/main/net/listen.js';
 import { DATAPLANE_METADATA_KEY } from '../src/main/xds/generate/bootstrap.js';
 import { CLUSTER_TYPE_URL } from '../src/main/xds/protocol/type-urls.js';
@@ -30,10 +30,10 @@ describe('headless mode', () => {
     expect((await fetch(url, { method: 'PUT', body: JSON.stringify({ ...backend, labels: { team: 'a' } }) })).status).toBe(200);
     const written = (await (await fetch(url)).json()) as { version: number };
     expect(written.version).toBe(2);
-    expect(existsSync(join(dataDir, LOCK_FILE))).toBe(true);
+    expect(existsSync(join(dataDir, INSTANCE_FILE))).toBe(true);
     expect(await first.stop('SIGTERM')).toBe(0);
     // Stopped by a signal, it freed its data directory: the next start takes it over from nobody.
-    expect(existsSync(join(dataDir, LOCK_FILE))).toBe(false);
+    expect(existsSync(join(dataDir, INSTANCE_FILE))).toBe(false);
 
     const second = await startHeadless(['--data-dir', dataDir, '--api-port', '0', '--ads-port', '0']);
     try {
@@ -44,7 +44,7 @@ describe('headless mode', () => {
     } finally {
       expect(await second.stop('SIGINT')).toBe(0);
     }
-    expect(existsSync(join(dataDir, LOCK_FILE))).toBe(false);
+    expect(existsSync(join(dataDir, INSTANCE_FILE))).toBe(false);
   });
 
   it('prints one line per proxy state change, with the status a refused proxy got, and none per tick', async () => {

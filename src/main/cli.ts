@@ -4,7 +4,7 @@ import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, write
 import { basename, dirname, join } from 'node:path';
 import type { DataplaneResource, ResourceInput } from '../shared/resources.js';
 import { defaultDataDir } from './core-options.js';
-import { InstanceLock, UnreadableLockError, type InstanceInfo } from './instance/instance-lock.js';
+import { runningOwner, type InstanceInfo } from './instance/instance-file.js';
 import { grpcCertificateFiles } from './mtls/grpc-certificate-files.js';
 import { dialableAddress } from './net/dialable-address.js';
 import type { KnownDataplane } from './xds/generate/admin-port.js';
@@ -212,17 +212,6 @@ function parseAdsAddress(address: string): { host: string; port: number } {
   return { host: match[1] ?? match[2]!, port };
 }
 
-/** The meshdesk running on the data directory, if any; a lock file nobody can read is warned about and ignored. */
-function runningInstance(dataDir: string): InstanceInfo | undefined {
-  try {
-    return InstanceLock.owner(dataDir);
-  } catch (error) {
-    if (!(error instanceof UnreadableLockError)) throw error;
-    console.error(`meshdesk: warning: ${error.message}`);
-    return undefined;
-  }
-}
-
 /** --ads-address, else the running meshdesk's ADS address, else the default with a warning naming it. */
 function adsAddressFor(command: BootstrapCommand, instance: InstanceInfo | undefined): { host: string; port: number } {
   if (command.ads) return command.ads;
@@ -259,7 +248,7 @@ async function bootstrap(command: BootstrapCommand): Promise<void> {
   const dataplane = readDataplane(file);
   const token = tokenFile === undefined ? undefined : readToken(tokenFile);
   const nodeId = `${dataplane.meta.mesh}.${dataplane.meta.name}`;
-  const instance = runningInstance(command.dataDir);
+  const instance = runningOwner(command.dataDir);
   const ads = adsAddressFor(command, instance);
   const text = grpc
     ? `${JSON.stringify(generateGrpcBootstrap({ nodeId, adsHost: ads.host, adsPort: ads.port, locality: {}, dataplane, token, certificates: grpcCertificates(command.dataDir, dataplane) }), null, 2)}\n`
@@ -276,7 +265,7 @@ async function bootstrap(command: BootstrapCommand): Promise<void> {
   console.log(`wrote the ${grpc ? 'gRPC' : 'Envoy'} bootstrap of proxy "${nodeId}" (ADS ${ads.host}:${ads.port}) to ${out}`);
 }
 
-/** `http://host:port` of an API address from the lock, dialable even when it is a wildcard bind. */
+/** `http://host:port` of an API address from the instance file, dialable even when it is a wildcard bind. */
 function apiBaseUrl(apiAddress: string): string {
   const api = dialableAddress(parseAdsAddress(apiAddress));
   return `http://${api.host.includes(':') ? `[${api.host}]` : api.host}:${api.port}`;
@@ -284,10 +273,10 @@ function apiBaseUrl(apiAddress: string): string {
 
 /**
  * The running meshdesk's API. Export and import refuse without one: the data directory's database
- * belongs to whoever holds its lock, and nothing opens it behind a running meshdesk's back.
+ * belongs to the meshdesk that holds it, and nothing opens it behind a running meshdesk's back.
  */
 function runningApi(dataDir: string): string {
-  const instance = runningInstance(dataDir);
+  const instance = runningOwner(dataDir);
   if (!instance) {
     throw new InputError(
       `no meshdesk is running on data directory ${dataDir}; export and import go through a running meshdesk's API: start it (npm run headless -- --data-dir ${dataDir}, or the desktop app) and try again`,

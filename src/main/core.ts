@@ -7,10 +7,10 @@ import { Settings, type SettingOverrides } from './config/settings.js';
 import type { CoreOptions } from './core-options.js';
 import { EventBus } from './events/event-bus.js';
 import { ResourceManager } from './manager/resource-manager.js';
-import { DataDirInUseError, InstanceLock, UnreadableLockError, type InstanceInfo } from './instance/instance-lock.js';
+import { DataDirInUseError, InstanceFile, runningOwner, type InstanceInfo } from './instance/instance-file.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { openDatabase, type Db } from './store/database.js';
-import { StorageFaultError } from './store/errors.js';
+import { DatabaseInUseError, StorageFaultError } from './store/errors.js';
 import { ResourceStore } from './store/resource-store.js';
 import { loadOrCreateControlPlaneCert, type ControlPlaneCert } from './tls/control-plane-cert.js';
 import { startXds, type Xds } from './xds/components.js';
@@ -18,7 +18,7 @@ import { startXds, type Xds } from './xds/components.js';
 /** The running control plane: what the Electron shell, headless mode and tests hold on to. */
 export interface Core {
   readonly dataDir: string;
-  /** This process as the data directory's lock names it, and the stale lock it took over, if any. */
+  /** This process as the data directory's instance file names it, and the file a previous owner left, if any. */
   readonly instance: { readonly info: InstanceInfo; readonly takenOver: InstanceInfo | undefined };
   readonly events: EventBus;
   readonly metrics: Metrics;
@@ -44,15 +44,17 @@ export const DATABASE_FILE = 'meshdesk.db';
  * The composition root: store → cached manager → xDS → API, in that order, and nothing else wires
  * parts together. Start-up writes nothing until it holds the data directory and both listeners
  * are bound: a start that is refused (directory in use, port taken) leaves the database as it was.
+ * Holding the data directory is holding its database: the connection keeps the file's lock for
+ * its life, and the kernel frees it when this process ends, however it ends.
  */
 export async function startCore(options: CoreOptions): Promise<Core> {
-  const lock = takeDataDirectory(options.dataDir);
-  let db: Db;
+  const db = openDataDirectory(options.dataDir, options.nativeBinding);
+  let instance: InstanceFile;
   try {
-    db = openDataDirectory(options.dataDir, options.nativeBinding);
+    instance = InstanceFile.write(options.dataDir);
   } catch (error) {
-    lock.release();
-    throw error;
+    db.close();
+    throw dataDirError(options.dataDir, error);
   }
   try {
     const events = new EventBus();
@@ -114,14 +116,15 @@ export async function startCore(options: CoreOptions): Promise<Core> {
       await xds.close();
       throw error;
     }
-    lock.recordAddresses({ apiAddress: hostPort(options.host, api.port), adsAddress: hostPort(options.host, xds.port) });
-    // Only now, with the directory ours and both ports bound, does start-up write. Any previous
-    // owner is gone (its lock was released or stale), so its proxy-registered Dataplanes are leftovers.
+    instance.recordAddresses({ apiAddress: hostPort(options.host, api.port), adsAddress: hostPort(options.host, xds.port) });
+    // Only now, with both ports bound, does start-up write. The database's lock is ours, so any
+    // previous owner is proven gone (the kernel freed its lock when it ended): its proxy-registered
+    // Dataplanes are leftovers.
     await manager.ensureDefaultMesh();
     await xds.lifecycle.adoptLeftovers();
     return {
       dataDir: options.dataDir,
-      instance: { info: lock.info, takenOver: lock.takenOver },
+      instance: { info: instance.info, takenOver: instance.previous },
       events,
       metrics,
       settings,
@@ -131,33 +134,17 @@ export async function startCore(options: CoreOptions): Promise<Core> {
       api,
       controlPlaneCert,
       close: async () => {
-        try {
-          await api.close();
-          await xds.close();
-          cachedManager.close();
-          db.close();
-        } finally {
-          lock.release();
-        }
+        await api.close();
+        await xds.close();
+        cachedManager.close();
+        instance.remove(); // while the database, and so the directory, is still ours
+        db.close();
       },
     };
   } catch (error) {
+    instance.remove();
     db.close();
-    lock.release();
     throw error;
-  }
-}
-
-function takeDataDirectory(dataDir: string): InstanceLock {
-  try {
-    return InstanceLock.acquire(dataDir);
-  } catch (error) {
-    if (error instanceof DataDirInUseError || error instanceof UnreadableLockError) throw error;
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new DataDirError(
-      `cannot use data directory ${dataDir}: ${reason}. Choose a writable folder with --data-dir or MESHDESK_DATA_DIR`,
-      { cause: error },
-    );
   }
 }
 
@@ -166,18 +153,21 @@ function hostPort(host: string, port: number): string {
   return `${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
+/** Opens the data directory's database, and with it takes the directory, or says who holds it. */
 function openDataDirectory(dataDir: string, nativeBinding: string | undefined): Db {
   try {
     return openDatabase(join(dataDir, DATABASE_FILE), { nativeBinding });
   } catch (error) {
+    if (error instanceof DatabaseInUseError) throw new DataDirInUseError(dataDir, error.file, runningOwner(dataDir), { cause: error });
     // A damaged database says which file and what to do; another folder is not the answer.
     if (error instanceof StorageFaultError) throw error;
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new DataDirError(
-      `cannot use data directory ${dataDir}: ${reason}. Choose a writable folder with --data-dir or MESHDESK_DATA_DIR`,
-      { cause: error },
-    );
+    throw dataDirError(dataDir, error);
   }
+}
+
+function dataDirError(dataDir: string, error: unknown): DataDirError {
+  const reason = error instanceof Error ? error.message : String(error);
+  return new DataDirError(`cannot use data directory ${dataDir}: ${reason}. Choose a writable folder with --data-dir or MESHDESK_DATA_DIR`, { cause: error });
 }
 
 function portOverrides(options: CoreOptions): SettingOverrides {

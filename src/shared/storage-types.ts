@@ -20,7 +20,7 @@ export interface StorageFailure {
 export interface HistoryWriteStatus {
   /** Published snapshots the history could not record since meshdesk started. */
   lostSnapshots: number;
-  /** Snapshots waiting to be written (e.g. while another process holds the database). */
+  /** Snapshots waiting to be written (while writes pause after a failure). */
   pendingSnapshots: number;
   /** The latest attempt failed: writing resumes on its own once the database takes writes again. */
   failing: boolean;

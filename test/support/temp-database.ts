@@ -8,7 +8,7 @@ export interface TempDatabase {
   dir: string;
   /** meshdesk.db in `dir`. */
   file: string;
-  /** A new connection to `file`, closed when the test finishes unless the test closed it first. */
+  /** A connection to `file`, closed when the test finishes unless the test closed it first; one at a time, since each holds the file alone. */
   open(): Db;
 }
 

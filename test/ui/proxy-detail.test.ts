@@ -1,8 +1,5 @@
-import Database from 'better-sqlite3';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DATABASE_FILE } from '../../src/main/core.js';
 import { applyDataplane, backendDataplane } from '../support/dataplanes.js';
 import { eventually } from '../support/eventually.js';
 import { callerSpec } from './support/grpc-proxy.js';
@@ -14,31 +11,6 @@ const ui = useUi();
 const MOVED_PORT = 18999;
 
 describe('Proxy detail view', () => {
-  it('says on the History tab, and in the status bar, when history cannot be written, and stops saying so once it can', async () => {
-    const core = await ui.core();
-    await applyDataplane(core, backendDataplane('echo-1', 18080));
-    const frontendDataplane = { type: 'Dataplane', mesh: 'default', name: 'frontend-1', ...callerSpec('frontend') };
-    await applyDataplane(core, frontendDataplane);
-    // Another process (a sqlite3 shell, a backup tool) holds the write lock while the proxy connects.
-    const other = new Database(join(core.dataDir, DATABASE_FILE));
-    other.exec('BEGIN IMMEDIATE');
-    let page;
-    try {
-      ui.connect(core, { name: 'frontend-1', target: 'echo' });
-      ({ page } = await ui.open(core, '#/proxies/default.frontend-1/history'));
-      await page.getByTestId('history-write-problem').getByText(/database locked by another process/).waitFor();
-      await page.getByTestId('storage-status').getByText('Storage: history not recorded').waitFor();
-      if (process.env.MESHDESK_SCREENSHOT_DIR) await page.screenshot({ path: join(process.env.MESHDESK_SCREENSHOT_DIR, 'history-locked.png') });
-    } finally {
-      other.exec('ROLLBACK');
-      other.close();
-    }
-    // Nothing was lost: the waiting snapshot is written, and the notice goes at the next poll.
-    await page.locator('[data-snapshot]').first().waitFor();
-    await page.getByTestId('history-write-problem').waitFor({ state: 'detached' });
-    await page.getByTestId('storage-status').getByText('Storage OK').waitFor();
-  });
-
   it('shows the config of a real grpc-js-xds proxy as a tree whose references jump, with search, raw views and a download', async () => {
     const core = await ui.core();
     const backend = await ui.frontendCallingEcho(core);

@@ -2,11 +2,13 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { DATABASE_FILE } from '../../src/main/core.js';
+import { DATABASE_FILE, startCore } from '../../src/main/core.js';
 import type { ListBody, SnapshotSummary } from '../../src/shared/api-types.js';
 import { applyDataplane, backendDataplane } from '../support/dataplanes.js';
 import { startEchoServer } from '../support/echo-server.js';
 import { eventually } from '../support/eventually.js';
+import { tempDir } from '../support/temp-dir.js';
+import { withControlPlaneCert } from '../support/with-control-plane-cert.js';
 import { setEditorText } from './support/editor.js';
 import { useUi } from './support/ui-fixture.js';
 
@@ -296,13 +298,16 @@ version: 1
 
 describe('Resources view with a broken stored row', () => {
   it('lists the row as a warning with its key and reason, and the status bar says storage has a problem', async () => {
-    const core = await ui.core();
-    await applyDataplane(core, backendDataplane('torn-1', 18080));
-    await applyDataplane(core, backendDataplane('backend-1', 18081));
-    // What a stray write could leave: a row whose JSON does not parse, written by another connection.
-    const other = new Database(join(core.dataDir, DATABASE_FILE));
+    const dataDir = withControlPlaneCert(tempDir());
+    const before = await startCore({ dataDir, host: '127.0.0.1', apiPort: 0, adsPort: 0 });
+    await applyDataplane(before, backendDataplane('torn-1', 18080));
+    await applyDataplane(before, backendDataplane('backend-1', 18081));
+    await before.close();
+    // What a stray write could leave while meshdesk was stopped: a row whose JSON does not parse.
+    const other = new Database(join(dataDir, DATABASE_FILE));
     other.prepare("UPDATE resources SET spec = '{\"networking\": {' WHERE name = 'torn-1'").run();
     other.close();
+    const core = await ui.core(dataDir);
 
     const { page } = await ui.open(core, '#/resources');
 

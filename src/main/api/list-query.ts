@@ -90,7 +90,7 @@ function readLabelFilters(query: URLSearchParams, endpoint: string): ((resource:
     if (!label) throw invalidFilter(endpoint, key, 'filters are only supported on labels');
     if (label[2] !== '') throw invalidFilter(endpoint, key, 'advanced filters are not supported');
     const name = label[1]!;
-    filters.push((resource) => resource.meta.labels[name] === value);
+    filters.push((resource) => Object.hasOwn(resource.meta.labels, name) && resource.meta.labels[name] === value);
   }
   return filters;
 }
@@ -99,7 +99,10 @@ function invalidFilter(endpoint: string, key: string, reason: string): ApiError 
   return new ApiError(400, LIST_ERROR_TITLE, 'Resource is not valid', [{ field: `${endpoint}.${key}`, message: reason }]);
 }
 
-/** `tag=k:v`: some inbound's (or the gateway's) tag `k` contains `v`, as Kuma's tag filter matches. */
+/**
+ * `tag=k:v`: some inbound's (or the gateway's) tag `k` contains `v`, as Kuma's tag filter matches.
+ * Only a tag's own key counts: `constructor` or `__proto__` is a tag name like any other.
+ */
 function readTagFilter(text: string): (resource: Resource) => boolean {
   const colon = text.indexOf(':');
   const key = colon === -1 ? text : text.slice(0, colon);
@@ -107,7 +110,7 @@ function readTagFilter(text: string): (resource: Resource) => boolean {
   return (resource) => {
     const { networking } = resource.spec as DataplaneSpec;
     const tagSets = [...(networking.inbound ?? []).map((inbound) => inbound.tags), networking.gateway?.tags];
-    return tagSets.some((tags) => tags?.[key] !== undefined && tags[key]!.includes(value));
+    return tagSets.some((tags) => tags !== undefined && Object.hasOwn(tags, key) && tags[key]!.includes(value));
   };
 }
 

@@ -60,10 +60,14 @@ export class Router {
 
 /**
  * The URL of a request target (`/meshes?x=1`). Only origin-form targets are served: read against a
- * base, `//x` would be a host, not a path, and `//` no URL at all.
+ * base, `//x` would be a host, not a path, and `//` no URL at all. Only canonical paths are served
+ * (see `nonCanonicalPart`).
  */
 export function parseRequestTarget(target: string): URL {
   if (!target.startsWith('/')) throw new ApiError(400, 'Bad request', `request target "${target}" is not a path`);
+  const path = target.split(/[?#]/, 1)[0]!;
+  const problem = nonCanonicalPart(path);
+  if (problem) throw new ApiError(400, 'Bad request', `path "${path}" is not canonical: it has ${problem}; write the path without it`);
   try {
     return new URL(`http://localhost${target}`);
   } catch {
@@ -71,9 +75,28 @@ export function parseRequestTarget(target: string): URL {
   }
 }
 
+/**
+ * What makes `path` other than the one path it names, if anything. The URL parser resolves `.` and
+ * `..` segments (percent-encoded dots too) and reads `\` as `/`, so `DELETE /meshes/zz/dataplanes/..`
+ * would delete the mesh `zz`; the router drops empty segments, so `//` would shift every parameter
+ * after it. One trailing `/` is allowed (`/gui/`).
+ */
+function nonCanonicalPart(path: string): string | undefined {
+  const segments = path.split('/').slice(1);
+  for (const [index, segment] of segments.entries()) {
+    if (segment === '' && index < segments.length - 1) return 'an empty segment ("//")';
+    if (segment.includes('\\')) return 'a backslash';
+    if (/[\x00-\x20\x7f]/.test(segment)) return 'a space or control character';
+    const dots = segment.replace(/%2e/gi, '.');
+    if (dots === '.' || dots === '..') return `a "${segment}" segment`;
+  }
+  return undefined;
+}
+
 function matchSegments(pattern: string[], segments: string[]): Record<string, string> | undefined {
   if (pattern.length !== segments.length) return undefined;
-  const params: Record<string, string> = {};
+  // No prototype: a parameter named like one of Object's properties reads as absent, not inherited.
+  const params: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [index, part] of pattern.entries()) {
     const segment = segments[index]!;
     if (part.startsWith(':')) params[part.slice(1)] = segment;

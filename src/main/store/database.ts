@@ -1,24 +1,10 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { StorageFaultError, storageFaultKind } from './errors.js';
+import { DatabaseInUseError, StorageFaultError, storageFaultKind } from './errors.js';
 import { migrate } from './migrations.js';
 
 export type Db = Database.Database;
-
-/**
- * How long one statement waits for another process's write lock before failing with SQLITE_BUSY,
- * once the core runs. better-sqlite3 is synchronous, so this wait stops the whole event loop (every
- * ADS stream and the API): it stays a few ms, and the waiting beyond it is done asynchronously by
- * the writers that retry (GroupCommit, the snapshot history).
- */
-export const BUSY_TIMEOUT_MS = 5;
-
-/**
- * The same wait while the database is opened and migrated: nothing is served yet, so blocking
- * costs nobody anything, and a backup tool holding the lock for a moment should not stop a start.
- */
-const OPEN_BUSY_TIMEOUT_MS = 5_000;
 
 export interface DatabaseOptions {
   /**
@@ -29,18 +15,21 @@ export interface DatabaseOptions {
 }
 
 /**
- * Opens (creating if needed) the meshdesk database, checks that it is intact and brings its
- * schema up to date. WAL lets the UI's reads run beside the control plane's writes;
- * `synchronous = FULL` makes every acknowledged write survive a crash or power loss (a local tool
- * writes little, so the extra fsync per commit is cheap).
+ * Opens (creating if needed) the meshdesk database for this process alone, checks that it is
+ * intact and brings its schema up to date. `synchronous = FULL` makes every acknowledged write
+ * survive a crash or power loss (a local tool writes little, so the extra fsync per commit is cheap).
+ *
+ * The connection holds the database file's lock for its whole life (see `holdExclusively`): that
+ * lock is what makes a data directory one running meshdesk's, and the operating system releases
+ * it when the process dies, however it dies.
+ * @throws DatabaseInUseError when another process (a running meshdesk, a sqlite3 shell) has the file open
  * @throws StorageFaultError (kind `corrupt`) naming the file and what to do, for a damaged file
  */
 export function openDatabase(file: string, options: DatabaseOptions = {}): Db {
   mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file, options.nativeBinding === undefined ? {} : { nativeBinding: options.nativeBinding });
   try {
-    db.pragma(`busy_timeout = ${OPEN_BUSY_TIMEOUT_MS}`);
-    db.pragma('journal_mode = WAL');
+    holdExclusively(db, file);
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
     // A WAL file a burst of writes grew is cut back to this at the next checkpoint.
@@ -48,7 +37,6 @@ export function openDatabase(file: string, options: DatabaseOptions = {}): Db {
     checkIntact(db, file);
     giveSpaceBack(db);
     migrate(db);
-    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     return db;
   } catch (error) {
     db.close();
@@ -70,6 +58,25 @@ function giveSpaceBack(db: Db): void {
   if (db.pragma('auto_vacuum', { simple: true }) === INCREMENTAL) return;
   db.pragma('auto_vacuum = INCREMENTAL');
   if (db.pragma('auto_vacuum', { simple: true }) !== INCREMENTAL) db.exec('VACUUM');
+}
+
+/**
+ * `locking_mode = EXCLUSIVE` before the first WAL access: SQLite then takes the database file's
+ * exclusive lock at that access and never releases it until the connection closes, and keeps the
+ * WAL index in this process's memory instead of a shared `-shm` file (sqlite.org/wal.html, "WAL
+ * without shared memory"). WAL still gives crash recovery: the log is replayed at the next open.
+ * No busy wait: a lock held by another process is not about to be released, so the start is
+ * refused at once. Once held, no other connection can take any lock, so no statement ever waits.
+ */
+function holdExclusively(db: Db, file: string): void {
+  db.pragma('busy_timeout = 0');
+  db.pragma('locking_mode = EXCLUSIVE');
+  try {
+    db.pragma('journal_mode = WAL'); // the first access: reads the header, so takes the lock
+  } catch (error) {
+    if (storageFaultKind(error) === 'locked') throw new DatabaseInUseError(file, { cause: error });
+    throw error;
+  }
 }
 
 /** Findings of `quick_check` quoted in the error: the first say what is wrong; hundreds would bury the advice. */

@@ -64,6 +64,20 @@ export class StorageFaultError extends Error {
   }
 }
 
+/**
+ * The database file is held by another process (a running meshdesk, or a program that opened the
+ * file meanwhile): this process cannot own it. Thrown only when the database is opened.
+ */
+export class DatabaseInUseError extends Error {
+  override readonly name = 'DatabaseInUseError';
+  constructor(
+    readonly file: string,
+    options?: ErrorOptions,
+  ) {
+    super(`database ${file} is held by another process`, options);
+  }
+}
+
 /** The storage fault behind `error` (a better-sqlite3 error or a StorageFaultError); undefined for anything else. */
 export function storageFaultKind(error: unknown): StorageFaultKind | undefined {
   if (error instanceof StorageFaultError) return error.kind;

@@ -10,22 +10,22 @@ export type { SnapshotRecord, SnapshotResourcesJson, SnapshotSummary };
 const WRITES_PER_FLUSH = 25;
 
 /**
- * Snapshots kept waiting at most while the database refuses writes; beyond, the oldest are dropped
+ * Snapshots kept waiting at most while writes pause after a failure; beyond, the oldest are dropped
  * (and counted as lost). A queued snapshot holds its generated resources (tens of KB for a proxy
- * with many services), so this bounds the memory a long lock can take to tens of MB, while a storm
+ * with many services), so this bounds the memory a long pause can take to tens of MB, while a storm
  * of a thousand proxies publishing at once still fits whole.
  */
 export const MAX_PENDING_SNAPSHOTS = 2_000;
 
 /**
  * First wait after a failed history write before the next attempt; it doubles per failure up to
- * HISTORY_RETRY_MAX_MS. Short, because most locks are another process's single commit.
+ * HISTORY_RETRY_MAX_MS. Short, because a failure is often one moment's (space freed at once).
  */
 const HISTORY_RETRY_FIRST_MS = 10;
 
 /**
  * Longest wait between attempts while history cannot be written: freed disk space or a released
- * lock is noticed within 2 s, and a full disk costs one failed transaction per 2 s, not one per
+ * disk is noticed within 2 s, and a full disk costs one failed transaction per 2 s, not one per
  * published snapshot.
  */
 const HISTORY_RETRY_MAX_MS = 2_000;
@@ -110,11 +110,12 @@ const SUMMARY_COLUMNS = 'id, number, proxy_id, created_at, versions, changed_typ
  * and one counter update per type, and JSON only for content never seen before: it is written for
  * every published snapshot, thousands of them when a storm of proxies connects.
  *
- * History is a record, not the product: a write the database refuses (disk full, another process
- * holding the lock, a damaged file) never reaches the caller that published the snapshot. Writes the
- * lock refused wait (bounded by MAX_PENDING_SNAPSHOTS) and are retried with backoff; any other failure
- * drops what is queued. Every snapshot given up on is counted (`writeStatus`, `onLost`), and writing
- * resumes by itself once the database takes writes again.
+ * History is a record, not the product: a write the database refuses (disk full, a damaged file)
+ * never reaches the caller that published the snapshot. A failure drops what is queued (it would
+ * fail the same way again, and holding it would only cost memory) and pauses writes, retried with
+ * backoff; what is published meanwhile waits (bounded by MAX_PENDING_SNAPSHOTS). Every snapshot
+ * given up on is counted (`writeStatus`, `onLost`), and writing resumes by itself once the
+ * database takes writes again.
  */
 export class SnapshotHistory {
   readonly #insert: Statement<[Omit<SummaryRow, 'id' | 'number'> & { bytes: number }], { id: number; number: number }>;
@@ -290,7 +291,7 @@ export class SnapshotHistory {
     });
   }
 
-  /** One transaction; on failure the batch waits (lock) or is given up (anything else), and attempts pause. */
+  /** One transaction; on failure the batch and the queue are given up, and attempts pause. */
   #writeBatch(batch: HistoryWrite[]): void {
     try {
       this.#inTransaction(() => {
@@ -317,10 +318,7 @@ export class SnapshotHistory {
     if (!this.#failing) console.error(`snapshot history: cannot write (${message}); serving config goes on`);
     this.#failing = true;
     this.#lastFailure = { kind, message, at: Date.now() };
-    // The lock is another process's and will go: the data is fine and waits. Anything else would
-    // fail the same way again, and holding what is queued would only cost memory.
-    if (kind === 'locked') this.#queued.unshift(...batch);
-    else this.#giveUp([...batch, ...this.#queued.splice(0)], kind);
+    this.#giveUp([...batch, ...this.#queued.splice(0)], kind);
     if (!this.#retry) {
       this.#retry = setTimeout(() => {
         this.#retry = undefined;

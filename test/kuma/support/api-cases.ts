@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { parseAllDocuments } from 'yaml';
-import { DATABASE_FILE, startCore, type Core } from '../../../src/main/core.js';
+import { DATABASE_FILE, startCore } from '../../../src/main/core.js';
 import { validateResource } from '../../../src/main/resources/validate.js';
 import { openDatabase } from '../../../src/main/store/database.js';
 import { ResourceStore } from '../../../src/main/store/resource-store.js';
@@ -87,9 +87,10 @@ function readCase(base: string, text: string): ApiCase {
 /** Runs a case's actions in order on a fresh core; each result says whether status and body are Kuma's. */
 export async function runApiCase(apiCase: ApiCase): Promise<ActionResult[]> {
   const dataDir = withControlPlaneCert(mkdtempSync(join(tmpdir(), 'meshdesk-api-case-')));
+  const keepsDefault = preload(dataDir, apiCase.preload);
   const core = await startCore({ dataDir, host: '127.0.0.1', apiPort: 0, adsPort: 0 });
   try {
-    await preload(core, dataDir, apiCase.preload);
+    if (!keepsDefault) await core.manager.delete({ type: 'Mesh', mesh: '', name: 'default' });
     const results: ActionResult[] = [];
     for (const action of apiCase.actions) {
       const response = await fetch(`${core.api.url}${action.path}`, {
@@ -109,17 +110,16 @@ export async function runApiCase(apiCase: ApiCase): Promise<ActionResult[]> {
 }
 
 /**
- * Stores the documents as given, through a second connection to the core's database, past the manager.
- * meshdesk starts with the mesh `default`; Kuma's store starts empty, so it goes unless the input has it
- * or puts something in it.
+ * Stores the documents as given in the data directory's database, past the manager, before a core
+ * opens it. meshdesk starts with the mesh `default`; Kuma's store starts empty, so it goes unless the
+ * input has it or puts something in it: answers whether it stays.
  */
-async function preload(core: Core, dataDir: string, text: string): Promise<void> {
+function preload(dataDir: string, text: string): boolean {
   const inputs = parseAllDocuments(text)
     .map((document) => document.toJS() as unknown)
     .filter((value) => value !== null && value !== undefined)
     .map((value) => validateResource(value));
   const keepsDefault = inputs.some((input) => (input.type === 'Mesh' ? input.name === 'default' : input.mesh === 'default'));
-  if (!keepsDefault) await core.manager.delete({ type: 'Mesh', mesh: '', name: 'default' });
   const db = openDatabase(join(dataDir, DATABASE_FILE));
   try {
     const store = new ResourceStore(db);
@@ -130,6 +130,7 @@ async function preload(core: Core, dataDir: string, text: string): Promise<void>
   } finally {
     db.close();
   }
+  return keepsDefault;
 }
 
 /**

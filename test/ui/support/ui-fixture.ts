@@ -39,9 +39,9 @@ export function useUi() {
   }
 
   return {
-    /** A core that regenerates quickly, so tests wait on events rather than on the 1 s defaults. */
-    async core(): Promise<Core> {
-      const core = await startTestCore();
+    /** A core (on `dataDir`, else a fresh one) that regenerates quickly, so tests wait on events rather than on the 1 s defaults. */
+    async core(dataDir?: string): Promise<Core> {
+      const core = await startTestCore(dataDir);
       core.settings.update({ 'store.cache.expirationTime': '100ms', 'xds.dataplaneConfigurationRefreshInterval': '100ms' });
       return core;
     },
