@@ -70,6 +70,26 @@ const MIGRATIONS: readonly string[] = [
   // 6: the policies changed in the mesh since the proxy's previous snapshot, so that the History
   // tab names the change behind each version (a JSON list of PolicyVersionChange).
   `ALTER TABLE snapshot_history ADD COLUMN policy_changes TEXT NOT NULL DEFAULT '[]';`,
+  // 7: proxies' records across restarts (store/proxy-records.ts): each proxy's last status and
+  // departure, its connections (one per stream, newest kept) and their timeline events (a
+  // connection's first ones, which its first-config breakdown reads, and its newest ones).
+  `CREATE TABLE proxy_records (
+     proxy_id TEXT PRIMARY KEY,
+     status TEXT NOT NULL,
+     departed_at REAL
+   ) WITHOUT ROWID;
+   CREATE TABLE proxy_connections (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     proxy_id TEXT NOT NULL,
+     opened_at REAL NOT NULL
+   );
+   CREATE INDEX proxy_connections_by_proxy ON proxy_connections (proxy_id, id);
+   CREATE TABLE proxy_events (
+     connection_id INTEGER NOT NULL,
+     number INTEGER NOT NULL,
+     event TEXT NOT NULL,
+     PRIMARY KEY (connection_id, number)
+   ) WITHOUT ROWID;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -149,7 +149,8 @@ export class StatusTracker implements Callbacks {
     const told = endingOf(ending);
     this.#timeline.record(proxyId, { kind: 'stream-closed', at, streamId, ending: told });
     let proxy = this.#proxies.get(proxyId);
-    if (proxy?.stream.id !== streamId) {
+    // Stream ids start again at each run: a restored status never belongs to this run's streams.
+    if (proxy?.stream.id !== streamId || proxy.beforeRestart) {
       if (proxy?.online) return; // the proxy is served on another stream; the refusal is on its timeline
       proxy = {
         proxyId,
@@ -201,6 +202,26 @@ export class StatusTracker implements Callbacks {
   onStateChange(listener: StateListener): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Puts back statuses an earlier run stored, before any stream opens: each is offline (or
+   * refused) as it stood, marked as from before the restart at `restartedAt`. `hasDataplane` says
+   * whether a Dataplane answers to its node id now.
+   */
+  restore(statuses: ReadonlyArray<{ status: ProxyStatus; hasDataplane: boolean }>, restartedAt: number): void {
+    for (const { status, hasDataplane } of statuses) {
+      if (this.#proxies.has(status.proxyId)) continue;
+      const { types, departure: _departure, waitEndsAt: _wait, deregistrationDueAt: _due, ...rest } = status;
+      this.#proxies.set(status.proxyId, {
+        ...rest,
+        online: false,
+        state: status.state === 'refused' ? 'refused' : 'offline',
+        types: new Map(types.map((type) => [type.typeUrl, type])),
+        hasDataplane,
+        beforeRestart: { restartedAt },
+      });
+    }
   }
 
   /** Drops a proxy's status, once its departure's retention is over. */
