@@ -169,7 +169,9 @@ export class StatusTracker implements Callbacks {
     proxy.since = at;
     proxy.stream.closedAt = at;
     delete proxy.waitEndsAt;
-    if (told.by === 'control-plane' && told.code !== grpcStatus.OK) {
+    // UNAVAILABLE is meshdesk stopping (AdsServer.stop, the lifecycle's refusal while it stops): the
+    // proxy was not refused, and it is how an earlier run's connected proxies are shown after a restart.
+    if (told.by === 'control-plane' && told.code !== grpcStatus.OK && told.code !== grpcStatus.UNAVAILABLE) {
       proxy.refusal = { ...told, at };
       this.#setState(proxy, 'refused', true);
     } else {
