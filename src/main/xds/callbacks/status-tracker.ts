@@ -15,6 +15,7 @@ import type { DepartedProxies } from '../status/departed-proxies.js';
 import { now, type ProxyEvent, type ProxyTimeline } from '../status/proxy-timeline.js';
 import type { ProxyConnectionState, ProxyStatus, TypeStatus } from '../../../shared/api-types.js';
 import type { StreamEnding } from '../../../shared/proxy-events.js';
+import { isRefusal } from '../../../shared/stream-ending.js';
 import type { XdsProtocol } from '../protocol/ads-service.js';
 
 export type { ProxyConnectionState, ProxyStatus, TypeStatus };
@@ -171,7 +172,7 @@ export class StatusTracker implements Callbacks {
     delete proxy.waitEndsAt;
     // UNAVAILABLE is meshdesk stopping (AdsServer.stop, the lifecycle's refusal while it stops): the
     // proxy was not refused, and it is how an earlier run's connected proxies are shown after a restart.
-    if (told.by === 'control-plane' && told.code !== grpcStatus.OK && told.code !== grpcStatus.UNAVAILABLE) {
+    if (isRefusal(told)) {
       proxy.refusal = { ...told, at };
       this.#setState(proxy, 'refused', true);
     } else {
