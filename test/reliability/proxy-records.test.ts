@@ -41,6 +41,19 @@ const detail = (apiUrl: string, proxyId: string, what: string) => `${apiUrl}/mes
 
 /** The proxy ids stored with their events, read from a copy of the files (no lock on the running process's database). */
 function storedProxyIds(dataDir: string): string[] {
+  return storedIds(
+    dataDir,
+    `SELECT DISTINCT r.proxy_id FROM proxy_records r JOIN proxy_connections c ON c.proxy_id = r.proxy_id
+     JOIN proxy_events e ON e.connection_id = c.id WHERE e.event LIKE '%"stream-closed"%' OR e.event LIKE '%"ack"%' ORDER BY 1`,
+  );
+}
+
+/** Every proxy id with any row of its own in the records' tables. */
+function anyRecordIds(dataDir: string): string[] {
+  return storedIds(dataDir, 'SELECT proxy_id FROM proxy_records UNION SELECT proxy_id FROM proxy_connections ORDER BY 1');
+}
+
+function storedIds(dataDir: string, query: string): string[] {
   const scratch = mkdtempSync(join(tmpdir(), 'meshdesk-records-'));
   try {
     for (const suffix of ['', '-wal']) {
@@ -49,13 +62,7 @@ function storedProxyIds(dataDir: string): string[] {
     }
     const db = new Database(join(scratch, DATABASE_FILE));
     try {
-      return db
-        .prepare(
-          `SELECT DISTINCT r.proxy_id FROM proxy_records r JOIN proxy_connections c ON c.proxy_id = r.proxy_id
-           JOIN proxy_events e ON e.connection_id = c.id WHERE e.event LIKE '%"stream-closed"%' OR e.event LIKE '%"ack"%' ORDER BY 1`,
-        )
-        .pluck()
-        .all() as string[];
+      return db.prepare(query).pluck().all() as string[];
     } finally {
       db.close();
     }
@@ -144,6 +151,8 @@ describe('proxy records across restarts', () => {
       expect((await fetch(detail(restarted.apiUrl, DEPARTED, '_timeline'))).status).toBe(404);
       expect((await fetch(detail(restarted.apiUrl, REFUSED, '_first-config'))).status).toBe(404);
       expect(await second.stop('SIGTERM')).toBe(0);
+      // Deleted from the database too, not only forgotten by the process.
+      expect(anyRecordIds(dataDir)).toEqual([LIVE]);
 
       const third = new ControlPlaneProcess(bundle, dataDir);
       const again = await third.ready;
