@@ -8,7 +8,7 @@ import { ProxyRecords, type ProxyRecordBounds } from './proxy-records.js';
 const SMALL: ProxyRecordBounds = { firstEventsPerConnection: 3, newestEventsPerConnection: 2, connectionsPerProxy: 2, connectionsTotal: 3 };
 
 const opened = (at: number, streamId = at): ProxyEventBody => ({ kind: 'stream-opened', at, streamId, cacheExpirationMs: 1000 });
-const tick = (at: number): ProxyEventBody => ({ kind: 'tick', at, result: 'skip', durationMs: 0.1 });
+const tick = (at: number): ProxyEventBody => ({ kind: 'tick', at, result: 'generated', durationMs: 0.1 });
 
 function status(proxyId: string, since: number): ProxyStatus {
   return {
@@ -37,6 +37,7 @@ describe('ProxyRecords', () => {
     const records = new ProxyRecords(database.open(), { bounds: SMALL });
     records.event('default.web', opened(0));
     for (let at = 1; at <= 9; at++) records.event('default.web', tick(at));
+    records.event('default.web', { kind: 'tick', at: 10, result: 'skip', durationMs: 0.1 }); // not worth a write
     records.close();
 
     const [web] = reopened(database);

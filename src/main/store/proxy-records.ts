@@ -35,6 +35,13 @@ export const PROXY_RECORD_BOUNDS: ProxyRecordBounds = {
 export const RECORDS_FLUSH_EVERY_MS = 1_000;
 
 /**
+ * Records written per transaction and event-loop turn: a storm queues ten thousand events in a
+ * second, and one transaction for all of them would hold every ADS stream for its length (a few
+ * µs per event, far more on a loaded machine); the rest follow in the next turns.
+ */
+export const RECORDS_PER_TRANSACTION = 500;
+
+/**
  * Writes waiting at most (a storm of a thousand proxies makes ~10 events each in its first
  * second); beyond, the oldest are dropped and counted.
  */
@@ -71,9 +78,10 @@ export interface ProxyRecordsOptions {
 /**
  * Proxies' records across restarts: each proxy's last status and departure, and its connections'
  * timeline events, bounded (PROXY_RECORD_BOUNDS). Writes are queued and written together once per
- * `flushEveryMs` in one transaction, so the ADS path never waits for SQLite (one fsync a second in
- * all instead of one per event) and a crash loses at most the last second of them. They never share
- * a transaction with the manager's writes, so nothing here can cost a resource.
+ * `flushEveryMs`, RECORDS_PER_TRANSACTION per transaction and event-loop turn, so the ADS path never
+ * waits for SQLite (a few fsyncs a second in all instead of one per event) and a crash loses at most
+ * the last second of them. They never share a transaction with the manager's writes, so nothing
+ * here can cost a resource.
  *
  * A record is not the product: a write the database refuses is logged and dropped (as snapshot
  * history's would be after its retries), serving config goes on.
@@ -96,8 +104,12 @@ export class ProxyRecords {
   readonly #proxyConnections: Statement<[string], number>;
   readonly #dropRecord: Statement<[string]>;
   #queued: RecordWrite[] = [];
+  /** Set while queued records are being written turn by turn. */
+  #writing = false;
   /** The connection each proxy's events of this run go to, with its next event number. */
   readonly #current = new Map<string, { id: number; next: number }>();
+  /** `#current` the other way: the proxy whose events of this run go to a connection. */
+  readonly #currentOwner = new Map<number, string>();
   #failing = false;
 
   constructor(db: Db, options: ProxyRecordsOptions = {}) {
@@ -127,7 +139,7 @@ export class ProxyRecords {
     this.#dropConnectionEvents = db.prepare('DELETE FROM proxy_events WHERE connection_id = ?');
     this.#proxyConnections = db.prepare<[string], number>('SELECT id FROM proxy_connections WHERE proxy_id = ?').pluck();
     this.#dropRecord = db.prepare('DELETE FROM proxy_records WHERE proxy_id = ?');
-    this.#timer = setInterval(() => this.flush(), options.flushEveryMs ?? RECORDS_FLUSH_EVERY_MS).unref();
+    this.#timer = setInterval(() => this.#writeInTurns(), options.flushEveryMs ?? RECORDS_FLUSH_EVERY_MS).unref();
   }
 
   /** Every proxy stored by earlier runs, with its connections oldest first. Read once, at start, before anything is queued. */
@@ -168,8 +180,13 @@ export class ProxyRecords {
     return [...proxies.values()];
   }
 
-  /** Queues an event of the proxy's timeline: a `stream-opened` starts a new connection. */
+  /**
+   * Queues an event of the proxy's timeline: a `stream-opened` starts a new connection. A skip tick
+   * (nothing changed, once a second per proxy) is not stored: an idle mesh then writes nothing, and
+   * a laptop's disk is not woken every second for what the timeline hides by default.
+   */
   event(proxyId: string, event: ProxyEventBody): void {
+    if (event.kind === 'tick' && event.result === 'skip') return;
     this.#enqueue({ proxyId, event });
   }
 
@@ -188,11 +205,13 @@ export class ProxyRecords {
     this.#enqueue({ forget: proxyId });
   }
 
-  /** Writes whatever is queued, in one transaction; nothing once the database is closed. Never throws. */
-  flush(): void {
+  /**
+   * Writes what is queued, up to `limit` records, in one transaction; nothing once the database is
+   * closed. Never throws.
+   */
+  flush(limit = Number.POSITIVE_INFINITY): void {
     if (this.#queued.length === 0 || !this.#db.open) return;
-    const batch = this.#queued;
-    this.#queued = [];
+    const batch = this.#queued.splice(0, limit);
     try {
       this.#inTransaction(() => {
         for (const write of batch) this.#write(write);
@@ -201,6 +220,7 @@ export class ProxyRecords {
     } catch (error) {
       // The transaction was rolled back: the connections it began are not there.
       this.#current.clear();
+      this.#currentOwner.clear();
       if (!this.#failing) {
         const fault = asStorageFault(error);
         console.error(`proxy records: cannot write (${fault instanceof Error ? fault.message : String(fault)}); serving config goes on`);
@@ -217,6 +237,18 @@ export class ProxyRecords {
     this.flush();
   }
 
+  /** RECORDS_PER_TRANSACTION now, the rest in the next turns, so that streams are served in between. */
+  #writeInTurns(): void {
+    if (this.#writing) return;
+    this.#writing = true;
+    const next = () => {
+      this.flush(RECORDS_PER_TRANSACTION);
+      if (this.#queued.length > 0 && this.#db.open) setImmediate(next);
+      else this.#writing = false;
+    };
+    next();
+  }
+
   #enqueue(write: RecordWrite): void {
     this.#queued.push(write);
     if (this.#queued.length > MAX_QUEUED_RECORDS) this.#queued.splice(0, this.#queued.length - MAX_QUEUED_RECORDS);
@@ -229,7 +261,6 @@ export class ProxyRecords {
     else {
       for (const id of this.#proxyConnections.all(write.forget)) this.#dropConnectionRows(id);
       this.#dropRecord.run(write.forget);
-      this.#current.delete(write.forget);
     }
   }
 
@@ -237,7 +268,10 @@ export class ProxyRecords {
     let connection = this.#current.get(proxyId);
     if (!connection || event.kind === 'stream-opened') {
       connection = { id: this.#insertConnection.get({ proxy_id: proxyId, opened_at: event.at })!.id, next: 0 };
+      const previous = this.#current.get(proxyId);
+      if (previous) this.#currentOwner.delete(previous.id);
       this.#current.set(proxyId, connection);
+      this.#currentOwner.set(connection.id, proxyId);
       const { connectionsPerProxy } = this.#bounds;
       for (const id of this.#connectionsBeyond.all({ proxy_id: proxyId, keep: connectionsPerProxy })) this.#dropConnectionRows(id);
     }
@@ -258,6 +292,9 @@ export class ProxyRecords {
   #dropConnectionRows(id: number): void {
     this.#dropConnectionEvents.run(id);
     this.#dropConnection.run(id);
-    for (const [proxyId, connection] of this.#current) if (connection.id === id) this.#current.delete(proxyId);
+    const owner = this.#currentOwner.get(id);
+    if (owner === undefined) return;
+    this.#currentOwner.delete(id);
+    this.#current.delete(owner);
   }
 }
