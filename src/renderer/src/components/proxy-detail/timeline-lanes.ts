@@ -86,7 +86,7 @@ function queuedText(queuedMs: number | undefined): string {
 
 /** The identity certificate the tick issued first (mesh mTLS): the key pair and signature, timed apart from the wait. */
 function certificateText(certificate: { durationMs: number } | undefined): string {
-  return certificate ? `, after issuing its identity certificate in ${formatDuration(certificate.durationMs)}` : '';
+  return certificate ? `; its identity certificate was issued first, in ${formatDuration(certificate.durationMs)}` : '';
 }
 
 function typeLane(typeUrl: string, at: number, style: string, label: string): Mark {
