@@ -9,6 +9,7 @@ import { fleet } from './suites/fleet.js';
 import { generation, policyGeneration } from './suites/generation.js';
 import { hostileParsing } from './suites/hostile-parsing.js';
 import { proxiesView } from './suites/proxies-view.js';
+import { proxyRecords } from './suites/proxy-records.js';
 
 const SUITES: Record<string, (options: BenchOptions) => Promise<BenchRow[]>> = {
   'cached reads': cachedReads,
@@ -18,6 +19,7 @@ const SUITES: Record<string, (options: BenchOptions) => Promise<BenchRow[]>> = {
   fleet,
   'proxies view': proxiesView,
   'hostile parsing': hostileParsing,
+  'proxy records': proxyRecords,
 };
 
 const args = process.argv.slice(2);

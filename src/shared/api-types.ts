@@ -119,6 +119,11 @@ export interface ProxyStatus {
    * status, timeline, first configs and history are kept until `expiresAt` (`xds.departedProxyRetention`).
    */
   departure?: { at: number; expiresAt: number };
+  /**
+   * The status was read back from the database at a start of meshdesk (`restartedAt`): the proxy
+   * has not connected since, and what it shows is how it stood before that restart.
+   */
+  beforeRestart?: { restartedAt: number };
   /** When the proxy came online (its stream's first request) or went offline. */
   since: number;
   /** Streams this proxy opened since it was first seen (or last forgotten). */
@@ -204,6 +209,13 @@ export interface FirstConfigBreakdown {
   phases: FirstConfigPhase[];
   /** Stream open → every type that got a response ACKed. */
   total: { complete: boolean; endMs?: number; durationMs?: number };
+  /**
+   * The tick that issued the proxy's mesh mTLS identity certificate for this connection, measured
+   * around the issuance itself (key pair and signature): what the `certificate-issuance` phase ends with.
+   */
+  certificateIssuance?: { startMs: number; endMs: number; durationMs: number };
+  /** The connection is from an earlier run of meshdesk, read back at its start (`restartedAt`). */
+  beforeRestart?: { restartedAt: number };
 }
 
 /**
@@ -235,6 +247,7 @@ export interface FirstConfigType {
 export type FirstConfigPhaseName =
   | 'registration'
   | 'post-create-wait'
+  | 'certificate-issuance'
   | 'first-generation'
   | 'dataplane-not-found'
   | 'first-responses'

@@ -54,8 +54,13 @@ export type ProxyEventBody =
       result: TickResult;
       /** The tick's work: generation, encoding and reconcile when it generated, else the whole tick. */
       durationMs: number;
-      /** When it generated: how long it waited before, for the MeshContext and for its turn on the event loop. */
+      /**
+       * When it generated: how long it waited before, for the MeshContext and for its turn on the
+       * event loop (not counting `certificate`).
+       */
       queuedMs?: number;
+      /** The tick issued the proxy's mesh mTLS identity certificate: when that began, and how long it took. */
+      certificate?: { startedAt: number; durationMs: number };
       /** Why a tick missed or failed (`dataplane not found`, a generator error). */
       detail?: string;
       /** On `changed`: the snapshot version set per type URL, so ACKs can be matched to it. */
@@ -68,6 +73,11 @@ export type ProxyEventBody =
   | { kind: 'stream-closed'; at: number; streamId: number; ending: StreamEnding }
   /** The proxy left; its proxy-registered Dataplane is deleted at `dueAt` unless it comes back first. */
   | { kind: 'deregistration-scheduled'; at: number; dueAt: number }
-  | { kind: 'deregistered'; at: number };
+  | { kind: 'deregistered'; at: number }
+  /**
+   * meshdesk started again: the events before are from an earlier run, read back from the database
+   * (never stored itself; the timeline puts it after what it restored).
+   */
+  | { kind: 'restarted'; at: number };
 
 export type ProxyEventKind = ProxyEvent['kind'];

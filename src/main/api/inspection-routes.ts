@@ -46,8 +46,9 @@ export interface InspectionDependencies {
  * - `…/{name}/_history` and `…/{name}/_history/{id}`: snapshots published to it, newest first, and one of them.
  * And `GET /proxies` (every proxy known, online or not) and `GET /xds/chain` (callbacks in chain
  * order, the xDS settings in force, the ADS address).
- * A departed proxy is answered for until its retention ends (`departure` says until when); a proxy
- * meshdesk knows nothing about is a 404 naming it.
+ * A departed proxy is answered for until its retention ends (`departure` says until when), across
+ * restarts (an earlier run's proxies carry `beforeRestart`); a proxy meshdesk knows nothing about
+ * is a 404 naming it.
  */
 export function inspectionRoutes(deps: InspectionDependencies): Route[] {
   const proxy = '/meshes/:mesh/dataplanes/:name';
@@ -162,7 +163,7 @@ function dataplaneWithStatus(dataplane: Resource<'Dataplane'>, statusTracker: In
   return { ...overview, dataplaneInsight: statusTracker.status(`${overview.mesh}.${overview.name}`) ?? null };
 }
 
-/** The proxy's timeline; a proxy without one has never connected since meshdesk started (or was forgotten). */
+/** The proxy's timeline; a proxy without one never connected (or was forgotten once its retention ended). */
 function knownEvents(deps: InspectionDependencies, proxyId: string) {
   const events = deps.timeline.events(proxyId);
   if (events.length === 0) throw unknownProxy(proxyId);
@@ -180,6 +181,6 @@ function notFound(details: string): ApiError {
 
 function unknownProxy(proxyId: string): ApiError {
   return notFound(
-    `proxy "${proxyId}" is unknown: it has not connected since meshdesk started, or it departed longer ago than xds.departedProxyRetention`,
+    `proxy "${proxyId}" is unknown: it never connected to this data directory's meshdesk, or it departed longer ago than xds.departedProxyRetention`,
   );
 }

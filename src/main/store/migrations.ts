@@ -79,6 +79,26 @@ const MIGRATIONS: readonly string[] = [
      SELECT total(payload.bytes) FROM json_each(snapshot_history.versions) AS version
      JOIN snapshot_payloads AS payload ON payload.type_url = version.key AND payload.version = version.value
    );`,
+  // 8: proxies' records across restarts (store/proxy-records.ts): each proxy's last status and
+  // departure, its connections (one per stream, newest kept) and their timeline events (a
+  // connection's first ones, which its first-config breakdown reads, and its newest ones).
+  `CREATE TABLE proxy_records (
+     proxy_id TEXT PRIMARY KEY,
+     status TEXT NOT NULL,
+     departed_at REAL
+   ) WITHOUT ROWID;
+   CREATE TABLE proxy_connections (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     proxy_id TEXT NOT NULL,
+     opened_at REAL NOT NULL
+   );
+   CREATE INDEX proxy_connections_by_proxy ON proxy_connections (proxy_id, id);
+   CREATE TABLE proxy_events (
+     connection_id INTEGER NOT NULL,
+     number INTEGER NOT NULL,
+     event TEXT NOT NULL,
+     PRIMARY KEY (connection_id, number)
+   ) WITHOUT ROWID;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

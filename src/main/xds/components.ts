@@ -8,6 +8,7 @@ import { grpcCertificateFiles, removeGrpcCertificates, writeGrpcCertificates } f
 import { MeshCaStore } from '../mtls/mesh-ca-store.js';
 import { ProxyIdentities } from '../mtls/proxy-identities.js';
 import type { Db } from '../store/database.js';
+import { ProxyRecords } from '../store/proxy-records.js';
 import { SnapshotHistory } from '../store/snapshot-history.js';
 import { DataplaneTokens } from '../security/dataplane-tokens.js';
 import type { ControlPlaneCert } from '../tls/control-plane-cert.js';
@@ -20,7 +21,8 @@ import { AdsServer } from './server/ads-server.js';
 import { SnapshotCache } from './server/snapshot-cache.js';
 import { PolicyEffects } from './status/policy-effects.js';
 import { DEPARTED_PROXIES_KEPT, DepartedProxies } from './status/departed-proxies.js';
-import { ProxyTimeline } from './status/proxy-timeline.js';
+import { now, ProxyTimeline } from './status/proxy-timeline.js';
+import { restorePreviousRun } from './status/previous-run.js';
 import { DataplaneSyncTracker } from './sync/dataplane-sync-tracker.js';
 import { warmUpEncoders } from './generate/warm-up.js';
 import { kumaDpBootstrapHandler } from './kuma-dp/bootstrap-handler.js';
@@ -50,6 +52,8 @@ export interface Xds {
   statusTracker: StatusTracker;
   /** Proxies that left for good, kept for `xds.departedProxyRetention`. */
   departures: DepartedProxies;
+  /** Timelines, statuses and departures stored across restarts. */
+  records: ProxyRecords;
   lifecycle: DataplaneLifecycle;
   syncTracker: DataplaneSyncTracker;
   meshContexts: MeshContextCache;
@@ -95,6 +99,7 @@ export async function startXds(deps: XdsDependencies): Promise<Xds> {
   const syncTracker = new DataplaneSyncTracker({ meshContexts, snapshots, history, settings, timeline, metrics, policyEffects, identities });
   // A departed proxy's story (status, timeline, history) is kept for the retention, then dropped
   // whole, so memory stays bounded by the proxies that exist plus a bounded number that left.
+  const records = new ProxyRecords(deps.db);
   const departures = new DepartedProxies({
     retention: () => settings.get('xds.departedProxyRetention'),
     limit: DEPARTED_PROXIES_KEPT,
@@ -102,9 +107,17 @@ export async function startXds(deps: XdsDependencies): Promise<Xds> {
       statusTracker.forget(proxyId);
       timeline.forget(proxyId);
       history.deleteProxy(proxyId);
+      records.forget(proxyId);
     },
+    onChange: (proxyId, at) => records.departed(proxyId, at),
   });
   const statusTracker = new StatusTracker({ timeline, metrics, departures });
+  // What earlier runs stored comes back before any stream can open; from then on every event and
+  // state change is stored (batched, once a second).
+  const dataplaneIds = new Set((await deps.manager.list('Dataplane')).map(({ meta }) => `${meta.mesh}.${meta.name}`));
+  restorePreviousRun(records.load(), dataplaneIds, now(), { timeline, statusTracker, departures });
+  timeline.listen((proxyId, { seq: _seq, ...event }) => records.event(proxyId, event));
+  statusTracker.onStateChange((status) => records.status(status));
   const nackBackoff = new NackBackoff({ settings });
   const dataplaneTokens = new DataplaneTokens(deps.db);
   // The server is built from the chain, so auth reaches it late: it only ends streams once they exist.
@@ -151,6 +164,7 @@ export async function startXds(deps: XdsDependencies): Promise<Xds> {
     timeline,
     statusTracker,
     departures,
+    records,
     lifecycle,
     syncTracker,
     meshContexts,
@@ -168,6 +182,7 @@ export async function startXds(deps: XdsDependencies): Promise<Xds> {
       await lifecycle.close();
       await syncTracker.close();
       history.close();
+      records.close();
       meshContexts.close();
     },
   };

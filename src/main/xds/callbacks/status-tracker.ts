@@ -15,6 +15,7 @@ import type { DepartedProxies } from '../status/departed-proxies.js';
 import { now, type ProxyEvent, type ProxyTimeline } from '../status/proxy-timeline.js';
 import type { ProxyConnectionState, ProxyStatus, TypeStatus } from '../../../shared/api-types.js';
 import type { StreamEnding } from '../../../shared/proxy-events.js';
+import { isRefusal } from '../../../shared/stream-ending.js';
 import type { XdsProtocol } from '../protocol/ads-service.js';
 
 export type { ProxyConnectionState, ProxyStatus, TypeStatus };
@@ -149,7 +150,8 @@ export class StatusTracker implements Callbacks {
     const told = endingOf(ending);
     this.#timeline.record(proxyId, { kind: 'stream-closed', at, streamId, ending: told });
     let proxy = this.#proxies.get(proxyId);
-    if (proxy?.stream.id !== streamId) {
+    // Stream ids start again at each run: a restored status never belongs to this run's streams.
+    if (proxy?.stream.id !== streamId || proxy.beforeRestart) {
       if (proxy?.online) return; // the proxy is served on another stream; the refusal is on its timeline
       proxy = {
         proxyId,
@@ -168,7 +170,9 @@ export class StatusTracker implements Callbacks {
     proxy.since = at;
     proxy.stream.closedAt = at;
     delete proxy.waitEndsAt;
-    if (told.by === 'control-plane' && told.code !== grpcStatus.OK) {
+    // UNAVAILABLE is meshdesk stopping (AdsServer.stop, the lifecycle's refusal while it stops): the
+    // proxy was not refused, and it is how an earlier run's connected proxies are shown after a restart.
+    if (isRefusal(told)) {
       proxy.refusal = { ...told, at };
       this.#setState(proxy, 'refused', true);
     } else {
@@ -201,6 +205,26 @@ export class StatusTracker implements Callbacks {
   onStateChange(listener: StateListener): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Puts back statuses an earlier run stored, before any stream opens: each is offline (or
+   * refused) as it stood, marked as from before the restart at `restartedAt`. `hasDataplane` says
+   * whether a Dataplane answers to its node id now.
+   */
+  restore(statuses: ReadonlyArray<{ status: ProxyStatus; hasDataplane: boolean }>, restartedAt: number): void {
+    for (const { status, hasDataplane } of statuses) {
+      if (this.#proxies.has(status.proxyId)) continue;
+      const { types, departure: _departure, waitEndsAt: _wait, deregistrationDueAt: _due, ...rest } = status;
+      this.#proxies.set(status.proxyId, {
+        ...rest,
+        online: false,
+        state: status.state === 'refused' ? 'refused' : 'offline',
+        types: new Map(types.map((type) => [type.typeUrl, type])),
+        hasDataplane,
+        beforeRestart: { restartedAt },
+      });
+    }
   }
 
   /** Drops a proxy's status, once its departure's retention is over. */

@@ -7,6 +7,8 @@ export interface DepartedProxiesOptions {
   limit: number;
   /** Drops everything kept about the proxy (status, timeline, history). */
   onExpired: (proxyId: string) => void;
+  /** Told each departure (`at`) and each return of a departed proxy (null), to be stored. */
+  onChange?: (proxyId: string, at: number | null) => void;
   /** The timeline's clock; tests bring one they move by hand. */
   now?: () => number;
   /** How often expired departures are looked for. */
@@ -45,7 +47,9 @@ export class DepartedProxies {
 
   depart(proxyId: string): void {
     this.#departed.delete(proxyId);
-    this.#departed.set(proxyId, this.#now());
+    const at = this.#now();
+    this.#departed.set(proxyId, at);
+    this.#options.onChange?.(proxyId, at);
     for (const [oldest] of this.#departed) {
       if (this.#departed.size <= this.#options.limit) break;
       this.#expire(oldest);
@@ -55,7 +59,15 @@ export class DepartedProxies {
 
   /** The proxy connected again. */
   returned(proxyId: string): void {
-    this.#departed.delete(proxyId);
+    if (this.#departed.delete(proxyId)) this.#options.onChange?.(proxyId, null);
+  }
+
+  /**
+   * Puts back departures read from the database at start, in the order given (by `at`); expired
+   * ones go at the next sweep, so a retention that ran out while meshdesk was stopped is kept too.
+   */
+  restore(departures: ReadonlyArray<{ proxyId: string; at: number }>): void {
+    for (const { proxyId, at } of departures) this.#departed.set(proxyId, at);
   }
 
   get(proxyId: string): Departure | undefined {

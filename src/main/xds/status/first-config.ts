@@ -10,6 +10,7 @@ export type FirstConfigBreakdown = Omit<FirstConfigBody, 'proxyId'>;
 const PHASE_LABELS: { readonly [P in FirstConfigPhaseName]: string } = {
   registration: 'stream open → Dataplane registered in the store',
   'post-create-wait': 'post-create wait (so that the first generation sees the new Dataplane)',
+  'certificate-issuance': "the proxy's mesh mTLS identity certificate issued (key pair and signature), once its mesh's view was read",
   'first-generation': 'first generation by the sync tracker',
   'dataplane-not-found': 'the first generation missed the Dataplane; ticks until one found it',
   'first-responses': 'until every type got its first response',
@@ -37,12 +38,25 @@ export function firstConfigBreakdown(events: readonly ProxyEvent[]): FirstConfig
   const configTickIndex = ticks.findIndex((tick) => tick.result === 'generated' || tick.result === 'changed');
   const configTick = ticks[configTickIndex];
   const types = typeTimes(during, ms);
+  // The tick that issued the connection's identity certificate: the config tick, or a tick before it.
+  const certificateTick = ticks.slice(0, configTickIndex === -1 ? ticks.length : configTickIndex + 1).find((tick) => tick.certificate);
+  const certificate = certificateTick?.certificate && {
+    startMs: ms(certificateTick.certificate.startedAt),
+    endMs: ms(certificateTick.certificate.startedAt + certificateTick.certificate.durationMs),
+    durationMs: certificateTick.certificate.durationMs,
+  };
+  const certificateMilestone: [FirstConfigPhaseName, number][] = certificate ? [['certificate-issuance', certificate.endMs]] : [];
 
   const milestones: Array<[FirstConfigPhaseName, number | undefined]> = [];
   if (registered) milestones.push(['registration', ms(registered.at)]);
   if (wait) milestones.push(['post-create-wait', ms(wait.startedAt + wait.waitedMs)]);
+  // Issuance runs inside the tick that issued: its phase ends before that tick's own.
+  if (certificateTick === firstTick) milestones.push(...certificateMilestone);
   milestones.push(['first-generation', firstTick && ms(firstTick.at)]);
-  if (firstTick && firstTick !== configTick) milestones.push(['dataplane-not-found', configTick && ms(configTick.at)]);
+  if (firstTick && firstTick !== configTick) {
+    if (certificateTick !== firstTick) milestones.push(...certificateMilestone);
+    milestones.push(['dataplane-not-found', configTick && ms(configTick.at)]);
+  }
   milestones.push(['first-responses', latest(types.map((type) => type.firstResponseMs))]);
   const allAcked = types.length > 0 && types.every((type) => type.firstAckMs !== undefined);
   milestones.push(['first-acks', allAcked ? latest(types.map((type) => type.firstAckMs!)) : undefined]);
@@ -69,6 +83,7 @@ export function firstConfigBreakdown(events: readonly ProxyEvent[]): FirstConfig
       !wait && { postCreateWaitRunning: { strategy: waitStarted.strategy, startMs: ms(waitStarted.at), endMs: ms(waitStarted.endsAt) } }),
     ...(firstTick && { firstTick: tickSummary(firstTick, ms) }),
     ...(configTick && { firstConfigTick: { ...tickSummary(configTick, ms), ticksBefore: configTickIndex } }),
+    ...(certificate && { certificateIssuance: certificate }),
     types,
     phases,
     total: { complete: endMs !== undefined, ...(endMs !== undefined && { endMs, durationMs: endMs }) },
@@ -96,7 +111,7 @@ function tickSummary(tick: EventOf<'tick'>, ms: (at: number) => number): TickSum
   return {
     result: tick.result,
     ...(tick.detail !== undefined && { detail: tick.detail }),
-    startMs: ms(tick.at - tick.durationMs - (tick.queuedMs ?? 0)),
+    startMs: ms(tick.at - tick.durationMs - (tick.queuedMs ?? 0) - (tick.certificate?.durationMs ?? 0)),
     endMs: ms(tick.at),
     durationMs: tick.durationMs,
   };

@@ -1,4 +1,5 @@
 import type { EventBus } from '../../events/event-bus.js';
+import type { StoredConnection } from '../../store/proxy-records.js';
 import { firstConfigBreakdown, type FirstConfigBreakdown } from './first-config.js';
 
 export type { PostCreateStrategy, ProxyEvent, ProxyEventBody, ProxyEventKind, TickResult } from '../../../shared/proxy-events.js';
@@ -61,11 +62,37 @@ export class ProxyTimeline {
     return this.#logs.get(proxyId)?.events ?? [];
   }
 
-  /** The latest connection's breakdown (undefined before any), and the earlier ones, newest first. */
+  /**
+   * The latest connection's breakdown (undefined before any), and the earlier ones, newest first. A
+   * proxy that has not connected since a restart has as its latest the last one restored.
+   */
   firstConfigs(proxyId: string): { latest: FirstConfigBreakdown | undefined; earlier: readonly FirstConfigBreakdown[] } {
     const log = this.#logs.get(proxyId);
     if (!log) return { latest: undefined, earlier: [] };
-    return { latest: firstConfigBreakdown(log.events.slice(log.connectionStart)), earlier: log.earlier };
+    const latest = firstConfigBreakdown(log.events.slice(log.connectionStart));
+    if (!latest) return { latest: log.earlier[0], earlier: log.earlier.slice(1) };
+    return { latest, earlier: log.earlier };
+  }
+
+  /**
+   * Puts back a proxy's connections from an earlier run (oldest first), before anything is recorded
+   * for it: their events, then a `restarted` event at `restartedAt`, and their breakdowns as earlier
+   * connections, each marked as from before the restart (a stream that never said it closed ended
+   * with that run). Neither published nor told to the listeners: nothing happened now.
+   */
+  restore(proxyId: string, connections: readonly StoredConnection[], restartedAt: number): void {
+    if (connections.length === 0 || this.#logs.has(proxyId)) return;
+    const log: ProxyLog = { events: [], connectionStart: 0, earlier: [] };
+    for (const connection of connections) {
+      const breakdown = firstConfigBreakdown(connection.events);
+      if (breakdown) log.earlier.unshift({ ...breakdown, open: false, beforeRestart: { restartedAt } });
+      for (const body of connection.events) log.events.push({ ...body, seq: ++this.#seq } as ProxyEvent);
+    }
+    log.earlier = log.earlier.slice(0, EARLIER_CONNECTIONS_KEPT);
+    log.events.push({ kind: 'restarted', at: restartedAt, seq: ++this.#seq });
+    log.connectionStart = log.events.length;
+    trim(log);
+    this.#logs.set(proxyId, log);
   }
 
   proxyIds(): string[] {

@@ -33,16 +33,17 @@ export interface DataplaneWatchdogOptions {
 }
 
 /** What a tick found, as the timeline records it. */
-type TickOutcome = Omit<Extract<ProxyEventBody, { kind: 'tick' }>, 'kind' | 'at' | 'durationMs' | 'queuedMs'>;
+type TickOutcome = Omit<Extract<ProxyEventBody, { kind: 'tick' }>, 'kind' | 'at' | 'durationMs' | 'queuedMs' | 'certificate'>;
 
 // The frequent outcomes are shared objects: a skip tick runs every interval for every proxy.
 const SKIP: TickOutcome = Object.freeze({ result: 'skip' });
 /** The 'none' post-create strategy's visible miss: the cached context predates the Dataplane. */
 const DATAPLANE_NOT_FOUND: TickOutcome = Object.freeze({ result: 'dataplane-not-found', detail: 'dataplane not found' });
 
-/** When a tick started generating (unset if it did not) and when it had its outcome. */
+/** When a tick started generating (unset if it did not), the certificate it issued, and when it had its outcome. */
 interface TickTiming {
   generatingSince?: number;
+  certificate?: { startedAt: number; durationMs: number };
   finishedAt?: number;
 }
 
@@ -66,6 +67,8 @@ export class DataplaneWatchdog {
   readonly #identities: DataplaneWatchdogOptions['identities'];
   /** Hash of the context and serial of the identity the snapshot in place was generated from; unset until a generation succeeds. */
   #lastInputs: string | undefined;
+  /** The serial of the identity the last tick got: another one was issued since. */
+  #lastSerial: string | undefined;
   /** The policies of the context the last published snapshot came from: the next one names what changed since. */
   #publishedPolicies: PolicyVersions | undefined;
 
@@ -93,8 +96,10 @@ export class DataplaneWatchdog {
     const at = tick.finishedAt!;
     const workStartedAt = tick.generatingSince ?? startedAt;
     const durationMs = at - workStartedAt;
-    const queued = tick.generatingSince === undefined ? {} : { queuedMs: workStartedAt - startedAt };
-    this.#timeline.record(this.#proxy.proxyId, { kind: 'tick', at, durationMs, ...queued, ...outcome });
+    const certificate = tick.certificate && { certificate: tick.certificate };
+    const issuingMs = tick.certificate?.durationMs ?? 0;
+    const queued = tick.generatingSince === undefined ? {} : { queuedMs: workStartedAt - startedAt - issuingMs };
+    this.#timeline.record(this.#proxy.proxyId, { kind: 'tick', at, durationMs, ...queued, ...certificate, ...outcome });
     this.#metrics.xdsGeneration.observe({ result: outcome.result }, durationMs / 1_000);
     return outcome.result;
   }
@@ -123,7 +128,12 @@ export class DataplaneWatchdog {
     // rotation reaches the proxy at its next tick even when nothing else changed.
     let identity: ProxyIdentity | undefined;
     try {
+      const issuingSince = now();
       identity = await this.#identities?.identityFor(context.mesh, { id: proxyId, kind, dataplane });
+      // A new serial is a certificate issued now (key pair and signature, 0.1–1 s on a busy
+      // laptop): timed apart, so that it does not read as waiting for the mesh's view.
+      if (identity && identity.serial !== this.#lastSerial) tick.certificate = { startedAt: issuingSince, durationMs: now() - issuingSince };
+      this.#lastSerial = identity?.serial;
     } catch (error) {
       if (signal?.aborted) return undefined;
       return finished({ result: 'error', detail: `cannot issue the mTLS identity of proxy "${proxyId}": ${message(error)}` });

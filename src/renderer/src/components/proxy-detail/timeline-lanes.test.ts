@@ -8,6 +8,20 @@ describe('markOf', () => {
     );
     expect(markOf({ kind: 'tick', at: 10, result: 'changed', durationMs: 1.5, queuedMs: 0.112 }).label).toMatch(/^generation: changed in 1\.50\s?ms$/);
     expect(markOf({ kind: 'tick', at: 10, result: 'skip', durationMs: 0.01 }).label).not.toContain('waiting');
+    expect(markOf({ kind: 'tick', at: 10, result: 'changed', durationMs: 1.5, queuedMs: 2, certificate: { startedAt: 5, durationMs: 400 } }).label).toMatch(
+      /waiting for its mesh's view and its turn to run; its identity certificate was issued first, in 400\s?ms$/,
+    );
+  });
+
+  it("reads meshdesk's own stop (UNAVAILABLE) as an ending, not a refusal, and marks a restart", () => {
+    const stopped = markOf({
+      kind: 'stream-closed',
+      at: 1,
+      streamId: 5,
+      ending: { by: 'control-plane', code: 14, codeName: 'UNAVAILABLE', message: 'control plane shutting down' },
+    });
+    expect(stopped.style).toBe('closed');
+    expect(markOf({ kind: 'restarted', at: Date.UTC(2026, 0, 2, 3, 4, 5) }).label).toMatch(/^meshdesk restarted at .*: the events above are from before the restart$/);
   });
 
   it('draws a closed stream, a refusal and a NACK each with its own glyph, and says what the proxy was told', () => {

@@ -1,7 +1,8 @@
 import { plural } from '../../../../shared/plural.js';
+import { isRefusal } from '../../../../shared/stream-ending.js';
 // How a proxy's events sit on the Timeline tab's time axis: one lane per concern, one mark per event.
 import type { ProxyEventBody as ProxyEvent } from '../../../../shared/proxy-events.js';
-import { formatDuration } from '../../lib/format/duration.js';
+import { formatDateTime, formatDuration } from '../../lib/format/duration.js';
 import { shortVersion, xdsTypeOf, XDS_TYPES } from '../../lib/format/xds.js';
 
 export const LANES = ['stream', 'wait', 'generation', ...XDS_TYPES] as const;
@@ -39,7 +40,7 @@ export function markOf(event: ProxyEvent): Mark {
         : {
             lane: 'stream',
             at: event.at,
-            style: event.ending.code === 0 ? 'closed' : 'refused',
+            style: isRefusal(event.ending) ? 'refused' : 'closed',
             label: `stream ${event.streamId} ended by meshdesk with ${event.ending.codeName}: ${event.ending.message}`,
           };
     case 'registered':
@@ -53,6 +54,8 @@ export function markOf(event: ProxyEvent): Mark {
       return { lane: 'stream', at: event.at, style: 'scheduled', label: `its Dataplane is deleted in ${formatDuration(event.dueAt - event.at)} unless it reconnects` };
     case 'deregistered':
       return { lane: 'stream', at: event.at, style: 'deregistered', label: 'deregistered: Dataplane deleted' };
+    case 'restarted':
+      return { lane: 'stream', at: event.at, style: 'restarted', label: `meshdesk restarted at ${formatDateTime(event.at)}: the events above are from before the restart` };
     case 'post-create-wait-started':
       return { lane: 'wait', at: event.at, style: 'wait-start', label: `post-create wait started: sleeping ${formatDuration(event.endsAt - event.at)} (the cache expiration)` };
     case 'post-create-wait':
@@ -62,7 +65,7 @@ export function markOf(event: ProxyEvent): Mark {
         lane: 'generation',
         at: event.at,
         style: `tick-${event.result}`,
-        label: `generation: ${event.result} in ${formatDuration(event.durationMs)}${queuedText(event.queuedMs)}${event.detail ? ` — ${event.detail}` : ''}`,
+        label: `generation: ${event.result} in ${formatDuration(event.durationMs)}${queuedText(event.queuedMs)}${certificateText(event.certificate)}${event.detail ? ` — ${event.detail}` : ''}`,
       };
     case 'response':
       return typeLane(event.typeUrl, event.at, 'response', `response ${shortVersion(event.version)} (${plural(event.resources, 'resource')}, nonce ${event.nonce})`);
@@ -79,6 +82,11 @@ export function markOf(event: ProxyEvent): Mark {
 function queuedText(queuedMs: number | undefined): string {
   if (queuedMs === undefined || queuedMs < 1) return '';
   return `, after ${formatDuration(queuedMs)} waiting for its mesh's view and its turn to run`;
+}
+
+/** The identity certificate the tick issued first (mesh mTLS): the key pair and signature, timed apart from the wait. */
+function certificateText(certificate: { durationMs: number } | undefined): string {
+  return certificate ? `; its identity certificate was issued first, in ${formatDuration(certificate.durationMs)}` : '';
 }
 
 function typeLane(typeUrl: string, at: number, style: string, label: string): Mark {

@@ -7,6 +7,7 @@ import type { ConnectStrategy } from '../../../../shared/stats-types.js';
 export const PHASES: readonly { name: FirstConfigPhaseName; label: string; color: string }[] = [
   { name: 'registration', label: 'registration', color: '--text-faint' },
   { name: 'post-create-wait', label: 'post-create wait', color: '--warn' },
+  { name: 'certificate-issuance', label: 'certificate issuance', color: '--identity' },
   { name: 'first-generation', label: 'first generation', color: '--accent' },
   { name: 'dataplane-not-found', label: 'Dataplane not found', color: '--err' },
   { name: 'first-responses', label: 'responses', color: '--info' },

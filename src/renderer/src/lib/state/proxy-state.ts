@@ -10,7 +10,7 @@ export interface DescribedState {
 }
 
 export function describeState(status: ProxyStatus | undefined): DescribedState {
-  if (!status) return { label: 'never seen', title: 'No proxy has connected for this Dataplane since meshdesk started', tone: 'idle' };
+  if (!status) return { label: 'never seen', title: 'No proxy has connected for this Dataplane (or its records ended with their retention)', tone: 'idle' };
   switch (status.state) {
     case 'connecting':
       return { label: 'connecting', title: 'Its stream is open; its first configuration is being generated', tone: 'busy' };
