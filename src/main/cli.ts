@@ -34,9 +34,9 @@ Prints the bootstrap that connects a proxy to meshdesk as the Dataplane in DATAP
                           else ${DEFAULT_ADS_ADDRESS}, with a warning)
   --xds-protocol P        the ADS variant Envoy speaks: sotw (State of the World, default)
                           or delta (incremental); gRPC's xDS clients speak sotw only
-  --token-file FILE       the Dataplane's token (issued in Connect a proxy with "Issue a token", or
-                          with POST /meshes/{mesh}/dataplanes/{name}/token), for when meshdesk
-                          requires tokens (xds.dataplaneTokens)
+  --token-file FILE       the Dataplane's token (saved from GET /meshes/{mesh}/dataplanes/{name}/token),
+                          which meshdesk requires where xds.dataplaneTokens says: by default in
+                          meshes with mTLS
   --out FILE              write to FILE instead of standard output
   --help                  show this text
 
