@@ -166,7 +166,14 @@ export class AuthCallbacks implements Callbacks {
       const subject = stream.subject ?? safeParse(stream.proxyId);
       if (!subject) continue; // a node id that names no Dataplane is refused by the next callback anyway
       if (affected && !affected(subject)) continue;
-      if (!requirements.has(subject.mesh)) requirements.set(subject.mesh, this.#requirementFor(subject));
+      if (!requirements.has(subject.mesh)) {
+        // A mesh that cannot be read now leaves its streams as they are: assertOwner still guards its keys.
+        const requirement = this.#requirementFor(subject).catch((error: unknown) => {
+          console.error(`cannot check the proxies of mesh "${subject.mesh}" for their tokens: ${error instanceof Error ? error.message : String(error)}`);
+          return undefined;
+        });
+        requirements.set(subject.mesh, requirement);
+      }
       const requirement = await requirements.get(subject.mesh);
       if (requirement === undefined || this.#streams.get(streamId) !== stream) continue;
       const check = this.#options.tokens!.check(subject, stream.token);
