@@ -249,7 +249,7 @@ describe('Connect a proxy view', () => {
     });
     const token = (await (await fetch(`${core.api.url}/meshes/default/dataplanes/shop-1/token`)).text()).trim();
     expect(bootstrap.node.metadata[DATAPLANE_TOKEN_METADATA_KEY]).toBe(token);
-    expect(await notice.getByTestId('token-state').innerText()).toMatch(/^This bootstrap carries the token of default\/shop-1 in node metadata meshdesk\.token: the proxy started with it is let in\./);
+    expect(await notice.getByTestId('token-state').innerText()).toBe('This bootstrap carries the token of default/shop-1 in node metadata meshdesk.token: the proxy started with it is let in. Keep the file private.');
 
     const proxy = echoClient('xds:///echo', { 'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config': JSON.stringify(bootstrap) }, new XdsChannelCredentials(grpc.credentials.createInsecure()));
     onTestFinished(() => proxy.close());
@@ -271,7 +271,7 @@ describe('Connect a proxy view', () => {
 
     // Issued from the view (from the keyboard): the bootstrap carries the new one.
     const issue = page.getByRole('button', { name: 'Issue a new token' });
-    expect(await page.locator(`#${await issue.getAttribute('aria-describedby')}`).innerText()).toBe("Issuing a new token replaces the Dataplane's token and disconnects a proxy using the old one.");
+    expect(await page.locator(`#${await issue.getAttribute('aria-describedby')}`).innerText()).toBe('A new token disconnects a proxy using the old one.');
     await issue.focus();
     await page.keyboard.press('Enter');
     const first = await eventually(async () => {
