@@ -174,7 +174,7 @@ networking:
     }
   });
 
-  it('uses the ADS address of the meshdesk running on the data directory, and an admin port none of its Dataplanes uses', async () => {
+  it('uses the ADS address of the meshdesk running on the data directory, its token for the Dataplane, and an admin port none of its Dataplanes uses', async () => {
     const core = await startCore({ dataDir: join(dir, 'data'), host: '127.0.0.1', apiPort: 0, adsPort: 0 });
     try {
       const file = dataplaneFile(BACKEND_YAML.replace('  admin:\n    port: 9902\n', ''));
@@ -193,6 +193,7 @@ networking:
       });
       expect(bootstrap.admin.address.socket_address.port_value).not.toBe(slot);
       expect(bootstrap.admin.address.socket_address.port_value).not.toBe(9901);
+      expect(bootstrap.node.metadata[DATAPLANE_TOKEN_METADATA_KEY]).toBe(core.xds.dataplaneTokens.tokenFor({ mesh: 'default', name: 'backend-1' }));
     } finally {
       await core.close();
     }
