@@ -203,9 +203,8 @@ networking:
     const { code, stdout } = await runMeshdesk(['--help']);
     expect(code).toBe(0);
     expect(stdout).toContain('usage: npm run meshdesk -- bootstrap');
-    // Tokens are issued in Connect a proxy (or through the API), not in Settings.
-    expect(stdout).toContain('issued in Connect a proxy');
-    expect(stdout).not.toContain('issued in Settings');
+    // Where a token comes from: the API route that gives it (Settings only says who needs one).
+    expect(stdout).toContain('saved from GET /meshes/{mesh}/dataplanes/{name}/token');
     expect(stdout).toContain('--grpc');
     expect((await runMeshdesk(['bootstrap', '--help'])).code).toBe(0);
   });
