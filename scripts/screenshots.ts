@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { startCore, type Core } from '../src/main/core.js';
-import { DATAPLANE_METADATA_KEY } from '../src/main/xds/generate/bootstrap.js';
+import { DATAPLANE_METADATA_KEY, DATAPLANE_TOKEN_METADATA_KEY } from '../src/main/xds/generate/bootstrap.js';
 import { LISTENER_TYPE_URL } from '../src/main/xds/protocol/type-urls.js';
 import { RawAdsClient } from '../src/main/xds/server/testing/raw-ads-client.js';
 import { launchChromium, openUi } from '../test/ui/support/browser.js';
@@ -160,7 +160,9 @@ async function addPaymentsPermissions(page: Page, core: Core): Promise<void> {
     const dataplane = { type: 'Dataplane', mesh: 'payments', name, networking: { address: '127.0.0.1', inbound } };
     await put(`/meshes/payments/dataplanes/${name}`, dataplane);
     if (name === 'fraud-1' && openStreams.length === 0) {
-      const sidecar = new RawAdsClient(core.xds.port, { id: 'payments.fraud-1', metadata: { [DATAPLANE_METADATA_KEY]: JSON.stringify(dataplane) } });
+      const token = core.xds.dataplaneTokens.tokenFor({ mesh: 'payments', name: 'fraud-1' })!;
+      const metadata = { [DATAPLANE_METADATA_KEY]: JSON.stringify(dataplane), [DATAPLANE_TOKEN_METADATA_KEY]: token };
+      const sidecar = new RawAdsClient(core.xds.port, { id: 'payments.fraud-1', metadata });
       sidecar.send(LISTENER_TYPE_URL);
       openStreams.push(sidecar);
     }

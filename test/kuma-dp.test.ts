@@ -183,6 +183,24 @@ describe('POST /bootstrap on the ADS port, over TLS', () => {
     expect(bootstrap.node.metadata[DATAPLANE_TOKEN_METADATA_KEY]).toBe(token);
   });
 
+  test('in a mesh with mTLS (tokens required there by default), kuma-dp needs the token GET …/token saves, and gets a bootstrap carrying it', async () => {
+    const core = await startTestCore();
+    const ca = core.controlPlaneCert.cert;
+    const mtls = { enabledBackend: 'ca-1', backends: [{ name: 'ca-1', type: 'builtin' }] };
+    expect((await fetch(`${core.api.url}/meshes/default`, { method: 'PUT', body: JSON.stringify({ type: 'Mesh', name: 'default', mtls }) })).status).toBe(200);
+
+    const missing = await postBootstrap(core.xds.port, ca, kumaDpRequest());
+    expect(missing.status).toBe(422);
+    expect(missing.body).toBe(
+      'Dataplane Token is required (mesh "default" has mTLS on, so its proxies are sent private keys (xds.dataplaneTokens: mtls-meshes)). ' +
+        "Save it with GET /meshes/default/dataplanes/backend-1/token on meshdesk's API (curl -o token …) and provide it via --dataplane-token-file=/path/file argument to Kuma DP",
+    );
+
+    const tokenFile = await (await fetch(`${core.api.url}/meshes/default/dataplanes/backend-1/token`)).text();
+    const bootstrap = decodedBootstrap(await postBootstrap(core.xds.port, ca, kumaDpRequest({ dataplaneToken: tokenFile })));
+    expect(bootstrap.node.metadata[DATAPLANE_TOKEN_METADATA_KEY]).toBe(tokenFile.trim());
+  });
+
   test('a host the certificate does not name is refused with 400 and the SANs it has', async () => {
     const core = await startTestCore();
     const response = await new Promise<RawResponse>((resolve, reject) => {

@@ -174,7 +174,7 @@ networking:
     }
   });
 
-  it('uses the ADS address of the meshdesk running on the data directory, and an admin port none of its Dataplanes uses', async () => {
+  it('uses the ADS address of the meshdesk running on the data directory, its token for the Dataplane, and an admin port none of its Dataplanes uses', async () => {
     const core = await startCore({ dataDir: join(dir, 'data'), host: '127.0.0.1', apiPort: 0, adsPort: 0 });
     try {
       const file = dataplaneFile(BACKEND_YAML.replace('  admin:\n    port: 9902\n', ''));
@@ -193,6 +193,7 @@ networking:
       });
       expect(bootstrap.admin.address.socket_address.port_value).not.toBe(slot);
       expect(bootstrap.admin.address.socket_address.port_value).not.toBe(9901);
+      expect(bootstrap.node.metadata[DATAPLANE_TOKEN_METADATA_KEY]).toBe(core.xds.dataplaneTokens.tokenFor({ mesh: 'default', name: 'backend-1' }));
     } finally {
       await core.close();
     }
@@ -202,9 +203,8 @@ networking:
     const { code, stdout } = await runMeshdesk(['--help']);
     expect(code).toBe(0);
     expect(stdout).toContain('usage: npm run meshdesk -- bootstrap');
-    // Tokens are issued in Connect a proxy (or through the API), not in Settings.
-    expect(stdout).toContain('issued in Connect a proxy');
-    expect(stdout).not.toContain('issued in Settings');
+    // Where a token comes from: the API route that gives it (Settings only says who needs one).
+    expect(stdout).toContain('saved from GET /meshes/{mesh}/dataplanes/{name}/token');
     expect(stdout).toContain('--grpc');
     expect((await runMeshdesk(['bootstrap', '--help'])).code).toBe(0);
   });

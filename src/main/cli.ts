@@ -34,9 +34,9 @@ Prints the bootstrap that connects a proxy to meshdesk as the Dataplane in DATAP
                           else ${DEFAULT_ADS_ADDRESS}, with a warning)
   --xds-protocol P        the ADS variant Envoy speaks: sotw (State of the World, default)
                           or delta (incremental); gRPC's xDS clients speak sotw only
-  --token-file FILE       the Dataplane's token (issued in Connect a proxy with "Issue a token", or
-                          with POST /meshes/{mesh}/dataplanes/{name}/token), for when meshdesk
-                          requires tokens (xds.dataplaneTokens)
+  --token-file FILE       the Dataplane's token (saved from GET /meshes/{mesh}/dataplanes/{name}/token),
+                          which meshdesk requires where xds.dataplaneTokens says (by default in
+                          meshes with mTLS); without it, the running meshdesk's token for the Dataplane
   --out FILE              write to FILE instead of standard output
   --help                  show this text
 
@@ -238,6 +238,23 @@ async function knownDataplanes(instance: InstanceInfo | undefined): Promise<Know
   }
 }
 
+/**
+ * The Dataplane's token from the running meshdesk (`GET …/token`), as its own bootstrap routes put
+ * it in, so that the proxy is let in where tokens are required; none, with a warning, when it cannot say.
+ */
+async function runningToken(instance: InstanceInfo | undefined, { meta: { mesh, name } }: DataplaneResource): Promise<string | undefined> {
+  if (!instance?.apiAddress) return undefined;
+  const url = `${apiBaseUrl(instance.apiAddress)}/meshes/${encodeURIComponent(mesh)}/dataplanes/${encodeURIComponent(name)}/token`;
+  try {
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(`answered ${response.status}: ${await response.text()}`);
+    return (await response.text()).trim();
+  } catch (error) {
+    console.error(`meshdesk: warning: cannot get the Dataplane's token (${url}: ${(error as Error).message}); the bootstrap carries none, and a mesh with mTLS refuses the proxy (give --token-file)`);
+    return undefined;
+  }
+}
+
 /** The files the running meshdesk writes this gRPC proxy's certificates to, in its data directory. */
 function grpcCertificates(dataDir: string, { meta: { mesh, name } }: DataplaneResource) {
   return { mesh, files: grpcCertificateFiles(dataDir, mesh, name) };
@@ -246,9 +263,9 @@ function grpcCertificates(dataDir: string, { meta: { mesh, name } }: DataplaneRe
 async function bootstrap(command: BootstrapCommand): Promise<void> {
   const { file, grpc, xdsProtocol, tokenFile, out } = command;
   const dataplane = readDataplane(file);
-  const token = tokenFile === undefined ? undefined : readToken(tokenFile);
   const nodeId = `${dataplane.meta.mesh}.${dataplane.meta.name}`;
   const instance = runningOwner(command.dataDir);
+  const token = tokenFile === undefined ? await runningToken(instance, dataplane) : readToken(tokenFile);
   const ads = adsAddressFor(command, instance);
   const text = grpc
     ? `${JSON.stringify(generateGrpcBootstrap({ nodeId, adsHost: ads.host, adsPort: ads.port, locality: {}, dataplane, token, certificates: grpcCertificates(command.dataDir, dataplane) }), null, 2)}\n`

@@ -104,6 +104,7 @@ export async function startCore(options: CoreOptions): Promise<Core> {
           adsServer: xds.server,
           xdsChain: xds.chain,
           dataplaneTokens: xds.dataplaneTokens,
+          tokenMode: () => settings.get('xds.dataplaneTokens'),
           adsAddress: { host: options.host, port: xds.port },
           dataDir: options.dataDir,
           meshCas: xds.meshCas,

@@ -9,7 +9,8 @@ import { CLUSTER_TYPE_URL, SECRET_TYPE_URL } from '../../src/main/xds/protocol/t
 import { RawAdsClient } from '../../src/main/xds/server/testing/raw-ads-client.js';
 import { RawDeltaClient } from '../../src/main/xds/server/testing/raw-delta-client.js';
 import { startTestCore } from '../support/core.js';
-import { applyDataplane } from '../support/dataplanes.js';
+import { applyDataplane, tokenMetadata } from '../support/dataplanes.js';
+import { putResource } from '../support/put-resource.js';
 
 const SECRETS = ['identity_cert:secret:default', 'mesh_ca:secret:default'];
 
@@ -26,11 +27,11 @@ function certificates(resources: ProtoJson[]) {
 }
 
 describe('mesh mTLS for an Envoy proxy over SDS', () => {
-  it('sends its identity and the mesh CA on the ADS stream, and a new identity before 4/5 of its lifetime', async () => {
+  it('sends its identity and the mesh CA on the ADS stream, and a new identity when the lifetime changes', async () => {
     const core = await startTestCore();
     core.settings.update({ 'store.cache.expirationTime': '100ms', 'xds.dataplaneConfigurationRefreshInterval': '100ms' });
-    const mtls = { enabledBackend: 'ca-1', backends: [{ name: 'ca-1', type: 'builtin', dpCert: { rotation: { expiration: '3s' } } }] };
-    await fetch(`${core.api.url}/meshes/default`, { method: 'PUT', body: JSON.stringify({ type: 'Mesh', name: 'default', mtls }) });
+    const mtls = (expiration: string) => ({ enabledBackend: 'ca-1', backends: [{ name: 'ca-1', type: 'builtin', dpCert: { rotation: { expiration } } }] });
+    await putResource(core.api.url, '/meshes/default', { type: 'Mesh', name: 'default', mtls: mtls('1h') });
     await applyDataplane(core, {
       type: 'Dataplane',
       mesh: 'default',
@@ -38,7 +39,7 @@ describe('mesh mTLS for an Envoy proxy over SDS', () => {
       networking: { address: '127.0.0.1', inbound: [{ port: 18080, tags: { 'kuma.io/service': 'web', version: 'v1' } }], outbound: [{ port: 10001, tags: { 'kuma.io/service': 'backend' } }] },
     } as { mesh: string; name: string });
 
-    const proxy = new RawAdsClient(core.xds.port, { id: 'default.web-1' });
+    const proxy = new RawAdsClient(core.xds.port, { id: 'default.web-1', metadata: tokenMetadata(core, 'web-1') });
     onTestFinished(() => proxy.close());
     proxy.send(CLUSTER_TYPE_URL);
     const clusters = await proxy.next();
@@ -57,14 +58,16 @@ describe('mesh mTLS for an Envoy proxy over SDS', () => {
     expect(issued.ca.subject).toBe('O=Kuma\nOU=Mesh\nCN=default');
     proxy.ack(first);
 
-    // Renewed after 4/5 of 3s: only the Secret type changes, pushed unasked, signed by the same CA.
+    // Renewed at once for a new lifetime (after 4/5 of it otherwise: proxy-identities.test.ts; a
+    // lifetime below a minute is refused): only the Secret type changes, pushed unasked, signed by the same CA.
+    await putResource(core.api.url, '/meshes/default', { type: 'Mesh', name: 'default', mtls: mtls('2h') });
     const second = await proxy.next();
     expect(second.type_url).toBe(SECRET_TYPE_URL);
     const renewed = certificates(second.resources.map(decodeResource));
     expect(renewed.identity.serialNumber).not.toBe(issued.identity.serialNumber);
     expect(renewed.ca.fingerprint256).toBe(issued.ca.fingerprint256);
     const lifetime = Date.parse(issued.identity.validTo) - Date.parse(issued.identity.validFrom);
-    expect(lifetime).toBe(3_000 + 10_000); // back-dated by Kuma's allowed clock skew
+    expect(lifetime).toBe(3_600_000 + 10_000); // back-dated by Kuma's allowed clock skew
     expect(core.xds.identities.status('default.web-1')).toMatchObject({ serial: renewed.identity.serialNumber, rotations: 1 });
 
     // The CA is only in the data directory, readable by its owner alone.
@@ -83,7 +86,7 @@ describe('mesh mTLS for an Envoy proxy over SDS', () => {
       networking: { address: '127.0.0.1', inbound: [{ port: 18080, tags: { 'kuma.io/service': 'web' } }] },
     } as { mesh: string; name: string });
 
-    const proxy = new RawDeltaClient(core.xds.port, { id: 'default.web-1' });
+    const proxy = new RawDeltaClient(core.xds.port, { id: 'default.web-1', metadata: tokenMetadata(core, 'web-1') });
     onTestFinished(() => proxy.close());
     proxy.send(SECRET_TYPE_URL, { subscribe: SECRETS });
     const first = await proxy.next();

@@ -4,10 +4,8 @@ import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { XdsChannelCredentials } from '@grpc/grpc-js-xds';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { grpcCertificateFiles } from '../../src/main/mtls/grpc-certificate-files.js';
-import { generateGrpcBootstrap } from '../../src/main/xds/generate/bootstrap.js';
 import { startTestCore } from '../support/core.js';
-import { applyDataplane, backendDataplane, clientDataplane } from '../support/dataplanes.js';
+import { applyDataplane, backendDataplane, clientDataplane, grpcBootstrapOf } from '../support/dataplanes.js';
 import { echoClient } from '../support/echo-server.js';
 import { eventually } from '../support/eventually.js';
 import { registerGrpcXds } from '../support/grpc-xds.js';
@@ -34,25 +32,19 @@ async function strictMtlsMesh(server: string, client: string) {
   const port = await freePort();
   await applyDataplane(core, backendDataplane(server, port));
   await applyDataplane(core, clientDataplane(client));
-  const bootstrapOf = (name: string) =>
-    generateGrpcBootstrap({
-      nodeId: `default.${name}`,
-      adsHost: '127.0.0.1',
-      adsPort: core.xds.port,
-      locality: {},
-      certificates: { mesh: 'default', files: grpcCertificateFiles(core.dataDir, 'default', name), refreshInterval: '1s' },
-    });
+  // The bootstrap a user gets from meshdesk (its token and certificate file watchers inside).
+  const bootstrapOf = (name: string) => grpcBootstrapOf(core, name);
   return { core, port, bootstrapOf };
 }
 
 describe('mesh mTLS between C-core (python3-grpcio) and grpc-js-xds', () => {
   it('calls over mTLS with certificates from its bootstrap’s file watchers; the server sees its SPIFFE identity', async () => {
     const { port, bootstrapOf } = await strictMtlsMesh('echo-1', 'py-client');
-    const server = await startXdsEchoServer('echo-1', port, bootstrapOf('echo-1'));
+    const server = await startXdsEchoServer('echo-1', port, await bootstrapOf('echo-1'));
     onTestFinished(() => server.stop());
 
     const bootstrapFile = join(tempDir(), 'bootstrap.json');
-    writeFileSync(bootstrapFile, JSON.stringify(bootstrapOf('py-client')));
+    writeFileSync(bootstrapFile, JSON.stringify(await bootstrapOf('py-client')));
     const client = startPythonEchoClient('xds:///echo', bootstrapFile, [], { xdsCredentials: true });
     onTestFinished(() => client.stop());
     await client.ready();
@@ -67,12 +59,12 @@ describe('mesh mTLS between C-core (python3-grpcio) and grpc-js-xds', () => {
 
   it('serves a grpc-js-xds client over mTLS from a C-core xDS server (python3-grpcio), which sees the caller’s SPIFFE identity', async () => {
     const { port, bootstrapOf } = await strictMtlsMesh('py-echo', 'client-1');
-    const server = await startPythonXdsEchoServer('py-echo', port, bootstrapOf('py-echo'));
+    const server = await startPythonXdsEchoServer('py-echo', port, await bootstrapOf('py-echo'));
     onTestFinished(() => server.stop());
 
     const client = echoClient(
       'xds:///echo',
-      { 'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config': JSON.stringify(bootstrapOf('client-1')) },
+      { 'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config': JSON.stringify(await bootstrapOf('client-1')) },
       new XdsChannelCredentials(grpc.credentials.createInsecure()),
     );
     onTestFinished(() => client.close());

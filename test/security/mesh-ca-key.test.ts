@@ -8,6 +8,7 @@ import type { Core } from '../../src/main/core.js';
 import { MESH_CA_FOLDER } from '../../src/main/mtls/mesh-ca-store.js';
 import { decodeResource } from '../../src/main/xds/protocol/decode.js';
 import { CLUSTER_TYPE_URL, LISTENER_TYPE_URL, SECRET_TYPE_URL } from '../../src/main/xds/protocol/type-urls.js';
+import type { Node } from '../../src/main/xds/protocol/ads-service.js';
 import { RawAdsClient } from '../../src/main/xds/server/testing/raw-ads-client.js';
 import { startTestCore } from '../support/core.js';
 import { eventually } from '../support/eventually.js';
@@ -58,8 +59,9 @@ describe('the mesh CA key', () => {
       for await (const chunk of response.body!) eventText += Buffer.from(chunk).toString();
     }).catch(() => undefined);
 
-    const mtls = { enabledBackend: 'ca-1', backends: [{ name: 'ca-1', type: 'builtin', dpCert: { rotation: { expiration: '2s' } } }] };
-    await fetch(`${api}/meshes/default`, { method: 'PUT', body: JSON.stringify({ type: 'Mesh', name: 'default', mtls }) });
+    const mtls = (expiration: string) => ({ enabledBackend: 'ca-1', backends: [{ name: 'ca-1', type: 'builtin', dpCert: { rotation: { expiration } } }] });
+    const putMesh = (expiration: string) => fetch(`${api}/meshes/default`, { method: 'PUT', body: JSON.stringify({ type: 'Mesh', name: 'default', mtls: mtls(expiration) }) });
+    expect((await putMesh('1h')).status).toBe(200);
     const dataplane = {
       type: 'Dataplane',
       mesh: 'default',
@@ -68,9 +70,10 @@ describe('the mesh CA key', () => {
     };
     await fetch(`${api}/meshes/default/dataplanes/web-1`, { method: 'PUT', body: JSON.stringify(dataplane) });
 
-    // A proxy connects and takes its identity; it is renewed at least once (2s certificates).
+    // A proxy connects with the token of its bootstrap and takes its identity; a new lifetime renews it.
     const chain = (await (await fetch(`${api}/xds/chain`)).json()) as { ads: { port: number } };
-    const proxy = new RawAdsClient(chain.ads.port, { id: 'default.web-1' });
+    const bootstrap = (await (await fetch(`${api}/meshes/default/dataplanes/web-1/bootstrap?proxyType=grpc`)).json()) as { node: Node };
+    const proxy = new RawAdsClient(chain.ads.port, { id: 'default.web-1', metadata: bootstrap.node.metadata });
     onTestFinished(() => proxy.close());
     proxy.send(CLUSTER_TYPE_URL);
     proxy.ack(await proxy.next());
@@ -84,6 +87,7 @@ describe('the mesh CA key', () => {
       const keyBytes = ((identity.tls_certificate as Record<string, unknown>).private_key as { inline_bytes: string }).inline_bytes;
       proxyKeys.push(...pemLines(Buffer.from(keyBytes, 'base64').toString()));
       proxy.ack(response);
+      if (secrets === 0) expect((await putMesh('2h')).status).toBe(200);
     }
 
     const caKey = readFileSync(join(dataDir, MESH_CA_FOLDER, 'default', 'ca-1.key'), 'utf8');

@@ -1,4 +1,5 @@
 import type { Core } from '../../src/main/core.js';
+import { DATAPLANE_TOKEN_METADATA_KEY } from '../../src/main/xds/generate/bootstrap.js';
 import { putResource } from './put-resource.js';
 
 // Kuma-shaped Dataplanes for end-to-end tests, applied through the real HTTP API.
@@ -78,4 +79,21 @@ export function applyDataplane(core: Core, dataplane: { mesh: string; name: stri
 export async function deleteDataplane(core: Core, mesh: string, name: string): Promise<void> {
   const response = await fetch(`${core.api.url}/meshes/${mesh}/dataplanes/${name}`, { method: 'DELETE' });
   if (!response.ok) throw new Error(`DELETE ${name} answered ${response.status}: ${await response.text()}`);
+}
+
+/**
+ * Node metadata with the Dataplane's token, as every bootstrap meshdesk gives carries it: what a
+ * raw ADS client needs in a mesh with mTLS (or with `xds.dataplaneTokens: enabled`).
+ */
+export function tokenMetadata(core: Core, name: string, mesh = 'default'): Record<string, string> {
+  const token = core.xds.dataplaneTokens.tokenFor({ mesh, name });
+  if (token === undefined) throw new Error(`Dataplane "${name}" in mesh "${mesh}" has no token (revoked)`);
+  return { [DATAPLANE_TOKEN_METADATA_KEY]: token };
+}
+
+/** The gRPC xDS bootstrap of a stored Dataplane, from `GET …/bootstrap?proxyType=grpc`: what a user gives a proxyless app. */
+export async function grpcBootstrapOf(core: Core, name: string, mesh = 'default'): Promise<object> {
+  const response = await fetch(`${core.api.url}/meshes/${mesh}/dataplanes/${name}/bootstrap?proxyType=grpc`);
+  if (!response.ok) throw new Error(`GET the bootstrap of ${mesh}/${name} answered ${response.status}: ${await response.text()}`);
+  return (await response.json()) as object;
 }

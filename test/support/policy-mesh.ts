@@ -116,6 +116,8 @@ export async function startPolicyMesh(
       adsPort: core.xds.port,
       locality: { region: 'local', zone: 'default' },
       ...(mtls && { certificates: { mesh: 'default', files: grpcCertificateFiles(core.dataDir, 'default', dataplane) } }),
+      // Its Dataplane's token, as every bootstrap meshdesk gives carries it (required with mTLS).
+      token: core.xds.dataplaneTokens.tokenFor({ mesh: 'default', name: dataplane }),
     });
   for (const backend of backends) {
     if (backend.xdsServer === undefined) {

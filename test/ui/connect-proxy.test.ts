@@ -1,14 +1,20 @@
+import '../support/grpc-js-xds-rbac.js';
+import * as grpc from '@grpc/grpc-js';
+import { XdsChannelCredentials } from '@grpc/grpc-js-xds';
 import { readFileSync } from 'node:fs';
 import { validateBootstrapConfig } from '@grpc/grpc-js-xds/build/src/xds-bootstrap.js';
 import type { Page } from 'playwright-core';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { parse } from 'yaml';
 import type { Core } from '../../src/main/core.js';
 import { DATAPLANE_METADATA_KEY, DATAPLANE_TOKEN_METADATA_KEY } from '../../src/main/xds/generate/bootstrap.js';
 import { encodeMessage } from '../../src/main/xds/protocol/encode.js';
-import { applyDataplane, backendDataplane } from '../support/dataplanes.js';
+import { applyDataplane, backendDataplane, grpcBootstrapOf } from '../support/dataplanes.js';
 import { echoClient, startEchoServer } from '../support/echo-server.js';
 import { eventually } from '../support/eventually.js';
+import { putResource } from '../support/put-resource.js';
+import { allowAllTraffic } from '../support/traffic-permissions.js';
+import { freePort, startXdsEchoServer } from '../support/xds-echo-server.js';
 import { useUi } from './support/ui-fixture.js';
 import { registerGrpcXds } from '../support/grpc-xds.js';
 
@@ -96,8 +102,9 @@ describe('Connect a proxy view', () => {
     const bootstrap = parse(await savedText(page, 'bootstrap-shop-1.yaml'));
     expect(bootstrap.node.id).toBe('default.shop-1');
     expect(() => encodeMessage('envoy.config.bootstrap.v3.Bootstrap', bootstrap)).not.toThrow();
-    // Tokens are not required (the default): no token, nothing said about one.
-    expect(bootstrap.node.metadata[DATAPLANE_TOKEN_METADATA_KEY]).toBeUndefined();
+    // No token is required in a mesh without mTLS (the default), so nothing is said about one; the
+    // bootstrap carries the Dataplane's all the same, so it still lets the proxy in once mTLS is on.
+    expect(bootstrap.node.metadata[DATAPLANE_TOKEN_METADATA_KEY]).toMatch(/^[\w-]{43}$/);
     expect(await page.getByTestId('token').count()).toBe(0);
     expect(parse(await fileText(page, 'dataplane-shop-1.yaml'))).toMatchObject({ type: 'Dataplane', name: 'shop-1' });
     expect(await page.getByTestId('connection').innerText()).toContain('Waiting for connection');
@@ -221,59 +228,58 @@ describe('Connect a proxy view', () => {
     });
   }, ROOM);
 
-  it('with tokens required, issues one into the bootstrap, and the proxy started with it gets its config', async () => {
+  it('in a mesh with mTLS, the bootstrap carries the Dataplane’s token by itself: the proxy started with it calls over mTLS', async () => {
     const core = await ui.core();
-    core.settings.update({ 'xds.dataplaneTokens': 'enabled' });
-    await withEchoBackend(core, async () => {
-      const { page } = await ui.open(core, '#/connect');
-      await fillEchoClient(page, 'shop-1');
+    await putResource(core.api.url, '/meshes/default', { type: 'Mesh', name: 'default', mtls: { enabledBackend: 'ca-1', backends: [{ name: 'ca-1', type: 'builtin' }] } });
+    await allowAllTraffic(core);
+    const port = await freePort();
+    await applyDataplane(core, backendDataplane('echo-1', port));
+    const server = await startXdsEchoServer('echo-1', port, await grpcBootstrapOf(core, 'echo-1'));
+    onTestFinished(() => server.stop());
+    const { page } = await ui.open(core, '#/connect');
+    await fillEchoClient(page, 'shop-1');
 
-      const notice = page.getByTestId('token');
-      await notice.getByText('meshdesk requires a token from every proxy.').waitFor();
-      // Until one is issued, the bootstrap has none (the preview of the last edit, the outbound).
-      await eventually(async () => {
-        const parsed = JSON.parse(await fileText(page, 'bootstrap-shop-1.json'));
-        expect(JSON.parse(parsed.node.metadata[DATAPLANE_METADATA_KEY]).networking.outbound).toEqual([{ port: 10001, tags: { 'kuma.io/service': 'echo' } }]);
-        expect(parsed.node.metadata[DATAPLANE_TOKEN_METADATA_KEY]).toBeUndefined();
-      });
-      const issue = page.getByRole('button', { name: 'Issue a token' });
-      const description = await issue.getAttribute('aria-describedby');
-      expect(await page.locator(`#${description}`).innerText()).toBe("Issuing replaces the Dataplane's previous token and disconnects a proxy using it.");
-      // From the keyboard.
-      await issue.focus();
-      await page.keyboard.press('Enter');
-
-      const bootstrap = await eventually(async () => {
-        const parsed = JSON.parse(await fileText(page, 'bootstrap-shop-1.json'));
-        expect(parsed.node.metadata[DATAPLANE_TOKEN_METADATA_KEY]).toMatch(/^[\w-]{43}$/);
-        return parsed;
-      });
-      expect(validateBootstrapConfig(bootstrap).node.id).toBe('default.shop-1');
-      expect(await notice.getByTestId('token-state').innerText()).toMatch(/^This bootstrap carries the token of default\/shop-1 \(issued .+\) in node metadata meshdesk\.token\./);
-      await page.getByRole('button', { name: 'Issue a new token' }).waitFor();
-
-      // The token is the one issued now: the ADS server lets the proxy in (a wrong one is refused) and it gets its config.
-      await echoThrough(bootstrap, async () => {
-        await page.locator('[data-testid=connection][data-phase=acked]').waitFor();
-        const { items } = (await (await fetch(`${core.api.url}/proxies`)).json()) as { items: { proxyId: string; online: boolean }[] };
-        expect(items).toContainEqual(expect.objectContaining({ proxyId: 'default.shop-1', online: true }));
-      });
+    const notice = page.getByTestId('token');
+    await notice.getByText("meshdesk requires the Dataplane's token in mesh default, which has mTLS on.").waitFor();
+    // The preview of the last edit (the outbound), with nothing issued by hand.
+    const bootstrap = await eventually(async () => {
+      const parsed = JSON.parse(await savedText(page, 'bootstrap-shop-1.json'));
+      expect(JSON.parse(parsed.node.metadata[DATAPLANE_METADATA_KEY]).networking.outbound).toEqual([{ port: 10001, tags: { 'kuma.io/service': 'echo' } }]);
+      return parsed;
     });
+    const token = (await (await fetch(`${core.api.url}/meshes/default/dataplanes/shop-1/token`)).text()).trim();
+    expect(bootstrap.node.metadata[DATAPLANE_TOKEN_METADATA_KEY]).toBe(token);
+    expect(await notice.getByTestId('token-state').innerText()).toBe('This bootstrap carries the token of default/shop-1 in node metadata meshdesk.token: the proxy started with it is let in. Keep the file private.');
+
+    const proxy = echoClient('xds:///echo', { 'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config': JSON.stringify(bootstrap) }, new XdsChannelCredentials(grpc.credentials.createInsecure()));
+    onTestFinished(() => proxy.close());
+    expect(await eventually(() => proxy.echo('hello'))).toMatch(/^echo-1: hello from URI:spiffe:\/\/default\/shop-1/);
+    await page.locator('[data-testid=connection][data-phase=acked]').waitFor();
   }, ROOM);
 
-  it('shows a refused token at the token notice, and drops the token when the form names another Dataplane', async () => {
+  it('shows a refused token at the token notice, and drops a token issued here when the form names another Dataplane', async () => {
     const core = await ui.core();
     core.settings.update({ 'xds.dataplaneTokens': 'enabled' });
     const { page, errors } = await ui.open(core, '#/connect');
     await page.getByLabel('Name').fill('shop-1');
-    await page.getByRole('button', { name: 'Issue a token' }).click();
+    await page.getByTestId('token').getByText("meshdesk requires the Dataplane's token from every proxy.").waitFor();
     // The whole file: the gRPC bootstrap (certificate providers included) is longer than the lines the editor draws.
     const tokenIn = async (file: string) => parse(await savedText(page, file)).node.metadata[DATAPLANE_TOKEN_METADATA_KEY] as string | undefined;
+    const tokenOf = async (name: string) => (await (await fetch(`${core.api.url}/meshes/default/dataplanes/${name}/token`)).text()).trim();
+    const own = await tokenOf('shop-1');
+    await eventually(async () => expect(await tokenIn('bootstrap-shop-1.yaml')).toBe(own));
+
+    // Issued from the view (from the keyboard): the bootstrap carries the new one.
+    const issue = page.getByRole('button', { name: 'Issue a new token' });
+    expect(await page.locator(`#${await issue.getAttribute('aria-describedby')}`).innerText()).toBe('A new token disconnects a proxy using the old one.');
+    await issue.focus();
+    await page.keyboard.press('Enter');
     const first = await eventually(async () => {
       const token = await tokenIn('bootstrap-shop-1.yaml');
-      expect(token).toEqual(expect.any(String));
+      expect(token).not.toBe(own);
       return token;
     });
+    expect(first).toBe(await tokenOf('shop-1'));
 
     // Replaced from elsewhere (the API, another window): the next preview is refused, at the token.
     expect((await fetch(`${core.api.url}/meshes/default/dataplanes/shop-1/token`, { method: 'POST' })).status).toBe(201);
@@ -283,7 +289,7 @@ describe('Connect a proxy view', () => {
     expect(await refusal.innerText()).toMatch(/^the token is not the one issued for /);
     await page.getByText('The API refused the token: issue a new one.').waitFor();
     // The notice no longer says the bootstrap carries a token.
-    expect(await page.getByTestId('token-state').innerText()).toMatch(/^Without one the proxy is refused/);
+    expect(await page.getByTestId('token-state').innerText()).toMatch(/^Without it the proxy is refused/);
     expect(await page.getByRole('button', { name: 'Issue a new token' }).getAttribute('aria-describedby')).toBe('token-warning token-error');
     expect(errors).toEqual([expect.stringContaining('status of 400 (Bad Request)')]);
     errors.splice(0);
@@ -298,15 +304,10 @@ describe('Connect a proxy view', () => {
     expect(second).not.toBe(first);
     expect(await refusal.count()).toBe(0);
 
-    // Another name: the token is not its token. Back to the first name, it stays dropped.
+    // Another name: the bootstrap carries that Dataplane's own token; back to the first, the one it has now.
     await page.getByLabel('Name').fill('shop-2');
-    await page.getByRole('button', { name: 'Issue a token' }).waitFor();
+    await eventually(async () => expect(await tokenIn('bootstrap-shop-2.json')).toBe(await tokenOf('shop-2')));
     await page.getByLabel('Name').fill('shop-1');
-    await page.getByRole('button', { name: 'Issue a token' }).waitFor();
-    await eventually(async () => {
-      const parsed = JSON.parse(await fileText(page, 'bootstrap-shop-1.json'));
-      expect(parsed.node.id).toBe('default.shop-1');
-      expect(parsed.node.metadata[DATAPLANE_TOKEN_METADATA_KEY]).toBeUndefined();
-    });
+    await eventually(async () => expect(await tokenIn('bootstrap-shop-1.json')).toBe(second));
   }, ROOM);
 });

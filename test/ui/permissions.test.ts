@@ -4,7 +4,7 @@ import type { MeshMtlsView } from '../../src/shared/mtls-types.js';
 import { DATAPLANE_METADATA_KEY } from '../../src/main/xds/generate/bootstrap.js';
 import { LISTENER_TYPE_URL } from '../../src/main/xds/protocol/type-urls.js';
 import { RawAdsClient } from '../../src/main/xds/server/testing/raw-ads-client.js';
-import { applyDataplane, backendDataplane } from '../support/dataplanes.js';
+import { applyDataplane, backendDataplane, tokenMetadata } from '../support/dataplanes.js';
 import { eventually } from '../support/eventually.js';
 import { putResource } from '../support/put-resource.js';
 import { setEditorText } from './support/editor.js';
@@ -37,7 +37,7 @@ async function strictMesh() {
   await applyDataplane(core, ECHO);
   await frontendToEcho(core, 'Allow');
   ui.connect(core, { name: 'frontend-1', target: 'echo', register: callerSpec('frontend') });
-  const echo = new RawAdsClient(core.xds.port, { id: 'default.echo-1', metadata: { [DATAPLANE_METADATA_KEY]: JSON.stringify(ECHO) } });
+  const echo = new RawAdsClient(core.xds.port, { id: 'default.echo-1', metadata: { [DATAPLANE_METADATA_KEY]: JSON.stringify(ECHO), ...tokenMetadata(core, 'echo-1') } });
   echo.send(LISTENER_TYPE_URL);
   await echo.next();
   return { core, close: () => echo.close() };

@@ -5,6 +5,7 @@ import { DATAPLANE_METADATA_KEY } from '../../src/main/xds/generate/bootstrap.js
 import { CLUSTER_TYPE_URL } from '../../src/main/xds/protocol/type-urls.js';
 import { RawAdsClient } from '../../src/main/xds/server/testing/raw-ads-client.js';
 import { eventually } from '../support/eventually.js';
+import { putResource } from '../support/put-resource.js';
 import { useUi } from './support/ui-fixture.js';
 
 const ui = useUi();
@@ -48,6 +49,26 @@ describe('proxies as they really are', () => {
     await expect.poll(() => page.getByTestId('wait-cause').innerText()).toContain('Refused with INVALID_ARGUMENT');
     expect(await page.getByTestId('wait-cause').innerText()).not.toContain('existed before the proxy connected');
     // It has no Dataplane and no configuration: the detail asked for them and was told so.
+    const expected = errors.filter((error) => error.includes('status of 404'));
+    errors.splice(0, errors.length, ...errors.filter((error) => !expected.includes(error)));
+  });
+
+  it('shows a proxy refused for its missing token in a mesh with mTLS, with the reason', async () => {
+    const core = await ui.core();
+    await putResource(core.api.url, '/meshes/default', { type: 'Mesh', name: 'default', mtls: { enabledBackend: 'ca-1', backends: [{ name: 'ca-1', type: 'builtin' }] } });
+    await putResource(core.api.url, '/meshes/default/dataplanes/dp-2', dataplane('dp-2'));
+    const told = await proxy(core, 'default.dp-2').status;
+    expect(told.code).toBe(status.UNAUTHENTICATED);
+    const { page, errors } = await ui.open(core);
+
+    const row = page.getByRole('row').filter({ hasText: 'dp-2' });
+    await expect.poll(() => row.locator('[data-state]').getAttribute('data-state')).toBe('refused');
+    expect(await row.innerText()).toContain('UNAUTHENTICATED');
+    expect(await row.locator('[data-state]').getAttribute('title')).toContain('it sent no token, and Dataplane "dp-2" in mesh "default" requires one. mesh "default" has mTLS on');
+
+    await page.goto(page.url().replace(/#.*$/, '#/proxies/default.dp-2/timeline'));
+    await expect.poll(() => page.getByTestId('refusal').innerText()).toContain(`UNAUTHENTICATED: ${told.details}`);
+    // It was never configured: the detail asked for its configuration and was told so.
     const expected = errors.filter((error) => error.includes('status of 404'));
     errors.splice(0, errors.length, ...errors.filter((error) => !expected.includes(error)));
   });

@@ -40,7 +40,7 @@ beforeEach(async () => {
   const db = database.open();
   manager = new ResourceManager({ store: new ResourceStore(db), events: new EventBus() });
   await manager.ensureDefaultMesh();
-  const router = new Router(bootstrapPreviewRoutes({ manager, adsAddress: { host: '127.0.0.1', port: ADS_PORT }, dataplaneTokens: new DataplaneTokens(db), dataDir: dir }));
+  const router = new Router(bootstrapPreviewRoutes({ manager, adsAddress: { host: '127.0.0.1', port: ADS_PORT }, dataplaneTokens: new DataplaneTokens(db, Buffer.alloc(32, 1)), tokenMode: () => 'mtls-meshes', dataDir: dir }));
   server = await startApiServer({ host: '127.0.0.1', port: 0, router });
 });
 

@@ -4,6 +4,7 @@ import { parse } from 'yaml';
 import { tempDatabase } from '../../../test/support/temp-database.js';
 import { EventBus } from '../events/event-bus.js';
 import { DataplaneTokens } from '../security/dataplane-tokens.js';
+import type { TokenMode } from '../security/token-requirement.js';
 import { ResourceManager } from '../manager/resource-manager.js';
 import { ResourceStore } from '../store/resource-store.js';
 import { DATAPLANE_METADATA_KEY, DATAPLANE_TOKEN_METADATA_KEY } from '../xds/generate/bootstrap.js';
@@ -19,13 +20,14 @@ let dir: string;
 let manager: ResourceManager;
 let tokens: DataplaneTokens;
 let servers: RunningApiServer[];
+let tokenMode: TokenMode;
 
 beforeEach(async () => {
   const database = tempDatabase();
   dir = database.dir;
   const db = database.open();
   manager = new ResourceManager({ store: new ResourceStore(db), events: new EventBus() });
-  tokens = new DataplaneTokens(db);
+  tokens = new DataplaneTokens(db, Buffer.alloc(32, 1));
   await manager.ensureDefaultMesh();
   await manager.create({
     type: 'Dataplane',
@@ -41,6 +43,7 @@ beforeEach(async () => {
     },
   });
   servers = [];
+  tokenMode = 'mtls-meshes';
 });
 
 afterEach(async () => {
@@ -49,7 +52,7 @@ afterEach(async () => {
 
 /** The bootstrap routes alone, over HTTP, for an ADS server listening at `adsAddress`. */
 async function serve(adsAddress: AdsAddress = { host: '127.0.0.1', port: ADS_PORT }): Promise<string> {
-  const server = await startApiServer({ host: '127.0.0.1', port: 0, router: new Router(bootstrapRoutes({ manager, adsAddress, dataplaneTokens: tokens, dataDir: dir })) });
+  const server = await startApiServer({ host: '127.0.0.1', port: 0, router: new Router(bootstrapRoutes({ manager, adsAddress, dataplaneTokens: tokens, tokenMode: () => tokenMode, dataDir: dir })) });
   servers.push(server);
   return `${server.url}/meshes/default/dataplanes/backend-1/bootstrap`;
 }
@@ -144,22 +147,42 @@ describe('bootstrap API', () => {
     }
   });
 
-  it("puts the Dataplane's token into either bootstrap with ?token=, and refuses one that is not the token issued now", async () => {
+  it("puts the Dataplane's token into either bootstrap by itself, or the one ?token= names, and refuses one that is not its token now", async () => {
     const url = await serve();
-    const { token } = tokens.issue({ mesh: 'default', name: 'backend-1' });
+    const current = tokens.tokenFor({ mesh: 'default', name: 'backend-1' });
+    const grpcOf = async (query: string) => (await (await fetch(`${url}?proxyType=grpc${query}`)).json()) as { node: { metadata: Record<string, unknown> } };
 
+    expect(parse(await (await fetch(url)).text()).node.metadata[DATAPLANE_TOKEN_METADATA_KEY]).toBe(current);
+    expect((await grpcOf('')).node.metadata[DATAPLANE_TOKEN_METADATA_KEY]).toBe(current);
+
+    const { token } = tokens.issue({ mesh: 'default', name: 'backend-1' });
     const envoy = parse(await (await fetch(`${url}?token=${token}`)).text());
     expect(envoy.node.metadata[DATAPLANE_TOKEN_METADATA_KEY]).toBe(token);
-    const grpc = (await (await fetch(`${url}?proxyType=grpc&token=${token}`)).json()) as { node: { metadata: Record<string, unknown> } };
+    const grpc = await grpcOf(`&token=${token}`);
     expect(() => validateBootstrapConfig(grpc)).not.toThrow();
     expect(grpc.node.metadata[DATAPLANE_TOKEN_METADATA_KEY]).toBe(token);
+    expect((await grpcOf('')).node.metadata[DATAPLANE_TOKEN_METADATA_KEY]).toBe(token);
 
     tokens.issue({ mesh: 'default', name: 'backend-1' }); // replaces it
     const stale = await fetch(`${url}?token=${token}`);
     expect(stale.status).toBe(400);
     expect(((await stale.json()) as { causes: unknown }).causes).toEqual([
-      { field: 'token', message: 'the token is not the one issued for Dataplane "backend-1" in mesh "default" (revoked, replaced or mistyped)' },
+      { field: 'token', message: 'the token is not the one issued for Dataplane "backend-1" in mesh "default" (replaced, or another Dataplane\'s, or mistyped)' },
     ]);
+  });
+
+  it('gives a revoked Dataplane a bootstrap without a token where none is required, and refuses it (409) where one is', async () => {
+    const url = await serve();
+    tokens.revoke({ mesh: 'default', name: 'backend-1' });
+
+    expect(parse(await (await fetch(url)).text()).node.metadata[DATAPLANE_TOKEN_METADATA_KEY]).toBeUndefined();
+
+    tokenMode = 'enabled';
+    const refused = await fetch(url);
+    expect(refused.status).toBe(409);
+    expect(((await refused.json()) as { details: string }).details).toBe(
+      'the bootstrap of Dataplane "backend-1" in mesh "default" needs its token (xds.dataplaneTokens is enabled), and its token was revoked or cannot be shown again: issue a new one with POST /meshes/default/dataplanes/backend-1/token',
+    );
   });
 
   it('answers 404 for a Dataplane that is not stored', async () => {

@@ -1,6 +1,7 @@
 import type { DataplaneResource } from '../../shared/resources.js';
 import type { ReadOnlyResourceManager } from '../manager/interfaces.js';
 import type { DataplaneTokens } from '../security/dataplane-tokens.js';
+import { storedMesh, tokenRequirement, type TokenMode } from '../security/token-requirement.js';
 import { grpcCertificateFiles } from '../mtls/grpc-certificate-files.js';
 import { dialableAddress } from '../net/dialable-address.js';
 import { bootstrapToYaml, generateEnvoyBootstrap, generateGrpcBootstrap, knownDataplane } from '../xds/generate/bootstrap.js';
@@ -13,6 +14,8 @@ export interface BootstrapDependencies {
   manager: ReadOnlyResourceManager;
   adsAddress: AdsAddress;
   dataplaneTokens: DataplaneTokens;
+  /** `xds.dataplaneTokens` now: whether a bootstrap without its token would be refused. */
+  tokenMode: () => TokenMode;
   /** Where gRPC proxies' certificate files are written, which their bootstrap names. */
   dataDir: string;
 }
@@ -28,9 +31,11 @@ type Format = 'yaml' | 'json';
  * - `?proxyType=grpc`: the gRPC xDS bootstrap (the GRPC_XDS_BOOTSTRAP file), JSON only;
  * - `?xdsProtocol=sotw` (default) or `delta`: the ADS variant Envoy speaks (`api_type` GRPC or
  *   DELTA_GRPC); gRPC's own xDS clients speak State of the World only;
- * - `?token=…`: the Dataplane's token (`POST …/token`) goes into the node metadata, for when
- *   `xds.dataplaneTokens` is on. It must be the token issued for this Dataplane now: a stale one
- *   is refused here rather than by the ADS server once the proxy runs.
+ * - the Dataplane's token goes into the node metadata, so that the proxy is let in wherever
+ *   `xds.dataplaneTokens` requires one (by default: meshes with mTLS), now or after mTLS is turned on;
+ *   `?token=…` puts that one instead. It must be the Dataplane's token now: a stale one is refused
+ *   here rather than by the ADS server once the proxy runs (400), and so is a bootstrap that
+ *   would be refused for its revoked token (409).
  */
 export function bootstrapRoutes(deps: BootstrapDependencies): Route[] {
   return [
@@ -53,7 +58,7 @@ export async function bootstrapReply(dataplane: DataplaneResource, query: URLSea
   const proxyType = choice<ProxyType>(query, 'proxyType', ['envoy', 'grpc']);
   const format = choice<Format>(query, 'format', proxyType === 'grpc' ? ['json'] : ['yaml', 'json']);
   const xdsProtocol = choice(query, 'xdsProtocol', proxyType === 'grpc' ? ['sotw'] : XDS_PROTOCOLS);
-  const token = issuedToken(dataplane, query, deps.dataplaneTokens);
+  const token = issuedToken(dataplane, query, deps.dataplaneTokens) ?? (await currentToken(dataplane, deps));
   const { host, port } = dialableAddress(deps.adsAddress);
   if (proxyType === 'grpc') {
     const nodeId = `${dataplane.meta.mesh}.${dataplane.meta.name}`;
@@ -75,6 +80,25 @@ function issuedToken(dataplane: DataplaneResource, query: URLSearchParams, token
     throw new ApiError(400, 'Bad request', 'the token cannot go into the bootstrap', [{ field: 'token', message: check.reason.replace(/^its token/, 'the token') }]);
   }
   return token;
+}
+
+/**
+ * The Dataplane's token now. Without one (revoked, or issued by an earlier meshdesk, which kept
+ * only its hash), a bootstrap is still given where none is required, and refused where the proxy
+ * would be refused with it.
+ */
+async function currentToken(dataplane: DataplaneResource, deps: BootstrapDependencies): Promise<string | undefined> {
+  const { mesh, name } = dataplane.meta;
+  const token = deps.dataplaneTokens.tokenFor({ mesh, name });
+  if (token !== undefined) return token;
+  const requirement = tokenRequirement(deps.tokenMode(), await storedMesh(deps.manager, mesh));
+  if (requirement === undefined) return undefined;
+  throw new ApiError(
+    409,
+    'Conflict',
+    `the bootstrap of Dataplane "${name}" in mesh "${mesh}" needs its token (${requirement}), and its token was revoked or cannot be shown again: ` +
+      `issue a new one with POST /meshes/${mesh}/dataplanes/${name}/token`,
+  );
 }
 
 /** A query parameter from a fixed list; absent means the first. */

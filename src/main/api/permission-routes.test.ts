@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PermissionMatrixView } from '../../shared/permission-types.js';
 import { startTestCore } from '../../../test/support/core.js';
-import { applyDataplane, backendDataplane, clientDataplane } from '../../../test/support/dataplanes.js';
+import { applyDataplane, backendDataplane, clientDataplane, tokenMetadata } from '../../../test/support/dataplanes.js';
 import { eventually } from '../../../test/support/eventually.js';
 import { DATAPLANE_METADATA_KEY } from '../xds/generate/bootstrap.js';
 import { LISTENER_TYPE_URL } from '../xds/protocol/type-urls.js';
@@ -62,7 +62,7 @@ describe('GET /meshes/{mesh}/_permissions on a real core', () => {
     });
 
     // Connected: its inbound listener, with the mTLS chain RBAC goes on.
-    const proxy = new RawAdsClient(core.xds.port, { id: 'default.backend-1', metadata: { [DATAPLANE_METADATA_KEY]: JSON.stringify(BACKEND) } });
+    const proxy = new RawAdsClient(core.xds.port, { id: 'default.backend-1', metadata: { [DATAPLANE_METADATA_KEY]: JSON.stringify(BACKEND), ...tokenMetadata(core, 'backend-1') } });
     try {
       proxy.send(LISTENER_TYPE_URL);
       await proxy.next();

@@ -102,10 +102,11 @@ export const SETTINGS = {
   }),
   'xds.dataplaneTokens': oneOf({
     description:
-      'enabled: a proxy must send the token issued for its Dataplane (node metadata "meshdesk.token") or its stream is refused; ' +
-      'disabled: any local process may connect as any Dataplane.',
-    options: ['disabled', 'enabled'],
-    default: 'disabled',
+      'Who must send its Dataplane\'s token (node metadata "meshdesk.token", which the bootstraps meshdesk gives carry) or have its stream refused. ' +
+      'mtls-meshes: the proxies of meshes with mTLS on, which are sent private keys; enabled: every proxy; ' +
+      'disabled: none, so any process that reaches the ADS port may connect as any Dataplane and receive its private key.',
+    options: ['mtls-meshes', 'enabled', 'disabled'],
+    default: 'mtls-meshes',
     appliesLive: true,
   }),
   'apiServer.port': port({

@@ -57,7 +57,7 @@ describe('Settings', () => {
       'xds.dataplaneDeregistrationDelay': 10_000,
       'xds.departedProxyRetention': 86_400_000,
       'xds.nackBackoff': 5_000,
-      'xds.dataplaneTokens': 'disabled',
+      'xds.dataplaneTokens': 'mtls-meshes',
       'apiServer.port': 5681,
       'xds.port': 5678,
     });

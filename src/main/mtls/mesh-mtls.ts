@@ -31,7 +31,7 @@ export function meshMtls(mesh: MeshResource): MeshMtls | undefined {
     mesh: mesh.meta.name,
     backend: backend.name!,
     mode: backend.mode ?? 'STRICT',
-    // Unset or 0 (which would issue certificates already expired): Kuma's default.
-    certValidityMs: expiration === undefined || expiration <= 0 ? DEFAULT_CERT_VALIDITY_MS : expiration,
+    // Unset: Kuma's default (validation refuses less than a minute: resources/cert-lifetime-floor.ts).
+    certValidityMs: expiration ?? DEFAULT_CERT_VALIDITY_MS,
   };
 }

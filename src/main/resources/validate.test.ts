@@ -288,6 +288,19 @@ describe('validateResource: Mesh', () => {
     expectViolation({ type: 'Mesh', name: 'm', routing: { zoneEgress: true } }, 'mtls', 'has to be set when zoneEgress enabled');
   });
 
+  it('refuses an identity certificate lifetime below one minute, naming the field (meshdesk beyond Kuma)', () => {
+    const mesh = (expiration: string) => ({ type: 'Mesh', name: 'm', mtls: { enabledBackend: 'ca-1', backends: [{ name: 'ca-1', type: 'builtin', dpCert: { rotation: { expiration } } }] } });
+    for (const expiration of ['1s', '59s', '0s', '59999ms']) {
+      expect(violationsOf(mesh(expiration))).toEqual([
+        {
+          field: 'mtls.backends[0].dpCert.rotation.expiration',
+          message: expect.stringMatching(new RegExp(`^must be at least 1m, got "${expiration}": an identity certificate is renewed after 4/5 of its lifetime`)),
+        },
+      ]);
+    }
+    for (const expiration of ['1m', '60s', '24h']) expect(() => validateResource(mesh(expiration))).not.toThrow();
+  });
+
   it('checks logging, tracing and metrics backends', () => {
     expect(
       violationsOf({

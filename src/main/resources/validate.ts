@@ -10,6 +10,7 @@ import { POLICY_DESCRIPTORS } from '../policies/descriptors.js';
 import { checkPolicySpec } from '../policies/core/validate-policy.js';
 import { checkDataplaneSpec, type UncheckedDataplaneSpec } from './dataplane-validator.js';
 import { keyPath } from './field-path.js';
+import { checkCertLifetimeFloor } from './cert-lifetime-floor.js';
 import { checkListenersDoNotClash } from './listener-clash.js';
 import { checkMeshReference, checkResourceName } from './kuma-rules.js';
 import { DATAPLANE_SPEC, MESH_SPEC } from './kuma-schema.js';
@@ -138,6 +139,7 @@ function readSpec(
   const before = violations.violations.length;
   if (type === 'Mesh') {
     checkMeshSpec(read as MeshSpec, violations);
+    if (violations.violations.length === before) checkCertLifetimeFloor((read as MeshSpec).mtls, violations);
   } else {
     checkDataplaneSpec(read as UncheckedDataplaneSpec, violations);
     // Kuma's rules passed, so the spec is a DataplaneSpec; then meshdesk's own protective rule.

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { Db } from '../store/database.js';
 
@@ -8,10 +8,12 @@ export interface TokenSubject {
   name: string;
 }
 
-/** A token as the API lists it: never the token itself, which is shown once, when issued. */
+/** A token issued or revoked by hand, as the API lists it: never the token itself. */
 export interface IssuedToken extends TokenSubject {
-  /** ISO 8601. */
+  /** ISO 8601: when it was issued, or revoked. */
   issuedAt: string;
+  /** Revoked: no token opens the Dataplane until a new one is issued. */
+  revoked: boolean;
 }
 
 /** Why a presented token was refused; the message says which Dataplane and what to do. */
@@ -19,68 +21,92 @@ export type TokenCheck = { valid: true } | { valid: false; reason: string };
 
 type Listener = (subject: TokenSubject) => void;
 
-/** 32 random bytes: guessing one is out of reach, so a fast hash is enough to store it. */
-const TOKEN_BYTES = 32;
+/** A revoked Dataplane's row: no token hashes to the empty string. */
+const REVOKED = '';
 
 /**
- * Per-Dataplane tokens (issue 7): issued by the app, one per Dataplane, kept only as a SHA-256
- * hash in SQLite so that the token itself exists only where the user put it (the proxy's
- * bootstrap). Issuing again replaces the previous token. Listeners hear of every issue and revoke,
- * so that the ADS auth callback can close a stream whose token no longer holds.
+ * Per-Dataplane tokens (issue 7, issue 27). Each Dataplane has a token from the start: an HMAC of
+ * its mesh and name under the data directory's signing key (security/token-signing-key.ts), so that
+ * the bootstrap routes can put it into every bootstrap they give without storing anything, and
+ * fetching a bootstrap twice never changes it. Issuing one by hand (POST …/token) replaces it with
+ * the HMAC of a new issue time, and revoking leaves none; either is a row in SQLite holding the new
+ * token's SHA-256 hash only. Listeners hear of every issue and revoke, so that the ADS auth
+ * callback can close a stream whose token no longer holds.
  */
 export class DataplaneTokens {
+  readonly #signingKey: Buffer;
   readonly #upsert: Database.Statement<[string, string, string, string]>;
-  readonly #delete: Database.Statement<[string, string]>;
-  readonly #hashOf: Database.Statement<[string, string], { token_hash: string }>;
-  readonly #list: Database.Statement<[], { mesh: string; name: string; issued_at: string }>;
+  readonly #row: Database.Statement<[string, string], { token_hash: string; issued_at: string }>;
+  readonly #list: Database.Statement<[], { mesh: string; name: string; token_hash: string; issued_at: string }>;
   readonly #listeners = new Set<Listener>();
 
-  constructor(db: Db) {
+  constructor(db: Db, signingKey: Buffer) {
+    this.#signingKey = signingKey;
     this.#upsert = db.prepare(
       `INSERT INTO dataplane_tokens (mesh, name, token_hash, issued_at) VALUES (?, ?, ?, ?)
        ON CONFLICT (mesh, name) DO UPDATE SET token_hash = excluded.token_hash, issued_at = excluded.issued_at`,
     );
-    this.#delete = db.prepare('DELETE FROM dataplane_tokens WHERE mesh = ? AND name = ?');
-    this.#hashOf = db.prepare('SELECT token_hash FROM dataplane_tokens WHERE mesh = ? AND name = ?');
-    this.#list = db.prepare('SELECT mesh, name, issued_at FROM dataplane_tokens ORDER BY mesh, name');
+    this.#row = db.prepare('SELECT token_hash, issued_at FROM dataplane_tokens WHERE mesh = ? AND name = ?');
+    this.#list = db.prepare('SELECT mesh, name, token_hash, issued_at FROM dataplane_tokens ORDER BY mesh, name');
   }
 
-  /** A new random token for the Dataplane, replacing any previous one. The caller shows it once. */
-  issue(subject: TokenSubject): IssuedToken & { token: string } {
-    const token = randomBytes(TOKEN_BYTES).toString('base64url');
-    const issuedAt = new Date().toISOString();
+  /**
+   * The Dataplane's token now, to put into its bootstrap; undefined when it was revoked, or issued
+   * by a meshdesk before tokens were derived (only its hash is known): a new one must be issued.
+   */
+  tokenFor(subject: TokenSubject): string | undefined {
+    const row = this.#row.get(subject.mesh, subject.name);
+    if (!row) return this.#derive(subject, '');
+    const token = this.#derive(subject, row.issued_at);
+    return row.token_hash === hash(token) ? token : undefined;
+  }
+
+  /** A new token for the Dataplane, replacing its previous one. */
+  issue(subject: TokenSubject): { mesh: string; name: string; issuedAt: string; token: string } {
+    const previous = this.#row.get(subject.mesh, subject.name)?.issued_at;
+    // Two issues within one millisecond must still give two tokens.
+    const issuedAt = new Date(Math.max(Date.now(), previous === undefined ? 0 : Date.parse(previous) + 1)).toISOString();
+    const token = this.#derive(subject, issuedAt);
     this.#upsert.run(subject.mesh, subject.name, hash(token), issuedAt);
     this.#notify(subject);
     return { mesh: subject.mesh, name: subject.name, issuedAt, token };
   }
 
-  /** Forgets the Dataplane's token; false when it had none. */
+  /** Leaves the Dataplane without a token until one is issued; false when it was revoked already. */
   revoke(subject: TokenSubject): boolean {
-    const revoked = this.#delete.run(subject.mesh, subject.name).changes > 0;
-    if (revoked) this.#notify(subject);
-    return revoked;
+    if (this.#row.get(subject.mesh, subject.name)?.token_hash === REVOKED) return false;
+    this.#upsert.run(subject.mesh, subject.name, REVOKED, new Date().toISOString());
+    this.#notify(subject);
+    return true;
   }
 
+  /** The Dataplanes whose token was issued or revoked by hand; every other one has its first token. */
   list(): IssuedToken[] {
-    return this.#list.all().map((row) => ({ mesh: row.mesh, name: row.name, issuedAt: row.issued_at }));
+    return this.#list.all().map((row) => ({ mesh: row.mesh, name: row.name, issuedAt: row.issued_at, revoked: row.token_hash === REVOKED }));
   }
 
   check(subject: TokenSubject, presented: unknown): TokenCheck {
     const dataplane = `Dataplane "${subject.name}" in mesh "${subject.mesh}"`;
-    const stored = this.#hashOf.get(subject.mesh, subject.name)?.token_hash;
-    if (stored === undefined) {
-      return { valid: false, reason: `no token is issued for ${dataplane}: issue one with POST /meshes/${subject.mesh}/dataplanes/${subject.name}/token` };
+    const row = this.#row.get(subject.mesh, subject.name);
+    if (row?.token_hash === REVOKED) {
+      return { valid: false, reason: `the token of ${dataplane} is revoked: issue a new one with POST /meshes/${subject.mesh}/dataplanes/${subject.name}/token` };
     }
     if (presented === undefined) return { valid: false, reason: `it sent no token, and ${dataplane} requires one` };
     if (typeof presented !== 'string') return { valid: false, reason: `its token must be a string, got ${typeName(presented)}` };
-    const matches = timingSafeEqual(Buffer.from(hash(presented), 'hex'), Buffer.from(stored, 'hex'));
-    return matches ? { valid: true } : { valid: false, reason: `its token is not the one issued for ${dataplane} (revoked, replaced or mistyped)` };
+    const expected = row?.token_hash ?? hash(this.#derive(subject, ''));
+    const matches = timingSafeEqual(Buffer.from(hash(presented), 'hex'), Buffer.from(expected, 'hex'));
+    return matches ? { valid: true } : { valid: false, reason: `its token is not the one issued for ${dataplane} (replaced, or another Dataplane's, or mistyped)` };
   }
 
   /** Called after every issue and revoke. Returns the unsubscribe function. */
   onChange(listener: Listener): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /** base64url of HMAC-SHA256(key, mesh NUL name NUL issue time): 43 characters, unguessable without the key. */
+  #derive(subject: TokenSubject, issuedAt: string): string {
+    return createHmac('sha256', this.#signingKey).update(`${subject.mesh}\0${subject.name}\0${issuedAt}`, 'utf8').digest('base64url');
   }
 
   #notify(subject: TokenSubject): void {

@@ -11,6 +11,8 @@ import type { Db } from '../store/database.js';
 import { ProxyRecords } from '../store/proxy-records.js';
 import { SnapshotHistory } from '../store/snapshot-history.js';
 import { DataplaneTokens } from '../security/dataplane-tokens.js';
+import { loadOrCreateTokenSigningKey } from '../security/token-signing-key.js';
+import { storedMesh } from '../security/token-requirement.js';
 import type { ControlPlaneCert } from '../tls/control-plane-cert.js';
 import { AuthCallbacks } from './callbacks/auth.js';
 import { callbacksChain, type ChainLink } from './callbacks/chain.js';
@@ -96,7 +98,15 @@ export async function startXds(deps: XdsDependencies): Promise<Xds> {
     },
   });
   const policyEffects = new PolicyEffects();
-  const syncTracker = new DataplaneSyncTracker({ meshContexts, snapshots, history, settings, timeline, metrics, policyEffects, identities });
+  // A private key only for the proxy that proved it is its Dataplane (auth decides; see assertOwner).
+  const ownedIdentities: Pick<ProxyIdentities, 'identityFor' | 'forget'> = {
+    identityFor: (mesh, proxy) => {
+      auth.assertOwner(proxy.id, mesh);
+      return identities.identityFor(mesh, proxy);
+    },
+    forget: (proxyId) => identities.forget(proxyId),
+  };
+  const syncTracker = new DataplaneSyncTracker({ meshContexts, snapshots, history, settings, timeline, metrics, policyEffects, identities: ownedIdentities });
   // A departed proxy's story (status, timeline, history) is kept for the retention, then dropped
   // whole, so memory stays bounded by the proxies that exist plus a bounded number that left.
   const records = new ProxyRecords(deps.db);
@@ -119,12 +129,14 @@ export async function startXds(deps: XdsDependencies): Promise<Xds> {
   timeline.listen((proxyId, { seq: _seq, ...event }) => records.event(proxyId, event));
   statusTracker.onStateChange((status) => records.status(status));
   const nackBackoff = new NackBackoff({ settings });
-  const dataplaneTokens = new DataplaneTokens(deps.db);
+  const dataplaneTokens = new DataplaneTokens(deps.db, loadOrCreateTokenSigningKey(deps.dataDir));
   // The server is built from the chain, so auth reaches it late: it only ends streams once they exist.
   const auth = new AuthCallbacks({
     tokens: dataplaneTokens,
     settings,
     endStream: (streamId, finalStatus) => server.closeStream(streamId, finalStatus),
+    // Uncached: turning mTLS on must count at once, not one cache expiration later.
+    meshOf: (mesh) => storedMesh(deps.manager, mesh),
   });
   const chain = callbacksChain({
     auth,
@@ -138,6 +150,9 @@ export async function startXds(deps: XdsDependencies): Promise<Xds> {
   warmUpEncoders(); // before the first proxy can connect: see warm-up.ts
   const { cert, key } = deps.controlPlaneCert;
   const bootstrap = kumaDpBootstrapHandler({ manager: deps.manager, settings, tokens: dataplaneTokens, cert: deps.controlPlaneCert });
+  const stopFollowingMeshes = events.subscribe((event) => {
+    if (event.topic === 'resource.changed' && event.key.type === 'Mesh') void auth.meshChanged(event.key.name);
+  });
   const port = await server.start({ host: deps.host, port: deps.port, tls: { cert, key, http: bootstrap } });
 
   // A Dataplane deleted through the API: its offline proxy has left for good (the lifecycle's own
@@ -175,6 +190,7 @@ export async function startXds(deps: XdsDependencies): Promise<Xds> {
     identities,
     close: async () => {
       stopFollowingDeletes();
+      stopFollowingMeshes();
       departures.close();
       auth.close();
       nackBackoff.close();

@@ -46,7 +46,9 @@ export async function startDemoData(core: Core): Promise<DemoData> {
 
   const adsPort = core.xds.port;
   const { dataDir } = core;
-  proxies.push(connectGrpcProxy({ adsPort, name: 'api-client', target: 'echo', dataDir }));
+  // Each with its Dataplane's token, as the bootstraps meshdesk gives: the screenshots turn mTLS on in payments.
+  const token = (mesh: string, name: string) => core.xds.dataplaneTokens.tokenFor({ mesh, name });
+  proxies.push(connectGrpcProxy({ adsPort, name: 'api-client', target: 'echo', dataDir, token: token('default', 'api-client') }));
   for (const [mesh, name, target] of [
     ['default', 'frontend-1', 'echo'],
     ['default', 'frontend-2', 'echo'],
@@ -59,6 +61,7 @@ export async function startDemoData(core: Core): Promise<DemoData> {
         name,
         target,
         dataDir,
+        token: token(mesh, name),
         register: callerSpec(name.replace(/-\d+$/, ''), 19000 + proxies.length, target),
       }),
     );

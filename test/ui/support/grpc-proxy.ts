@@ -17,6 +17,8 @@ export interface GrpcProxyOptions {
   register?: DataplaneSpec;
   /** The core's data directory: the bootstrap then names the certificate files meshdesk writes for mesh mTLS. */
   dataDir?: string;
+  /** The Dataplane's token, which every bootstrap meshdesk gives carries (required in meshes with mTLS). */
+  token?: string;
 }
 
 export interface GrpcProxy {
@@ -43,7 +45,7 @@ export function callerSpec(service: string, port = 19001, target = 'echo'): Data
  * A real proxyless gRPC client connected to meshdesk as `mesh.name`. Its channel opens the ADS
  * stream on the first call; the call itself may fail (no backend), the stream stays.
  */
-export function connectGrpcProxy({ adsPort, mesh = 'default', name, target, register: spec, dataDir }: GrpcProxyOptions): GrpcProxy {
+export function connectGrpcProxy({ adsPort, mesh = 'default', name, target, register: spec, dataDir, token }: GrpcProxyOptions): GrpcProxy {
   const bootstrap = generateGrpcBootstrap({
     nodeId: `${mesh}.${name}`,
     adsHost: '127.0.0.1',
@@ -51,6 +53,7 @@ export function connectGrpcProxy({ adsPort, mesh = 'default', name, target, regi
     locality: { region: 'local', zone: 'laptop' },
     ...(spec && { dataplane: dataplaneResource(mesh, name, spec) }),
     ...(dataDir && { certificates: { mesh, files: grpcCertificateFiles(dataDir, mesh, name) } }),
+    token,
   });
   const client = echoClient(`xds:///${target}`, {
     'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config': JSON.stringify(bootstrap),

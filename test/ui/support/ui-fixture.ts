@@ -33,7 +33,8 @@ export function useUi() {
   });
 
   function connect(core: Core, options: Omit<GrpcProxyOptions, 'adsPort'>) {
-    const proxy = connectGrpcProxy({ adsPort: core.xds.port, ...options });
+    const token = core.xds.dataplaneTokens.tokenFor({ mesh: options.mesh ?? 'default', name: options.name });
+    const proxy = connectGrpcProxy({ adsPort: core.xds.port, token, ...options });
     cleanups.push(() => proxy.close());
     return proxy;
   }

@@ -1,6 +1,8 @@
 import { status } from '@grpc/grpc-js';
 import type { Settings } from '../../config/settings.js';
 import type { DataplaneTokens, TokenSubject } from '../../security/dataplane-tokens.js';
+import { tokenRequirement } from '../../security/token-requirement.js';
+import type { MeshResource } from '../../../shared/resources.js';
 import { DATAPLANE_TOKEN_METADATA_KEY } from '../generate/bootstrap.js';
 import {
   StreamError,
@@ -17,7 +19,7 @@ interface OpenStream {
   /** Set once the stream's first request is accepted. */
   proxyId?: string;
   subject?: TokenSubject;
-  /** The token its node metadata carried, to check again when tokens or the setting change. */
+  /** The token its node metadata carried, to check again when tokens, meshes or the setting change. */
   token?: unknown;
 }
 
@@ -28,6 +30,8 @@ export interface AuthOptions {
   settings?: Pick<Settings, 'get' | 'onChange'>;
   /** Ends a live stream whose token no longer holds (AdsServer.closeStream). */
   endStream?: (streamId: number, finalStatus: { code: status; details: string }) => void;
+  /** The mesh as stored now (undefined when absent): whether it has mTLS decides if a token is required. */
+  meshOf?: (mesh: string) => Promise<MeshResource | undefined>;
 }
 
 /**
@@ -37,12 +41,15 @@ export interface AuthOptions {
  * second stream with the same id is refused with ALREADY_EXISTS, so two processes started with
  * one bootstrap never fight over one Dataplane.
  *
- * With `xds.dataplaneTokens` enabled, the first request must also carry the token issued for the
- * node's Dataplane in node metadata `meshdesk.token` (node metadata rather than gRPC call
+ * Where `xds.dataplaneTokens` requires it (by default: in meshes with mTLS on, whose proxies are
+ * sent private keys; `security/token-requirement.ts`), the first request must also carry the
+ * Dataplane's token in node metadata `meshdesk.token` (node metadata rather than gRPC call
  * metadata, because gRPC's own xDS clients can only set the former, from their bootstrap file);
  * otherwise the stream is refused with UNAUTHENTICATED, before anything else is said about the
- * node. The check holds for the stream's whole life: revoking or replacing the token, or enabling
- * the setting, closes every live stream whose token is no longer the issued one.
+ * node. The check holds for the stream's whole life: revoking or replacing the token, turning mTLS
+ * on in its mesh, or tightening the setting closes every live stream that no longer passes it.
+ * `assertOwner` is the last guard, where identities are issued: no private key for a proxy that
+ * has not proven it is its Dataplane, whatever the order of events.
  */
 export class AuthCallbacks implements Callbacks {
   readonly #streams = new Map<number, OpenStream>();
@@ -54,22 +61,23 @@ export class AuthCallbacks implements Callbacks {
   constructor(options: AuthOptions = {}) {
     this.#options = options;
     const { tokens, settings } = options;
-    if (tokens) this.#unsubscribe.push(tokens.onChange((subject) => this.#recheck(subject)));
-    if (settings) this.#unsubscribe.push(settings.onChange('xds.dataplaneTokens', () => this.#recheck()));
+    if (tokens) this.#unsubscribe.push(tokens.onChange((changed) => void this.#recheck((subject) => subject.mesh === changed.mesh && subject.name === changed.name)));
+    if (settings) this.#unsubscribe.push(settings.onChange('xds.dataplaneTokens', () => void this.#recheck()));
   }
 
   onStreamOpen({ streamId, peer }: StreamOpenEvent): void {
     this.#streams.set(streamId, { peer, openedAt: new Date() });
   }
 
-  onStreamRequest({ streamId, node }: StreamRequestEvent): void {
+  async onStreamRequest({ streamId, node }: StreamRequestEvent): Promise<void> {
     const stream = this.#streams.get(streamId);
     if (!stream) throw new Error(`ADS stream ${streamId} sent a request before it was opened`);
     if (stream.proxyId !== undefined) return; // the node is fixed by the first request
     if (!node.id) {
       throw new StreamError(status.INVALID_ARGUMENT, `stream ${streamId} from ${stream.peer} sent no node id: a proxy is identified by "<mesh>.<name>"`);
     }
-    const subject = this.#checkToken(streamId, node.id, node.metadata?.[DATAPLANE_TOKEN_METADATA_KEY]);
+    const subject = await this.#checkToken(streamId, node.id, node.metadata?.[DATAPLANE_TOKEN_METADATA_KEY]);
+    if (!this.#streams.has(streamId)) return; // closed while its mesh was read
     const holderId = this.#holders.get(node.id);
     const holder = holderId === undefined ? undefined : this.#streams.get(holderId);
     if (holder) {
@@ -96,43 +104,89 @@ export class AuthCallbacks implements Callbacks {
     for (const unsubscribe of this.#unsubscribe.splice(0)) unsubscribe();
   }
 
-  #tokensRequired(): boolean {
-    return this.#options.tokens !== undefined && this.#options.settings?.get('xds.dataplaneTokens') === 'enabled';
+  /**
+   * Throws unless the proxy may be sent its identity's private key in `mesh` (as the sync reads it
+   * now): tokens are not required there, or the proxy's live stream presented its Dataplane's token.
+   */
+  assertOwner(proxyId: string, mesh: MeshResource): void {
+    const requirement = this.#requirement(mesh);
+    if (requirement === undefined) return;
+    const streamId = this.#holders.get(proxyId);
+    const stream = streamId === undefined ? undefined : this.#streams.get(streamId);
+    const subject = safeParse(proxyId);
+    const check = stream && subject ? this.#options.tokens!.check(subject, stream.token) : undefined;
+    if (check?.valid) return;
+    throw new Error(`no private key is sent to proxy "${proxyId}": ${check?.reason ?? 'it holds no stream'}; ${requirement}`);
   }
 
-  /** Refuses the node unless tokens are off or it presents its Dataplane's token; returns the Dataplane. */
-  #checkToken(streamId: number, nodeId: string, token: unknown): TokenSubject | undefined {
-    if (!this.#tokensRequired()) return undefined;
+  /** A mesh was written or deleted: its proxies that no longer pass are disconnected. */
+  meshChanged(mesh: string): Promise<void> {
+    return this.#recheck((subject) => subject.mesh === mesh);
+  }
+
+  #mode() {
+    return this.#options.tokens === undefined ? 'disabled' : (this.#options.settings?.get('xds.dataplaneTokens') ?? 'disabled');
+  }
+
+  #requirement(mesh: MeshResource | undefined): string | undefined {
+    return tokenRequirement(this.#mode(), mesh);
+  }
+
+  /** Why the Dataplane's proxies must send a token, reading its mesh only when that decides it. */
+  async #requirementFor(subject: TokenSubject): Promise<string | undefined> {
+    const mode = this.#mode();
+    if (mode !== 'mtls-meshes') return tokenRequirement(mode, undefined);
+    return this.#requirement(await this.#options.meshOf?.(subject.mesh));
+  }
+
+  /** Refuses the node unless it need not or does present its Dataplane's token; returns the Dataplane. */
+  async #checkToken(streamId: number, nodeId: string, token: unknown): Promise<TokenSubject | undefined> {
+    if (this.#mode() === 'disabled') return undefined;
     let subject: TokenSubject;
     try {
       subject = parseProxyId(nodeId);
     } catch (error) {
+      // Only a required token needs the Dataplane named; otherwise the lifecycle refuses the id.
+      if (this.#mode() !== 'enabled') return undefined;
       throw new StreamError(status.INVALID_ARGUMENT, `stream ${streamId}: ${(error as Error).message}`, { cause: error });
     }
+    const requirement = await this.#requirementFor(subject);
+    if (requirement === undefined) return subject;
     const check = this.#options.tokens!.check(subject, token);
-    if (!check.valid) throw new StreamError(status.UNAUTHENTICATED, refusal(nodeId, 'cannot connect', check.reason));
+    if (!check.valid) throw new StreamError(status.UNAUTHENTICATED, refusal(nodeId, 'cannot connect', check.reason, requirement));
     return subject;
   }
 
-  /** Closes every live stream (of this Dataplane only, when given) whose token no longer holds. */
-  #recheck(changed?: TokenSubject): void {
-    if (!this.#tokensRequired()) return;
+  /** Closes every live stream (of the Dataplanes `affected` picks, when given) that no longer passes. */
+  async #recheck(affected?: (subject: TokenSubject) => boolean): Promise<void> {
+    if (this.#mode() === 'disabled') return;
+    const requirements = new Map<string, Promise<string | undefined>>();
     for (const [streamId, stream] of this.#streams) {
       if (stream.proxyId === undefined) continue;
       const subject = stream.subject ?? safeParse(stream.proxyId);
       if (!subject) continue; // a node id that names no Dataplane is refused by the next callback anyway
-      if (changed && (changed.mesh !== subject.mesh || changed.name !== subject.name)) continue;
+      if (affected && !affected(subject)) continue;
+      if (!requirements.has(subject.mesh)) {
+        // A mesh that cannot be read now leaves its streams as they are: assertOwner still guards its keys.
+        const requirement = this.#requirementFor(subject).catch((error: unknown) => {
+          console.error(`cannot check the proxies of mesh "${subject.mesh}" for their tokens: ${error instanceof Error ? error.message : String(error)}`);
+          return undefined;
+        });
+        requirements.set(subject.mesh, requirement);
+      }
+      const requirement = await requirements.get(subject.mesh);
+      if (requirement === undefined || this.#streams.get(streamId) !== stream) continue;
       const check = this.#options.tokens!.check(subject, stream.token);
       if (check.valid) continue;
-      this.#options.endStream?.(streamId, { code: status.UNAUTHENTICATED, details: refusal(stream.proxyId, 'was disconnected', check.reason) });
+      this.#options.endStream?.(streamId, { code: status.UNAUTHENTICATED, details: refusal(stream.proxyId, 'was disconnected', check.reason, requirement) });
     }
   }
 }
 
-function refusal(nodeId: string, what: string, reason: string): string {
+function refusal(nodeId: string, what: string, reason: string, requirement: string): string {
   return (
-    `proxy "${nodeId}" ${what}: ${reason}. xds.dataplaneTokens is enabled, so a proxy must send the token ` +
-    `issued for its Dataplane in node metadata "${DATAPLANE_TOKEN_METADATA_KEY}"`
+    `proxy "${nodeId}" ${what}: ${reason}. ${requirement}, so a proxy must send its Dataplane's token ` +
+    `in node metadata "${DATAPLANE_TOKEN_METADATA_KEY}": use the bootstrap meshdesk gives for it (GET /meshes/<mesh>/dataplanes/<name>/bootstrap, or Connect a proxy)`
   );
 }
 

@@ -5,6 +5,7 @@ import type { Settings } from '../../config/settings.js';
 import type { ReadOnlyResourceManager } from '../../manager/interfaces.js';
 import { ValidationError } from '../../resources/validation-error.js';
 import type { DataplaneTokens } from '../../security/dataplane-tokens.js';
+import { storedMesh, tokenRequirement } from '../../security/token-requirement.js';
 import { ResourceNotFoundError } from '../../store/errors.js';
 import type { ControlPlaneCert } from '../../tls/control-plane-cert.js';
 import { bootstrapToYaml, generateEnvoyBootstrap, knownDataplane } from '../generate/bootstrap.js';
@@ -63,7 +64,7 @@ async function answer(req: IncomingMessage, deps: KumaDpBootstrapDependencies, s
   const request = readRequest(await readBody(req));
   const host = dialedHost(req);
   checkHostInCertificate(host, serverCert, deps.cert.certFile);
-  checkToken(request, deps);
+  await checkToken(request, deps);
   const dataplane = request.dataplane ?? (await storedDataplane(request, deps.manager));
   const knownDataplanes = (await deps.manager.list('Dataplane')).map(knownDataplane);
   const bootstrap = generateEnvoyBootstrap({
@@ -129,13 +130,14 @@ function checkHostInCertificate(host: string, cert: X509Certificate, certFile: s
   );
 }
 
-function checkToken(request: KumaDpBootstrapRequest, deps: KumaDpBootstrapDependencies): void {
-  if (deps.settings.get('xds.dataplaneTokens') !== 'enabled') return;
+async function checkToken(request: KumaDpBootstrapRequest, deps: KumaDpBootstrapDependencies): Promise<void> {
   const subject = { mesh: request.mesh, name: request.name };
+  const requirement = tokenRequirement(deps.settings.get('xds.dataplaneTokens'), await storedMesh(deps.manager, subject.mesh));
+  if (requirement === undefined) return;
   if (request.dataplaneToken === '') {
     throw new BootstrapRefused(
       422,
-      `Dataplane Token is required. Issue one with POST /meshes/${subject.mesh}/dataplanes/${subject.name}/token and provide it via --dataplane-token-file=/path/file argument to Kuma DP`,
+      `Dataplane Token is required (${requirement}). Save it with GET /meshes/${subject.mesh}/dataplanes/${subject.name}/token on meshdesk's API (curl -o token …) and provide it via --dataplane-token-file=/path/file argument to Kuma DP`,
     );
   }
   const check = deps.tokens.check(subject, request.dataplaneToken);

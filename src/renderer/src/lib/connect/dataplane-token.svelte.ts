@@ -1,10 +1,32 @@
-// The Dataplane token the Connect view puts into the bootstrap when `xds.dataplaneTokens` is on.
+// The Dataplane token every bootstrap carries, which the Connect view shows where meshdesk requires it.
+import { enabledBuiltinBackend } from '../../../../shared/mesh-mtls.js';
+import type { MeshSpec } from '../../../../shared/resources.js';
 import { client } from '../api/index.js';
 import type { ProxyKind } from './connect-form.js';
 import { errorMessage } from '../format/error-message.js';
 
-/** The setting that makes every proxy send its Dataplane's token (`'enabled' | 'disabled'`). */
+/** The setting that says whose proxies must send their Dataplane's token (`'mtls-meshes' | 'enabled' | 'disabled'`). */
 export const TOKENS_SETTING = 'xds.dataplaneTokens';
+
+/** The node metadata key of the token (the core's DATAPLANE_TOKEN_METADATA_KEY). */
+const TOKEN_METADATA_KEY = 'meshdesk.token';
+
+/**
+ * Why a proxy of `mesh` must send its token, as the core decides it (security/token-requirement.ts),
+ * or undefined where it need not.
+ */
+export function requirementOf(setting: unknown, mesh: { name: string; mtls?: unknown } | undefined): string | undefined {
+  if (setting === 'enabled') return 'from every proxy';
+  // A mesh as the API lists it: validated when it was written.
+  if (setting === 'mtls-meshes' && mesh && enabledBuiltinBackend(mesh.mtls as MeshSpec['mtls'])) return `in mesh ${mesh.name}, which has mTLS on`;
+  return undefined;
+}
+
+/** The token a bootstrap (Envoy's or gRPC's, parsed) carries in its node metadata. */
+export function tokenOfBootstrap(bootstrap: { node?: { metadata?: Record<string, unknown> } }): string | undefined {
+  const token = bootstrap.node?.metadata?.[TOKEN_METADATA_KEY];
+  return typeof token === 'string' ? token : undefined;
+}
 
 /** `POST /meshes/{mesh}/dataplanes/{name}/token`'s answer: the only time the token is shown. */
 export interface IssuedDataplaneToken {
@@ -17,7 +39,7 @@ export interface IssuedDataplaneToken {
   metadataKey: string;
 }
 
-/** `POST /bootstrap`'s path for the preview; `?token=` only when there is one. */
+/** `POST /bootstrap`'s path for the preview; `?token=` only for a token issued from the view. */
 export function previewPath(kind: ProxyKind, token: string | undefined): string {
   const query = new URLSearchParams({ proxyType: kind, ...(token !== undefined && { token }) });
   return `/bootstrap?${query.toString()}`;
