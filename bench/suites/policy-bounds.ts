@@ -81,7 +81,7 @@ async function longestStall(work: () => string): Promise<{ ms: number; outcome: 
  */
 export async function policyBounds(options: BenchOptions): Promise<BenchRow[]> {
   const inputs: { name: string; work: () => string }[] = [
-    { name: 'MeshTrafficPermission, from with 11 tag keys (2,048 subsets, the bound)', work: applyPolicy('MeshTrafficPermission', { targetRef: { kind: 'Mesh' }, from: permissionFrom(11) } as PolicySpec) },
+    { name: 'MeshTrafficPermission, from with 10 tag keys (1,024 subsets, the bound)', work: applyPolicy('MeshTrafficPermission', { targetRef: { kind: 'Mesh' }, from: permissionFrom(10) } as PolicySpec) },
     { name: 'MeshTimeout, 1,000 to items (the bound)', work: applyPolicy('MeshTimeout', { targetRef: { kind: 'Mesh' }, to: timeoutTo(1000) } as PolicySpec) },
     { name: 'MeshHTTPRoute, 1,000 rules (the bound)', work: applyPolicy('MeshHTTPRoute', { targetRef: { kind: 'Mesh' }, to: routeTo(1000) } as PolicySpec) },
     { name: '_permissions page, 2,000 Dataplanes', work: permissionsPage },

@@ -18,7 +18,7 @@ export const MAX_ROUTE_RULES = 1_000;
 /** Matches of one policy's route rules together: each is one Envoy route on every proxy it reaches. */
 export const MAX_ROUTE_MATCHES = 4_000;
 /** Subsets one policy's `to` (or `from`) items make: Kuma's legacy rules build one rule per subset. */
-export const MAX_POLICY_SUBSET_COMBINATIONS = 2_048;
+export const MAX_POLICY_SUBSET_COMBINATIONS = 1_024;
 /**
  * Subsets the items of every policy of one type on one proxy (or inbound) make together; past it
  * the type's rules there are not built, with a warning naming the tag keys (as Kuma reports rules

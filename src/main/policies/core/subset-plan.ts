@@ -18,7 +18,7 @@ export class SubsetCombinationsError extends Error {
     what = `more than ${limit} subset combinations`,
   ) {
     const named = keys.length > 8 ? `${keys.slice(0, 8).join(', ')} and ${keys.length - 8} more` : keys.join(', ');
-    super(`the targetRefs' tags make ${what} (one rule per combination of the values of tag keys ${named}): name fewer distinct tag keys`);
+    super(`the targetRefs' tags make ${what} (one rule per combination of the values of tag keys ${named}): name fewer tag keys or values`);
   }
 }
 
