@@ -56,6 +56,12 @@ describe('bounds on one policy', () => {
     ]);
   });
 
+  it('counts route rules only where they are lists of rules: another type keeps `rules` as given', () => {
+    for (const rules of ['x', [null], [1, 'a']]) {
+      expect(() => violationsOf(policy('MeshTimeout', { targetRef: { kind: 'Mesh' }, to: [{ targetRef: { kind: 'Mesh' }, rules, default: {} }] }))).not.toThrow();
+    }
+  });
+
   it('refuses a MeshTrafficPermission whose from items would make too many subset combinations, before building any', () => {
     // 18 tag keys: 2^18 subsets, which took 17 s and 2.2 GB to build.
     let violations: { field: string; message: string }[] = [];

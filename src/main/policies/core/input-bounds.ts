@@ -55,14 +55,15 @@ function checkRouteRules(spec: PolicySpec, violations: ViolationList): void {
   let matches = 0;
   for (const [index, item] of (spec.to ?? []).entries()) {
     const path = fieldPath(indexPath(fieldPath('spec', 'to'), index), 'rules');
-    const itemRules = item.rules ?? [];
+    // Only the route types read `rules` here; in others it is the type's own, kept as given (anything).
+    const itemRules: unknown[] = Array.isArray(item.rules) ? item.rules : [];
     rules += itemRules.length;
     if (rules > MAX_ROUTE_RULES) {
       violations.add(path, `brings the policy's route rules to ${rules}: at most ${MAX_ROUTE_RULES} in all of spec.to[].rules`);
       return;
     }
     for (const [ruleIndex, rule] of itemRules.entries()) {
-      const ruleMatches = (rule as { matches?: unknown }).matches;
+      const ruleMatches = typeof rule === 'object' && rule !== null ? (rule as { matches?: unknown }).matches : undefined;
       matches += Array.isArray(ruleMatches) ? ruleMatches.length : 0;
       if (matches > MAX_ROUTE_MATCHES) {
         violations.add(fieldPath(indexPath(path, ruleIndex), 'matches'), `brings the policy's route matches to ${matches}: at most ${MAX_ROUTE_MATCHES} in all of spec.to[].rules[].matches`);
