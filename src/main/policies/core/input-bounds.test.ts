@@ -13,6 +13,7 @@ import { POLICY_DESCRIPTORS } from '../descriptors.js';
 import { checkInputBounds, MAX_LIST_ITEMS, MAX_POLICY_SUBSET_COMBINATIONS, MAX_PROXY_SUBSET_COMBINATIONS, MAX_ROUTE_MATCHES, MAX_ROUTE_RULES } from './input-bounds.js';
 import type { PolicySpec } from './policy.js';
 import { computeProxyRules } from './proxy-rules.js';
+import { planSubsets } from './subset-plan.js';
 import { ruleFor } from './rules.js';
 import { dataplaneResource, meshResource, policyResource } from './testing/resources.js';
 
@@ -151,6 +152,20 @@ describe('a policy at the bounds', () => {
     expect(computed!.rules.from.size).toBe(0);
     expect(computed!.warnings).toEqual([expect.stringMatching(new RegExp(`^couldn't create From rules: the targetRefs' tags make more than ${MAX_PROXY_SUBSET_COMBINATIONS} subset combinations`))]);
     expect(operations).toBeLessThan(1_000_000);
+  });
+});
+
+describe('counting subsets', () => {
+  it('stops at a million pairs of intersecting subsets, before holding more of them', () => {
+    // 1,500 different subsets of 11 tag keys that all agree: every pair intersects.
+    const subsets = Array.from({ length: 1500 }, (_, index) =>
+      Array.from({ length: 11 }, (_, bit) => bit).flatMap((bit) => ((index + 1) & (1 << bit) ? [{ key: `k${bit}`, value: 'v' }] : [])),
+    );
+    expect(() => planSubsets(subsets, true, MAX_PROXY_SUBSET_COMBINATIONS)).toThrow(
+      expect.objectContaining({ message: expect.stringMatching(/^the targetRefs' tags make more than 1000000 pairs of intersecting subsets/) }),
+    );
+    // The first 127 name 7 keys between them: one clique, 2^7 combinations.
+    expect(planSubsets(subsets.slice(0, 127), true, MAX_PROXY_SUBSET_COMBINATIONS).combinations).toBe(128);
   });
 });
 
