@@ -14,11 +14,7 @@ describe('Permission matrix, a cell with more paths than it lists', () => {
     const core = await ui.core();
     await putResource(core.api.url, '/meshes/default', { type: 'Mesh', name: 'default', mtls: { enabledBackend: 'ca-1', backends: [{ name: 'ca-1', type: 'builtin' }] } });
     // 12 echo Dataplanes, each with a tag of its own: 12 destination inbounds × 12 caller groups.
-    for (let index = 0; index < 12; index++) {
-      const dataplane = backendDataplane(`echo-${index}`, 18100 + index);
-      const inbound = dataplane.networking.inbound![0]!;
-      await applyDataplane(core, { ...dataplane, networking: { ...dataplane.networking, inbound: [{ ...inbound, tags: { ...inbound.tags, instance: `${index}` } }] } });
-    }
+    for (let index = 0; index < 12; index++) await applyDataplane(core, backendDataplane(`echo-${index}`, 18100 + index, 'echo', 'default', { instance: `${index}` }));
     const { page } = await ui.open(core, '#/policies/permissions/default');
     const cell = page.locator('[data-cell="echo→echo"]');
     await cell.and(page.locator('[data-decision=denied]')).waitFor();

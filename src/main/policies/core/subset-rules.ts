@@ -35,7 +35,7 @@ export function buildSubsetRules(type: PolicyType, items: readonly SubsetItem[],
 }
 
 /** The subset of a tag-kind item; throws when its kind cannot be one (a `to` MeshGateway): Kuma then has no rules. */
-export function subsetOfItem(item: Pick<SubsetItem, 'targetRef'>): Subset {
+function subsetOfItem(item: Pick<SubsetItem, 'targetRef'>): Subset {
   const subset = subsetOf(item.targetRef);
   if (!subset) throw new Error(`can't represent ${item.targetRef.kind} as tags`);
   return subset;
