@@ -8,6 +8,7 @@ import { firstConfig } from './suites/first-config.js';
 import { fleet } from './suites/fleet.js';
 import { generation, policyGeneration } from './suites/generation.js';
 import { hostileParsing } from './suites/hostile-parsing.js';
+import { policyBounds } from './suites/policy-bounds.js';
 import { proxiesView } from './suites/proxies-view.js';
 import { proxyRecords } from './suites/proxy-records.js';
 
@@ -20,6 +21,7 @@ const SUITES: Record<string, (options: BenchOptions) => Promise<BenchRow[]>> = {
   'proxies view': proxiesView,
   'hostile parsing': hostileParsing,
   'proxy records': proxyRecords,
+  'policy bounds': policyBounds,
 };
 
 const args = process.argv.slice(2);

@@ -34,6 +34,9 @@ export interface PermissionCell {
   destination: string;
   /** The decision of every path, or `mixed` when they differ (per destination inbound or caller tags). */
   decision: PermissionDecision | 'mixed';
+  /** Every path of the cell: one per destination inbound and caller group. */
+  pathCount: number;
+  /** Up to 10 of them, in order: the first path of each distinct verdict, then the first others. */
   paths: PermissionPath[];
 }
 
@@ -76,8 +79,14 @@ export interface PermissionMatrixView {
   callers: string[];
   /** Columns: every service with an inbound. */
   destinations: string[];
-  /** One per caller × destination, callers major. */
+  /** Cells in all: callers × destinations. */
+  total: number;
+  /** The index of this answer's first cell (`?offset=`). */
+  offset: number;
+  /** This page's cells (`?size=`, at most 1,000), callers major. */
   cells: PermissionCell[];
+  /** The URL of the next page of cells; null on the last. */
+  next: string | null;
   /** By destination Dataplane name; filled by the API from the proxies' generated configs. */
   enforcement: Record<string, ProxyEnforcement>;
   /** Problems building the rules (Kuma's MatchedPolicies warnings). */

@@ -41,16 +41,23 @@ export function readListQuery(query: URLSearchParams, endpoint: string, dataplan
  * its `offset` moved), null on the last one. `requestUrl` is the URL the client asked for.
  */
 export function pageOf<T>(items: T[], { size, offset }: Pick<ListQuery, 'size' | 'offset'>, requestUrl: URL): ListBody<T> {
+  return { total: items.length, items: items.slice(offset, offset + size), next: nextPageUrl(requestUrl, { size, offset }, items.length) };
+}
+
+/** The URL of the page after this one (the same query with its `offset` moved), null when it is the last of `total`. */
+export function nextPageUrl(requestUrl: URL, { size, offset }: Pick<ListQuery, 'size' | 'offset'>, total: number): string | null {
   const end = offset + size;
-  let next: string | null = null;
-  if (end < items.length) {
-    const nextUrl = new URL(requestUrl.href);
-    nextUrl.searchParams.set('offset', String(end));
-    // Go's url.Values.Encode sorts keys, so Kuma's `next` does too.
-    nextUrl.searchParams.sort();
-    next = nextUrl.href;
-  }
-  return { total: items.length, items: items.slice(offset, end), next };
+  if (end >= total) return null;
+  const nextUrl = new URL(requestUrl.href);
+  nextUrl.searchParams.set('offset', String(end));
+  // Go's url.Values.Encode sorts keys, so Kuma's `next` does too.
+  nextUrl.searchParams.sort();
+  return nextUrl.href;
+}
+
+/** `size` and `offset` alone, for a paged answer that is not a resource list. */
+export function readPage(query: URLSearchParams): Pick<ListQuery, 'size' | 'offset'> {
+  return { size: readPageSize(query.get('size')), offset: readOffset(query.get('offset')) };
 }
 
 function readPageSize(text: string | null): number {

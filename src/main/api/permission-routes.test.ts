@@ -95,4 +95,27 @@ describe('GET /meshes/{mesh}/_permissions on a real core', () => {
     });
     expect(await get('/meshes/nowhere/_permissions')).toMatchObject({ status: 404, body: { title: 'Could not retrieve a resource', detail: 'Not found' } });
   });
+
+  it('pages the cells as Kuma pages lists: size, offset and the next page\'s URL', async () => {
+    const { core, get } = await startCore();
+    await applyDataplane(core, BACKEND);
+    await applyDataplane(core, clientDataplane('client-1', 'backend'));
+    await applyDataplane(core, backendDataplane('web-1', 18082, 'web'));
+
+    const first = await eventually(async () => {
+      const answer = await get('/meshes/default/_permissions?size=4');
+      expect(answer.body.total).toBe(6); // callers backend, client-1, web × destinations backend, web
+      return answer;
+    });
+    expect(first.status).toBe(200);
+    expect(first.body.cells.map(({ caller, destination }) => `${caller}→${destination}`)).toEqual(['backend→backend', 'backend→web', 'client-1→backend', 'client-1→web']);
+    expect(first.body.next).toBe(`${core.api.url}/meshes/default/_permissions?offset=4&size=4`);
+    const second = await get(new URL(first.body.next!).pathname + new URL(first.body.next!).search);
+    expect(second.body).toMatchObject({ offset: 4, next: null });
+    expect(second.body.cells.map(({ caller, destination }) => `${caller}→${destination}`)).toEqual(['web→backend', 'web→web']);
+    expect(await get('/meshes/default/_permissions?size=1001')).toMatchObject({
+      status: 400,
+      body: { title: 'Could not retrieve resources', invalid_parameters: [{ field: 'size', reason: 'invalid page size of 1001. Maximum page size is 1000' }] },
+    });
+  });
 });

@@ -9,6 +9,8 @@ import { LISTENER_TYPE_URL } from '../xds/protocol/type-urls.js';
 import type { SnapshotCache } from '../xds/server/snapshot-cache.js';
 import type { Snapshot } from '../xds/server/snapshot.js';
 import { titled } from './api-error.js';
+import { requestUrlOf } from './dataplane-overview.js';
+import { nextPageUrl, readPage } from './list-query.js';
 import type { Route } from './router.js';
 
 export interface PermissionDependencies {
@@ -22,17 +24,21 @@ export interface PermissionDependencies {
  * meshdesk's `GET /meshes/{mesh}/_permissions`: the permission matrix of the mesh (every caller
  * service against every destination service, as MeshTrafficPermission decides), and where each
  * decision is enforced: per destination proxy, its inbound listener and the RBAC filters in the
- * configuration it was last sent.
+ * configuration it was last sent. Paged over cells as Kuma pages lists (`size`, default 100, at
+ * most 1,000; `offset`; `next`): cells grow as the square of the services, and each lists at most
+ * MAX_LISTED_PATHS paths, so an answer stays small however many Dataplanes the mesh has.
  */
 export function permissionRoutes(deps: PermissionDependencies): Route[] {
   return [
     {
       method: 'GET',
       path: '/meshes/:mesh/_permissions',
-      handler: async ({ params }) => {
+      handler: async ({ params, query, request }) => {
+        const page = readPage(query);
         await titled('Could not retrieve a resource', () => deps.manager.get('Mesh', { mesh: '', name: params.mesh! }));
-        const matrix = permissionMatrix(await deps.meshContexts.get(params.mesh!));
-        const view: PermissionMatrixView = { ...matrix, enforcement: enforcementOf(matrix, deps.snapshots) };
+        const matrix = permissionMatrix(await deps.meshContexts.get(params.mesh!), page);
+        const next = nextPageUrl(requestUrlOf(request.headers.host, request.url), page, matrix.total);
+        const view: PermissionMatrixView = { ...matrix, next, enforcement: enforcementOf(matrix, deps.snapshots) };
         return { json: view };
       },
     },

@@ -7,6 +7,7 @@ import { checkTags } from '../../resources/kuma-rules.js';
 import { isJsonObject } from '../../resources/proto-json.js';
 import type { ViolationList } from '../../resources/validation-error.js';
 import { POLICY_PLUGINS } from '../registry.js';
+import { checkInputBounds } from './input-bounds.js';
 import type { PolicyDescriptor } from './plugin.js';
 import type { PolicySpec, RuleMatch } from './policy.js';
 import { spiffeIdError } from './spiffe-id.js';
@@ -32,6 +33,7 @@ export function checkPolicySpec(descriptor: PolicyDescriptor, value: unknown, vi
   // The rest of the schema: the confs' and route rules' JSON types, before any validator reads them.
   const spec = read && plugin ? (readShape(read, plugin.specShape, SPEC, violations) as PolicySpec | undefined) : read;
   if (spec === undefined || violations.violations.length > before) return undefined;
+  if (!checkInputBounds(descriptor, spec, violations)) return undefined;
   const refused = checkSections(descriptor, spec, violations);
   // As Kuma's validators, a section refused whole (`spec.to: must not be defined`) has its confs left unchecked.
   const checkable = { ...spec, ...Object.fromEntries([...refused].map((section) => [section, undefined])) };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PermissionMatrix } from './permission-matrix.js';
-import { permissionMatrix } from './permission-matrix.js';
+import { MAX_LISTED_PATHS, permissionMatrix } from './permission-matrix.js';
+import { countOperations } from '../../../../test/support/operation-count.js';
 import type { MeshResource } from '../../../shared/resources.js';
 import { buildMeshContext } from '../../xds/context/build-mesh-context.js';
 import type { PolicyResource } from '../core/policy.js';
@@ -17,7 +18,7 @@ function mesh(mode?: 'STRICT' | 'PERMISSIVE'): MeshResource {
 }
 
 function matrix(meshResource: MeshResource, ...policies: PolicyResource[]): PermissionMatrix {
-  return permissionMatrix(buildMeshContext(meshResource, [web, backend1, backend2], { policies }));
+  return permissionMatrix(buildMeshContext(meshResource, [web, backend1, backend2], { policies }), ALL);
 }
 
 function cell(result: PermissionMatrix, caller: string, destination: string) {
@@ -26,6 +27,7 @@ function cell(result: PermissionMatrix, caller: string, destination: string) {
   return found;
 }
 
+const ALL = { offset: 0, size: 1000 };
 const mtp = (name: string, spec: PolicyResource['spec']) => policyResource('MeshTrafficPermission', name, spec);
 const origin = (name: string, item: string) => ({ type: 'MeshTrafficPermission', mesh: 'default', name, item });
 
@@ -164,6 +166,40 @@ describe('permission matrix', () => {
   });
 
   it('answers an empty matrix for a mesh without Dataplanes', () => {
-    expect(permissionMatrix(buildMeshContext(mesh('STRICT'), [], { policies: [] }))).toMatchObject({ callers: [], destinations: [], cells: [] });
+    expect(permissionMatrix(buildMeshContext(mesh('STRICT'), [], { policies: [] }), ALL)).toMatchObject({ callers: [], destinations: [], total: 0, cells: [] });
+  });
+
+  it('answers a page of cells from a mesh of 2,000 Dataplanes, each cell decided from all its paths but listing a few', () => {
+    // 2,000 Dataplanes of 20 services, each with a tag of its own: every caller Dataplane is its own caller group.
+    const dataplanes = Array.from({ length: 2000 }, (_, index) =>
+      dataplaneResource(`dp-${index}`, [{ port: 8080, tags: { 'kuma.io/service': `svc-${index % 20}`, instance: `${index}` } }], { address: `10.1.${Math.floor(index / 250)}.${index % 250}` }),
+    );
+    const allowOne = mtp('svc-1-from-svc-0-instance-0', {
+      targetRef: { kind: 'MeshService', name: 'svc-1' },
+      from: [{ targetRef: { kind: 'MeshSubset', tags: { 'kuma.io/service': 'svc-0', instance: '0' } }, default: { action: 'Allow' } }],
+    });
+    const context = buildMeshContext(mesh('STRICT'), dataplanes, { policies: [allowOne] });
+    let first: PermissionMatrix | undefined;
+    const operations = countOperations(() => (first = permissionMatrix(context, { offset: 0, size: 30 })));
+    expect(first).toMatchObject({ total: 400, offset: 0 });
+    expect(first!.callers).toHaveLength(20);
+    expect(first!.cells.map(({ caller, destination }) => `${caller}→${destination}`).slice(0, 3)).toEqual(['svc-0→svc-0', 'svc-0→svc-1', 'svc-0→svc-10']);
+    expect(first!.cells).toHaveLength(30);
+    const svc0ToSvc1 = cell(first!, 'svc-0', 'svc-1');
+    // 100 destination inbounds × 100 caller Dataplanes: one allowed (instance 0), the rest denied.
+    expect(svc0ToSvc1).toMatchObject({ decision: 'mixed', pathCount: 10_000 });
+    expect(svc0ToSvc1.paths).toHaveLength(MAX_LISTED_PATHS);
+    expect(new Set(svc0ToSvc1.paths.map((path) => path.verdict.decision))).toEqual(new Set(['allowed', 'denied']));
+    expect(svc0ToSvc1.paths.find((path) => path.verdict.decision === 'allowed')).toMatchObject({ dataplane: 'dp-1', callers: ['dp-0'] });
+    // The answer is bounded by the page, not by the 4,000,000 paths of the mesh.
+    expect(JSON.stringify(first).length).toBeLessThan(200_000);
+    // Decided once per caller group and rule group (about 2,000 × 20 per page), not once per path (4,000,000).
+    expect(operations).toBeLessThan(20_000_000);
+
+    const last = permissionMatrix(context, { offset: 390, size: 30 });
+    // The last page: the rest of the cells, callers major, services in name order.
+    expect(last.cells.map(({ caller, destination }) => `${caller}→${destination}`)).toEqual(
+      ['svc-18', 'svc-19', 'svc-2', 'svc-3', 'svc-4', 'svc-5', 'svc-6', 'svc-7', 'svc-8', 'svc-9'].map((destination) => `svc-9→${destination}`),
+    );
   });
 });

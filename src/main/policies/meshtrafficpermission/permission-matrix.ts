@@ -14,8 +14,8 @@ import { computeProxyRules } from '../core/proxy-rules.js';
 import { ruleFor, type InboundKey, type InboundRule, type Rule, type Subset } from '../core/rules.js';
 import type { MeshTrafficPermissionConf } from './api.js';
 
-/** The matrix without where it is enforced: that comes from the proxies' generated configs. */
-export type PermissionMatrix = Omit<PermissionMatrixView, 'enforcement'>;
+/** The matrix without where it is enforced (from the proxies' generated configs) and the next page's URL (from the request). */
+export type PermissionMatrix = Omit<PermissionMatrixView, 'enforcement' | 'next'>;
 
 /** A caller as the destination's proxy sees it: the certificate of one or more Dataplanes of a service. */
 interface Caller {
@@ -39,42 +39,53 @@ const PERMISSIVE_NOTE =
   'PERMISSIVE: a caller without mTLS reaches the inbound through its plaintext filter chain, which has no RBAC; proxyless gRPC servers serve plaintext only.';
 
 /**
- * The decision of every destination inbound of the mesh for every caller, grouped services ×
- * services. As Kuma's MeshTrafficPermission plugin: an inbound with `rules` is decided by them
- * (every deny first, then allow, else denied); one with only legacy `from` by the first rule whose
- * subset contains the caller (RBAC allows the Allow and AllowWithShadowDeny subsets); one that no
- * permission selects denies everyone. With mTLS off nothing is checked: each path says what the
- * rules will decide once it is on.
+ * Paths listed per cell: the first of each distinct verdict, then the first others. A cell holds one
+ * path per destination inbound and caller group, which grows as the square of the Dataplanes of its
+ * two services; its decision is still made from all of them.
  */
-export function permissionMatrix(context: MeshContext): PermissionMatrix {
+export const MAX_LISTED_PATHS = 10;
+
+/** Which cells (callers major) an answer holds. */
+export interface MatrixPage {
+  offset: number;
+  size: number;
+}
+
+/**
+ * The decision of every destination inbound of the mesh for every caller, grouped services ×
+ * services, for the cells of `page`. As Kuma's MeshTrafficPermission plugin: an inbound with
+ * `rules` is decided by them (every deny first, then allow, else denied); one with only legacy
+ * `from` by the first rule whose subset contains the caller (RBAC allows the Allow and
+ * AllowWithShadowDeny subsets); one that no permission selects denies everyone. With mTLS off
+ * nothing is checked: each path says what the rules will decide once it is on.
+ * Each caller group is decided once per group of destination inbounds that share their rules, so
+ * a page costs what its cells' distinct decisions cost, not the product of their Dataplanes.
+ */
+export function permissionMatrix(context: MeshContext, page: MatrixPage): PermissionMatrix {
   const mesh = context.mesh.meta.name;
   const mtls = meshMtls(context.mesh);
   const dataplanes = [...context.dataplanesByName.values()];
-  const callers = callersOf(mesh, dataplanes);
-  const destinations = destinationsOf(dataplanes);
-  const callerServices = [...new Set(callers.map((caller) => caller.service))].sort();
-  const destinationServices = [...new Set(destinations.map((destination) => destination.service))].sort();
+  const callersByService = groupBy(callersOf(mesh, dataplanes), (caller) => caller.service);
+  const destinationsByService = groupBy(destinationsOf(dataplanes), (destination) => destination.service);
+  const callerServices = [...callersByService.keys()].sort();
+  const destinationServices = [...destinationsByService.keys()].sort();
   const warnings = new Set<string>();
+  const ruleGroups = new Map<string, RuleGroups>();
+  const groupsOf = (service: string) => {
+    let groups = ruleGroups.get(service);
+    if (!groups) ruleGroups.set(service, (groups = ruleGroupsOf(context, destinationsByService.get(service)!, warnings)));
+    return groups;
+  };
+  const total = callerServices.length * destinationServices.length;
   const cells: PermissionCell[] = [];
-  for (const callerService of callerServices) {
-    for (const destinationService of destinationServices) {
-      const paths: PermissionPath[] = [];
-      for (const destination of destinations.filter((each) => each.service === destinationService)) {
-        const computed = computeProxyRules(context, destination.dataplane, 'MeshTrafficPermission');
-        for (const warning of computed.warnings) warnings.add(warning);
-        for (const caller of callers.filter((each) => each.service === callerService)) {
-          const decided = decide(computed.inboundRules.get(destination.inbound), computed.rules.from.get(destination.inbound), caller, sniFromTags({ [SERVICE_TAG]: destinationService, mesh }));
-          paths.push({
-            dataplane: destination.dataplane.meta.name,
-            inbound: destination.inbound,
-            callers: caller.dataplanes,
-            ...(mtls ? { verdict: decided } : { verdict: { decision: 'allowed', reason: NOT_ENFORCED }, whenEnforced: decided }),
-          });
-        }
-      }
-      const decisions = new Set(paths.map((path) => path.verdict.decision));
-      cells.push({ caller: callerService, destination: destinationService, decision: decisions.size === 1 ? [...decisions][0]! : 'mixed', paths });
-    }
+  for (let index = page.offset; index < Math.min(total, page.offset + page.size); index++) {
+    const caller = callerServices[Math.floor(index / destinationServices.length)]!;
+    const destination = destinationServices[index % destinationServices.length]!;
+    const sni = sniFromTags({ [SERVICE_TAG]: destination, mesh });
+    cells.push(cellOf(caller, destination, callersByService.get(caller)!, groupsOf(destination), (rules, who) => {
+      const decided = decide(rules.inbound, rules.from, who, sni);
+      return mtls ? { verdict: decided } : { verdict: { decision: 'allowed', reason: NOT_ENFORCED }, whenEnforced: decided };
+    }));
   }
   return {
     mesh,
@@ -83,9 +94,82 @@ export function permissionMatrix(context: MeshContext): PermissionMatrix {
     ...(!mtls ? { note: NOT_ENFORCED } : mtls.mode === 'PERMISSIVE' && { note: PERMISSIVE_NOTE }),
     callers: callerServices,
     destinations: destinationServices,
+    total,
+    offset: page.offset,
     cells,
     warnings: [...warnings],
   };
+}
+
+/** The rules one destination inbound decides by. */
+interface InboundRules {
+  inbound: readonly InboundRule<unknown>[] | undefined;
+  from: readonly Rule<unknown>[] | undefined;
+}
+
+/** A destination service's inbounds (in order) and, for each, its group of inbounds with the very same rules. */
+interface RuleGroups {
+  destinations: readonly Destination[];
+  groupOf: readonly number[];
+  groups: readonly { rules: InboundRules; first: number }[];
+}
+
+function ruleGroupsOf(context: MeshContext, destinations: readonly Destination[], warnings: Set<string>): RuleGroups {
+  const groups: { rules: InboundRules; first: number }[] = [];
+  // Rules are shared by every inbound selected by the same policies (proxy-rules.ts): found by object.
+  const byRules = new Map<unknown, Map<unknown, number>>();
+  const groupOf = destinations.map((destination, index) => {
+    const computed = computeProxyRules(context, destination.dataplane, 'MeshTrafficPermission');
+    for (const warning of computed.warnings) warnings.add(warning);
+    const rules = { inbound: computed.inboundRules.get(destination.inbound), from: computed.rules.from.get(destination.inbound) };
+    let byFrom = byRules.get(rules.inbound);
+    if (!byFrom) byRules.set(rules.inbound, (byFrom = new Map()));
+    let group = byFrom.get(rules.from);
+    if (group === undefined) byFrom.set(rules.from, (group = groups.push({ rules, first: index }) - 1));
+    return group;
+  });
+  return { destinations, groupOf, groups };
+}
+
+type Judged = Pick<PermissionPath, 'verdict' | 'whenEnforced'>;
+
+/**
+ * One cell: its decision from every (destination inbound, caller group) path, each decided once
+ * per rule group; its paths listed up to MAX_LISTED_PATHS, every distinct verdict among them.
+ */
+function cellOf(caller: string, destination: string, callers: readonly Caller[], groups: RuleGroups, judge: (rules: InboundRules, caller: Caller) => Judged): PermissionCell {
+  const judged = groups.groups.map(({ rules }) => callers.map((who) => judge(rules, who)));
+  const pathCount = groups.destinations.length * callers.length;
+  // A path is numbered destination-major, as the cell lists them; each distinct verdict's first path is kept.
+  const firstOfVerdict = new Map<string, number>();
+  groups.groups.forEach(({ first }, group) =>
+    judged[group]!.forEach((verdict, who) => {
+      const key = JSON.stringify(verdict);
+      const at = first * callers.length + who;
+      if ((firstOfVerdict.get(key) ?? Infinity) > at) firstOfVerdict.set(key, at);
+    }),
+  );
+  const listed = new Set([...firstOfVerdict.values()].sort((a, b) => a - b).slice(0, MAX_LISTED_PATHS));
+  for (let at = 0; at < pathCount && listed.size < MAX_LISTED_PATHS; at++) listed.add(at);
+  const paths = [...listed]
+    .sort((a, b) => a - b)
+    .map((at): PermissionPath => {
+      const place = groups.destinations[Math.floor(at / callers.length)]!;
+      const who = at % callers.length;
+      return { dataplane: place.dataplane.meta.name, inbound: place.inbound, callers: callers[who]!.dataplanes, ...judged[groups.groupOf[Math.floor(at / callers.length)]!]![who]! };
+    });
+  const decisions = new Set(judged.flat().map(({ verdict }) => verdict.decision));
+  return { caller, destination, decision: decisions.size === 1 ? [...decisions][0]! : 'mixed', pathCount, paths };
+}
+
+function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const group = groups.get(keyOf(item));
+    if (group) group.push(item);
+    else groups.set(keyOf(item), [item]);
+  }
+  return groups;
 }
 
 /**

@@ -30,6 +30,10 @@ import type { PermissionMatrixView } from '../../../../shared/permission-types.j
 import type { CoreEvent } from '../../../../shared/events.js';
 import type { ProxyPolicyEffects } from '../../../../shared/policy-types.js';
 import type { ResourceKey, Violation } from '../../../../shared/resources.js';
+
+/** The most cells `_permissions` answers at once, and the most the UI loads. */
+const MATRIX_PAGE_SIZE = 1000;
+const MAX_MATRIX_CELLS = 10_000;
 import type { ConnectionStatus, Transport } from './transport.js';
 
 /** An API answer other than 2xx, with Kuma's error body (`causes` name the fields at fault). */
@@ -254,9 +258,23 @@ export class MeshdeskClient {
     return this.json('GET', `/meshes/${segment(mesh)}/_mtls`);
   }
 
-  /** Which service may call which in the mesh (MeshTrafficPermission), and the RBAC filters that enforce it. */
-  permissions(mesh: string): Promise<PermissionMatrixView> {
-    return this.json('GET', `/meshes/${segment(mesh)}/_permissions`);
+  /**
+   * Which service may call which in the mesh (MeshTrafficPermission), and the RBAC filters that
+   * enforce it: every page of cells up to MAX_MATRIX_CELLS (100 × 100 services), merged; past it,
+   * a warning says how much of the matrix is shown.
+   */
+  async permissions(mesh: string): Promise<PermissionMatrixView> {
+    const page = (offset: number) => this.json<PermissionMatrixView>('GET', `/meshes/${segment(mesh)}/_permissions?size=${MATRIX_PAGE_SIZE}&offset=${offset}`);
+    const view = await page(0);
+    while (view.next !== null && view.cells.length < MAX_MATRIX_CELLS) {
+      const more = await page(view.cells.length);
+      view.cells.push(...more.cells);
+      Object.assign(view.enforcement, more.enforcement);
+      view.warnings = [...new Set([...view.warnings, ...more.warnings])];
+      view.next = more.next;
+    }
+    if (view.next !== null) view.warnings.push(`The matrix has ${view.total} cells; the first ${view.cells.length} are shown (callers in name order).`);
+    return view;
   }
 
   /** The proxy's identity certificate; null when it has none (offline, or mTLS off). */
