@@ -13,7 +13,7 @@ import { DeltaSubscription, coalesceDeltaRequests } from './delta-subscription.j
 import type { ConfigWatcher } from './snapshot-cache.js';
 import { SharedPort, type SharedPortTls } from './shared-port.js';
 import { SotwSubscription, coalesceSotwRequests } from './sotw-subscription.js';
-import { AdsStream, type AdsCall, type Logger, type StreamInfo, type StreamProtocol } from './stream.js';
+import { AdsStream, MAX_SUBSCRIBED_NAMES_PER_STREAM, type AdsCall, type Logger, type StreamInfo, type StreamProtocol } from './stream.js';
 
 /** Spec §7: keep each response under 4 MB (gRPC clients refuse larger messages by default). */
 export const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
@@ -25,6 +25,8 @@ export interface AdsServerOptions {
   callbacks?: readonly Callbacks[];
   /** A response larger than this is not sent: the proxy keeps its last configuration. */
   maxResponseBytes?: number;
+  /** A stream subscribing to more resource names than this, all types together, is ended with RESOURCE_EXHAUSTED. */
+  maxSubscribedNames?: number;
   /** Where errors of notification hooks go (they cannot close a stream). Defaults to console. */
   logger?: Logger;
   /** A connection without any stream for this long is closed; an ADS client always has its stream open. */
@@ -45,11 +47,13 @@ const SOTW: StreamProtocol<DiscoveryRequest, DiscoveryResponse> = {
   name: 'sotw',
   subscription: (typeUrl) => new SotwSubscription(typeUrl),
   coalesce: coalesceSotwRequests,
+  namesSubscribed: (request) => request.resource_names.length,
 };
 const DELTA: StreamProtocol<DeltaDiscoveryRequest, DeltaDiscoveryResponse> = {
   name: 'delta',
   subscription: (typeUrl) => new DeltaSubscription(typeUrl),
   coalesce: coalesceDeltaRequests,
+  namesSubscribed: (request) => request.resource_names_subscribe.length,
 };
 
 type LiveStream = Pick<AdsStream<XdsRequest, XdsResponse>, 'id' | 'end' | 'drained' | 'info'>;
@@ -71,6 +75,7 @@ export class AdsServer {
     this.#options = {
       callbacks: [],
       maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
+      maxSubscribedNames: MAX_SUBSCRIBED_NAMES_PER_STREAM,
       logger: console,
       maxConnectionIdleMs: DEFAULT_MAX_CONNECTION_IDLE_MS,
       ...options,
@@ -155,6 +160,7 @@ export class AdsServer {
       watcher: this.#options.snapshots,
       callbacks: this.#callbacks,
       maxResponseBytes: this.#options.maxResponseBytes,
+      maxSubscribedNames: this.#options.maxSubscribedNames,
       logger: this.#options.logger,
       onDone: (done) => this.#streams.delete(done.id),
     });

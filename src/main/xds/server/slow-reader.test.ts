@@ -1,0 +1,124 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { megabytes, settledMemory } from '../../../../test/reliability/support/memory.js';
+import { LONG_RUN } from '../../../../test/reliability/support/seeded-random.js';
+import { eventually } from '../../../../test/support/eventually.js';
+import { CLUSTER_TYPE_URL } from '../protocol/type-urls.js';
+import type { AdsServer } from './ads-server.js';
+import { resourceVersion, snapshotFromJson } from './snapshot.js';
+import { AdsTestbed, NODE_ID } from './testing/ads-testbed.js';
+import { withProbe } from './testing/raw-ads-client.js';
+
+/**
+ * A client that stops reading its stream while its configuration keeps changing (issue 27: +200 MB
+ * in 100 s, freed only on disconnect). Memory and byte counts are measured, never time.
+ */
+
+const CLUSTERS = 4;
+const PADDING = 64 * 1024;
+/** One response of the test's config: every cluster carries PADDING bytes. */
+const RESPONSE_BYTES = CLUSTERS * (PADDING + 1024);
+/** 200 changes of a 256 KB response: 51 MB queued for the stalled client before (2000: 0.5 GB). */
+const CHANGES = LONG_RUN ? 2000 : 200;
+/**
+ * What the paused client holds itself, in this same process (grpc-js reads up to 16 messages ahead,
+ * each received and decoded, plus its HTTP/2 windows), and the heap's noise: 8.8 MB measured,
+ * where 200 queued responses took 55 MB.
+ */
+const CLIENT_AND_NOISE_BYTES = 48 * RESPONSE_BYTES;
+
+let bed: AdsTestbed;
+
+beforeEach(() => {
+  bed = new AdsTestbed();
+});
+
+afterEach(async () => {
+  await bed.close();
+});
+
+/** Config number `change`: every cluster differs from the change before (so every change is due to the client). */
+function setConfig(change: number): void {
+  const padding = String(change).padStart(PADDING, '.');
+  const clusters = Array.from({ length: CLUSTERS }, (_, index) => ({ name: `cluster-${index}`, type: 'STATIC', connect_timeout: '1s', alt_stat_name: padding }));
+  bed.cache.setSnapshot(NODE_ID, withProbe(snapshotFromJson({ [CLUSTER_TYPE_URL]: { version: `v${change}`, resources: clusters } })));
+}
+
+/**
+ * Changes the config CHANGES times while the client does not read, and checks after each that
+ * the server holds at most one response for it, and that its memory did not grow with the changes.
+ */
+async function changeWhileStalled(server: AdsServer): Promise<void> {
+  const before = await settledMemory();
+  let mostUnwritten = 0;
+  for (let change = 1; change <= CHANGES; change++) {
+    setConfig(change);
+    await nextTurn(); // the stream's queue runs and its writes go as far as the client lets them
+    mostUnwritten = Math.max(mostUnwritten, server.streams()[0]!.unwrittenBytes);
+  }
+  const after = await settledMemory();
+  const grown = after.heapUsedBytes + after.externalBytes - (before.heapUsedBytes + before.externalBytes);
+  expect(grown, `memory growth (${megabytes(grown)}) while ${CHANGES} changes of ${megabytes(RESPONSE_BYTES)} went to a stalled client`).toBeLessThan(
+    CLIENT_AND_NOISE_BYTES,
+  );
+  // The client's flow-control window is full: the type's response waits, coalescing every change.
+  await eventually(() => expect(server.streams()[0]!.heldResponses).toEqual([CLUSTER_TYPE_URL]));
+  expect(mostUnwritten, 'bytes handed to gRPC and not yet written, for a client that does not read').toBeLessThanOrEqual(RESPONSE_BYTES);
+}
+
+describe('a client that stops reading its ADS stream', () => {
+  test('State of the World: the server holds one response per type, and the client gets the latest config when it reads again and ACKs it', async () => {
+    const { server, port } = await bed.start();
+    setConfig(0);
+    const client = bed.sotwClient(port);
+    client.send(CLUSTER_TYPE_URL);
+    client.ack(await client.next());
+    await client.barrier();
+    client.pause();
+
+    await changeWhileStalled(server);
+
+    client.resume();
+    let received = 0;
+    for (;;) {
+      const response = await client.next();
+      received += 1;
+      if (response.version_info !== `v${CHANGES}`) continue;
+      client.ack(response);
+      break;
+    }
+    await client.barrier(); // the ACK was handled
+    const clusters = server.streams()[0]!.subscriptions.find((subscription) => subscription.typeUrl === CLUSTER_TYPE_URL)!;
+    expect(clusters.lastAcked?.version).toBe(`v${CHANGES}`);
+    expect(clusters.lastSent?.version).toBe(`v${CHANGES}`);
+    expect(received, 'responses read after resuming: what the client had buffered, then the latest').toBeLessThan(CHANGES / 4);
+  });
+
+  test('delta: the server holds one response per type, and the client ends with exactly the latest resources when it reads again', async () => {
+    const { server, port } = await bed.start();
+    setConfig(0);
+    const client = bed.deltaClient(port);
+    client.send(CLUSTER_TYPE_URL, { subscribe: ['*'] });
+    client.ack(await client.next());
+    await client.barrier();
+    client.pause();
+
+    await changeWhileStalled(server);
+
+    client.resume();
+    let received = 0;
+    for (;;) {
+      const response = await client.next();
+      received += 1;
+      if (response.system_version_info !== `v${CHANGES}`) continue;
+      client.ack(response);
+      break;
+    }
+    await client.barrier();
+    const clusters = server.streams()[0]!.subscriptions.find((subscription) => subscription.typeUrl === CLUSTER_TYPE_URL)!;
+    expect(clusters.lastAcked?.version).toBe(`v${CHANGES}`);
+    const latest = bed.cache.getSnapshot(NODE_ID)!.get(CLUSTER_TYPE_URL)!.resources;
+    expect(client.held(CLUSTER_TYPE_URL)).toEqual(new Map([...latest].map(([name, resource]) => [name, resourceVersion(resource)])));
+    expect(received).toBeLessThan(CHANGES / 4);
+  });
+});
