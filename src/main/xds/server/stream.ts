@@ -210,7 +210,7 @@ export class AdsStream<Request extends XdsRequest, Response extends XdsResponse>
     const latest = waiting ? this.#options.protocol.coalesce(waiting, request) : request;
     // Refused before it is held: a waiting delta request grows with every request coalesced into it.
     const named = this.#options.protocol.namesSubscribed(latest);
-    if (named > this.#options.maxSubscribedNames) return this.end(this.#tooManyNames(named, typeUrl));
+    if (named > this.#options.maxSubscribedNames) return this.end(this.#tooManyNames(named, latest));
     if (waiting) {
       this.#waiting.set(typeUrl, latest);
       return;
@@ -254,7 +254,7 @@ export class AdsStream<Request extends XdsRequest, Response extends XdsResponse>
     subscription.apply(withClippedErrorDetail(request), classification);
     const subscribed = this.#subscribedNames();
     if (subscribed > this.#options.maxSubscribedNames) {
-      const refusal = this.#tooManyNames(subscribed, request.type_url);
+      const refusal = this.#tooManyNames(subscribed, request);
       throw new StreamError(refusal.code, refusal.details);
     }
     this.#respond(subscription);
@@ -271,12 +271,13 @@ export class AdsStream<Request extends XdsRequest, Response extends XdsResponse>
    * Envoy logs the status with its message, keeps its configuration and reconnects with backoff;
    * ignoring the names instead would leave it waiting for resources that never come, with no reason.
    */
-  #tooManyNames(count: number, typeUrl: string): { code: status; details: string } {
-    const who = this.#node ? `proxy "${this.#node.id}"` : `stream ${this.id} from ${this.peer}`;
+  #tooManyNames(count: number, request: Request): { code: status; details: string } {
+    const nodeId = (this.#node ?? request.node)?.id;
+    const who = nodeId ? `proxy "${nodeId}"` : `a client at ${this.peer}`;
     return {
       code: status.RESOURCE_EXHAUSTED,
       details:
-        `${who} subscribed to ${count} resource names (${shortTypeName(typeUrl)} the latest); ` +
+        `${who} would subscribe to ${count} resource names on stream ${this.id} with this ${shortTypeName(request.type_url)} request; ` +
         `a stream may subscribe to at most ${this.#options.maxSubscribedNames} names, all types together`,
     };
   }
