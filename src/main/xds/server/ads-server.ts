@@ -8,6 +8,7 @@ import {
   type XdsRequest,
   type XdsResponse,
 } from '../protocol/ads-service.js';
+import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from '../../net/connection-limits.js';
 import { CallbacksChain, type Callbacks } from './callbacks.js';
 import { DeltaSubscription, coalesceDeltaRequests } from './delta-subscription.js';
 import type { ConfigWatcher } from './snapshot-cache.js';
@@ -31,6 +32,8 @@ export interface AdsServerOptions {
   logger?: Logger;
   /** A connection without any stream for this long is closed; an ADS client always has its stream open. */
   maxConnectionIdleMs?: number;
+  /** Deadlines and bounds for the port's connections (DEFAULT_CONNECTION_LIMITS for any left out). */
+  connections?: Partial<ConnectionLimits>;
 }
 
 /** The ADS server could not start: says where and why. */
@@ -78,6 +81,7 @@ export class AdsServer {
       maxSubscribedNames: MAX_SUBSCRIBED_NAMES_PER_STREAM,
       logger: console,
       maxConnectionIdleMs: DEFAULT_MAX_CONNECTION_IDLE_MS,
+      connections: {},
       ...options,
     };
     this.#callbacks = new CallbacksChain(this.#options.callbacks);
@@ -100,7 +104,8 @@ export class AdsServer {
     // TLS, when any, ends at the shared port: grpc-js gets every connection as plaintext HTTP/2.
     const injector = server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
     try {
-      const listening = await SharedPort.listen({ host, port, grpc: (connection) => injector.injectConnection(connection), tls });
+      const limits = { ...DEFAULT_CONNECTION_LIMITS, ...this.#options.connections };
+      const listening = await SharedPort.listen({ host, port, grpc: (connection) => injector.injectConnection(connection), tls, limits });
       this.#server = server;
       this.#port = listening.port;
       return listening.boundPort;
@@ -138,6 +143,11 @@ export class AdsServer {
     const stream = this.#streams.get(streamId);
     stream?.end(finalStatus);
     return stream !== undefined;
+  }
+
+  /** Connections on the port now: served (handed to gRPC or HTTP) and pending (not yet spoken). */
+  get connections(): { served: number; pending: number } {
+    return this.#port?.connections ?? { served: 0, pending: 0 };
   }
 
   get streamCount(): number {
