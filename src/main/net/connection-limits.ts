@@ -48,8 +48,9 @@ export class PendingConnections {
 
   /** Holds `socket` until it is settled, closing it after `timeoutMs`; makes room by closing the oldest. */
   admit(socket: Socket, timeoutMs: number): void {
+    if (socket.remotePort === undefined) return void socket.destroy(); // gone already
     const peer = peerOf(socket);
-    if (this.#pending.size >= this.maxPending) this.#pending.values().next().value!.socket.destroy();
+    if (this.#pending.size >= this.maxPending) this.#close(this.#pending.keys().next().value!);
     this.#arm(peer, socket, timeoutMs);
     socket.once('close', () => {
       if (this.#pending.get(peer)?.socket === socket) this.#forget(peer);
@@ -75,7 +76,14 @@ export class PendingConnections {
   #arm(peer: string, socket: Socket, timeoutMs: number): void {
     clearTimeout(this.#pending.get(peer)?.deadline);
     this.#pending.delete(peer);
-    this.#pending.set(peer, { socket, deadline: setTimeout(() => socket.destroy(), timeoutMs) });
+    this.#pending.set(peer, { socket, deadline: setTimeout(() => this.#close(peer), timeoutMs) });
+  }
+
+  /** Forgotten at once, not at its 'close' event: the next admission in this turn makes room with the next oldest. */
+  #close(peer: string): void {
+    const { socket } = this.#pending.get(peer)!;
+    this.#forget(peer);
+    socket.destroy();
   }
 }
 
