@@ -66,6 +66,20 @@ async function changeWhileStalled(server: AdsServer): Promise<void> {
   expect(mostUnwritten, 'bytes handed to gRPC and not yet written, for a client that does not read').toBeLessThanOrEqual(RESPONSE_BYTES);
 }
 
+/** Reads responses until the one of the latest config and ACKs it; returns how many it read. */
+async function readToLatest(next: () => Promise<{ version: string; ack: () => void }>): Promise<number> {
+  for (let received = 1; ; received++) {
+    const response = await next();
+    if (response.version !== `v${CHANGES}`) continue;
+    response.ack();
+    return received;
+  }
+}
+
+function clusterSubscription(server: AdsServer) {
+  return server.streams()[0]!.subscriptions.find((subscription) => subscription.typeUrl === CLUSTER_TYPE_URL)!;
+}
+
 describe('a client that stops reading its ADS stream', () => {
   test('State of the World: the server holds one response per type, and the client gets the latest config when it reads again and ACKs it', async () => {
     const { server, port } = await bed.start();
@@ -79,18 +93,13 @@ describe('a client that stops reading its ADS stream', () => {
     await changeWhileStalled(server);
 
     client.resume();
-    let received = 0;
-    for (;;) {
+    const received = await readToLatest(async () => {
       const response = await client.next();
-      received += 1;
-      if (response.version_info !== `v${CHANGES}`) continue;
-      client.ack(response);
-      break;
-    }
+      return { version: response.version_info, ack: () => client.ack(response) };
+    });
     await client.barrier(); // the ACK was handled
-    const clusters = server.streams()[0]!.subscriptions.find((subscription) => subscription.typeUrl === CLUSTER_TYPE_URL)!;
-    expect(clusters.lastAcked?.version).toBe(`v${CHANGES}`);
-    expect(clusters.lastSent?.version).toBe(`v${CHANGES}`);
+    expect(clusterSubscription(server).lastAcked?.version).toBe(`v${CHANGES}`);
+    expect(clusterSubscription(server).lastSent?.version).toBe(`v${CHANGES}`);
     expect(received, 'responses read after resuming: what the client had buffered, then the latest').toBeLessThan(CHANGES / 4);
   });
 
@@ -106,17 +115,12 @@ describe('a client that stops reading its ADS stream', () => {
     await changeWhileStalled(server);
 
     client.resume();
-    let received = 0;
-    for (;;) {
+    const received = await readToLatest(async () => {
       const response = await client.next();
-      received += 1;
-      if (response.system_version_info !== `v${CHANGES}`) continue;
-      client.ack(response);
-      break;
-    }
+      return { version: response.system_version_info, ack: () => client.ack(response) };
+    });
     await client.barrier();
-    const clusters = server.streams()[0]!.subscriptions.find((subscription) => subscription.typeUrl === CLUSTER_TYPE_URL)!;
-    expect(clusters.lastAcked?.version).toBe(`v${CHANGES}`);
+    expect(clusterSubscription(server).lastAcked?.version).toBe(`v${CHANGES}`);
     const latest = bed.cache.getSnapshot(NODE_ID)!.get(CLUSTER_TYPE_URL)!.resources;
     expect(client.held(CLUSTER_TYPE_URL)).toEqual(new Map([...latest].map(([name, resource]) => [name, resourceVersion(resource)])));
     expect(received).toBeLessThan(CHANGES / 4);
