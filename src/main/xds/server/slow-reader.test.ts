@@ -66,12 +66,31 @@ async function changeWhileStalled(server: AdsServer): Promise<void> {
   expect(mostUnwritten, 'bytes handed to gRPC and not yet written, for a client that does not read').toBeLessThanOrEqual(RESPONSE_BYTES);
 }
 
-/** Reads responses until the one of the latest config and ACKs it; returns how many it read. */
-async function readToLatest(next: () => Promise<{ version: string; ack: () => void }>): Promise<number> {
+/** What both raw clients do here: one response of the latest config read at a time, as version and ACK. */
+interface StallingClient {
+  pause(): void;
+  resume(): void;
+  barrier(): Promise<unknown>;
+  nextResponse(): Promise<{ version: string; ack: () => void }>;
+}
+
+/**
+ * Stops reading, changes the config CHANGES times (see changeWhileStalled), reads again until the
+ * latest config and ACKs it; returns how many responses it read after resuming.
+ */
+async function stallThroughChanges(server: AdsServer, client: StallingClient): Promise<number> {
+  const first = await client.nextResponse();
+  first.ack();
+  await client.barrier();
+  client.pause();
+  await changeWhileStalled(server);
+  client.resume();
   for (let received = 1; ; received++) {
-    const response = await next();
+    const response = await client.nextResponse();
     if (response.version !== `v${CHANGES}`) continue;
     response.ack();
+    await client.barrier(); // the ACK was handled
+    expect(clusterSubscription(server).lastAcked?.version).toBe(`v${CHANGES}`);
     return received;
   }
 }
@@ -86,19 +105,15 @@ describe('a client that stops reading its ADS stream', () => {
     setConfig(0);
     const client = bed.sotwClient(port);
     client.send(CLUSTER_TYPE_URL);
-    client.ack(await client.next());
-    await client.barrier();
-    client.pause();
-
-    await changeWhileStalled(server);
-
-    client.resume();
-    const received = await readToLatest(async () => {
-      const response = await client.next();
-      return { version: response.version_info, ack: () => client.ack(response) };
+    const received = await stallThroughChanges(server, {
+      pause: () => client.pause(),
+      resume: () => client.resume(),
+      barrier: () => client.barrier(),
+      nextResponse: async () => {
+        const response = await client.next();
+        return { version: response.version_info, ack: () => client.ack(response) };
+      },
     });
-    await client.barrier(); // the ACK was handled
-    expect(clusterSubscription(server).lastAcked?.version).toBe(`v${CHANGES}`);
     expect(clusterSubscription(server).lastSent?.version).toBe(`v${CHANGES}`);
     expect(received, 'responses read after resuming: what the client had buffered, then the latest').toBeLessThan(CHANGES / 4);
   });
@@ -108,19 +123,15 @@ describe('a client that stops reading its ADS stream', () => {
     setConfig(0);
     const client = bed.deltaClient(port);
     client.send(CLUSTER_TYPE_URL, { subscribe: ['*'] });
-    client.ack(await client.next());
-    await client.barrier();
-    client.pause();
-
-    await changeWhileStalled(server);
-
-    client.resume();
-    const received = await readToLatest(async () => {
-      const response = await client.next();
-      return { version: response.system_version_info, ack: () => client.ack(response) };
+    const received = await stallThroughChanges(server, {
+      pause: () => client.pause(),
+      resume: () => client.resume(),
+      barrier: () => client.barrier(),
+      nextResponse: async () => {
+        const response = await client.next();
+        return { version: response.system_version_info, ack: () => client.ack(response) };
+      },
     });
-    await client.barrier();
-    expect(clusterSubscription(server).lastAcked?.version).toBe(`v${CHANGES}`);
     const latest = bed.cache.getSnapshot(NODE_ID)!.get(CLUSTER_TYPE_URL)!.resources;
     expect(client.held(CLUSTER_TYPE_URL)).toEqual(new Map([...latest].map(([name, resource]) => [name, resourceVersion(resource)])));
     expect(received).toBeLessThan(CHANGES / 4);
