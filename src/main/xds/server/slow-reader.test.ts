@@ -95,6 +95,22 @@ async function stallThroughChanges(server: AdsServer, client: StallingClient): P
   }
 }
 
+/** Either raw client as a StallingClient, its responses' version read by `versionOf`. */
+function stalling<Response>(
+  client: { pause(): void; resume(): void; barrier(): Promise<unknown>; next(): Promise<Response>; ack(response: Response): void },
+  versionOf: (response: Response) => string,
+): StallingClient {
+  return {
+    pause: () => client.pause(),
+    resume: () => client.resume(),
+    barrier: () => client.barrier(),
+    nextResponse: async () => {
+      const response = await client.next();
+      return { version: versionOf(response), ack: () => client.ack(response) };
+    },
+  };
+}
+
 function clusterSubscription(server: AdsServer) {
   return server.streams()[0]!.subscriptions.find((subscription) => subscription.typeUrl === CLUSTER_TYPE_URL)!;
 }
@@ -105,15 +121,7 @@ describe('a client that stops reading its ADS stream', () => {
     setConfig(0);
     const client = bed.sotwClient(port);
     client.send(CLUSTER_TYPE_URL);
-    const received = await stallThroughChanges(server, {
-      pause: () => client.pause(),
-      resume: () => client.resume(),
-      barrier: () => client.barrier(),
-      nextResponse: async () => {
-        const response = await client.next();
-        return { version: response.version_info, ack: () => client.ack(response) };
-      },
-    });
+    const received = await stallThroughChanges(server, stalling(client, (response) => response.version_info));
     expect(clusterSubscription(server).lastSent?.version).toBe(`v${CHANGES}`);
     expect(received, 'responses read after resuming: what the client had buffered, then the latest').toBeLessThan(CHANGES / 4);
   });
@@ -123,15 +131,7 @@ describe('a client that stops reading its ADS stream', () => {
     setConfig(0);
     const client = bed.deltaClient(port);
     client.send(CLUSTER_TYPE_URL, { subscribe: ['*'] });
-    const received = await stallThroughChanges(server, {
-      pause: () => client.pause(),
-      resume: () => client.resume(),
-      barrier: () => client.barrier(),
-      nextResponse: async () => {
-        const response = await client.next();
-        return { version: response.system_version_info, ack: () => client.ack(response) };
-      },
-    });
+    const received = await stallThroughChanges(server, stalling(client, (response) => response.system_version_info));
     const latest = bed.cache.getSnapshot(NODE_ID)!.get(CLUSTER_TYPE_URL)!.resources;
     expect(client.held(CLUSTER_TYPE_URL)).toEqual(new Map([...latest].map(([name, resource]) => [name, resourceVersion(resource)])));
     expect(received).toBeLessThan(CHANGES / 4);
