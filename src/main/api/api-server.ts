@@ -55,8 +55,9 @@ export async function handleApiRequest(router: Router, call: ApiCall): Promise<A
     return reply === undefined ? undefined : toResponse(reply);
   } catch (error) {
     const apiError = toApiError(error);
-    // A bootstrap's `?token=` is a credential: it stays out of the log.
-    if (apiError.status >= 500) console.error(`${call.method} ${call.path.replace(/([?&]token=)[^&]*/g, '$1…')} failed:`, error);
+    // A bootstrap's `?token=` is a credential: it stays out of the log. A route's own ApiError (a
+    // refusal such as /events' 503 when full) says all in its answer: logging each would flood the log.
+    if (apiError.status >= 500 && !(error instanceof ApiError)) console.error(`${call.method} ${call.path.replace(/([?&]token=)[^&]*/g, '$1…')} failed:`, error);
     return errorResponse(apiError);
   }
 }

@@ -17,6 +17,8 @@ const gc = exposedGc();
 export interface MemorySample {
   rssBytes: number;
   heapUsedBytes: number;
+  /** Memory of Buffers and other ArrayBuffers, outside the JavaScript heap (encoded messages live here). */
+  externalBytes: number;
   /** Live timers, sockets and other handles by kind, from process.getActiveResourcesInfo(). */
   resources: Record<string, number>;
 }
@@ -29,8 +31,8 @@ export async function settledMemory(): Promise<MemorySample> {
   }
   const resources: Record<string, number> = {};
   for (const kind of process.getActiveResourcesInfo()) resources[kind] = (resources[kind] ?? 0) + 1;
-  const { rss, heapUsed } = process.memoryUsage();
-  return { rssBytes: rss, heapUsedBytes: heapUsed, resources };
+  const { rss, heapUsed, external } = process.memoryUsage();
+  return { rssBytes: rss, heapUsedBytes: heapUsed, externalBytes: external, resources };
 }
 
 export function megabytes(bytes: number): string {

@@ -8,12 +8,13 @@ import {
   type XdsRequest,
   type XdsResponse,
 } from '../protocol/ads-service.js';
+import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from '../../net/connection-limits.js';
 import { CallbacksChain, type Callbacks } from './callbacks.js';
 import { DeltaSubscription, coalesceDeltaRequests } from './delta-subscription.js';
 import type { ConfigWatcher } from './snapshot-cache.js';
 import { SharedPort, type SharedPortTls } from './shared-port.js';
 import { SotwSubscription, coalesceSotwRequests } from './sotw-subscription.js';
-import { AdsStream, type AdsCall, type Logger, type StreamInfo, type StreamProtocol } from './stream.js';
+import { AdsStream, MAX_SUBSCRIBED_NAMES_PER_STREAM, type AdsCall, type Logger, type StreamInfo, type StreamProtocol } from './stream.js';
 
 /** Spec §7: keep each response under 4 MB (gRPC clients refuse larger messages by default). */
 export const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
@@ -25,10 +26,14 @@ export interface AdsServerOptions {
   callbacks?: readonly Callbacks[];
   /** A response larger than this is not sent: the proxy keeps its last configuration. */
   maxResponseBytes?: number;
+  /** A stream subscribing to more resource names than this, all types together, is ended with RESOURCE_EXHAUSTED. */
+  maxSubscribedNames?: number;
   /** Where errors of notification hooks go (they cannot close a stream). Defaults to console. */
   logger?: Logger;
   /** A connection without any stream for this long is closed; an ADS client always has its stream open. */
   maxConnectionIdleMs?: number;
+  /** Deadlines and bounds for the port's connections (DEFAULT_CONNECTION_LIMITS for any left out). */
+  connections?: Partial<ConnectionLimits>;
 }
 
 /** The ADS server could not start: says where and why. */
@@ -45,11 +50,13 @@ const SOTW: StreamProtocol<DiscoveryRequest, DiscoveryResponse> = {
   name: 'sotw',
   subscription: (typeUrl) => new SotwSubscription(typeUrl),
   coalesce: coalesceSotwRequests,
+  namesSubscribed: (request) => request.resource_names.length,
 };
 const DELTA: StreamProtocol<DeltaDiscoveryRequest, DeltaDiscoveryResponse> = {
   name: 'delta',
   subscription: (typeUrl) => new DeltaSubscription(typeUrl),
   coalesce: coalesceDeltaRequests,
+  namesSubscribed: (request) => request.resource_names_subscribe.length,
 };
 
 type LiveStream = Pick<AdsStream<XdsRequest, XdsResponse>, 'id' | 'end' | 'drained' | 'info'>;
@@ -71,8 +78,10 @@ export class AdsServer {
     this.#options = {
       callbacks: [],
       maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
+      maxSubscribedNames: MAX_SUBSCRIBED_NAMES_PER_STREAM,
       logger: console,
       maxConnectionIdleMs: DEFAULT_MAX_CONNECTION_IDLE_MS,
+      connections: {},
       ...options,
     };
     this.#callbacks = new CallbacksChain(this.#options.callbacks);
@@ -95,7 +104,8 @@ export class AdsServer {
     // TLS, when any, ends at the shared port: grpc-js gets every connection as plaintext HTTP/2.
     const injector = server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
     try {
-      const listening = await SharedPort.listen({ host, port, grpc: (connection) => injector.injectConnection(connection), tls });
+      const limits = { ...DEFAULT_CONNECTION_LIMITS, ...this.#options.connections };
+      const listening = await SharedPort.listen({ host, port, grpc: (connection) => injector.injectConnection(connection), tls, limits });
       this.#server = server;
       this.#port = listening.port;
       return listening.boundPort;
@@ -135,6 +145,11 @@ export class AdsServer {
     return stream !== undefined;
   }
 
+  /** Connections on the port now: served (handed to gRPC or HTTP) and pending (not yet spoken). */
+  get connections(): { served: number; pending: number } {
+    return this.#port?.connections ?? { served: 0, pending: 0 };
+  }
+
   get streamCount(): number {
     return this.#streams.size;
   }
@@ -155,6 +170,7 @@ export class AdsServer {
       watcher: this.#options.snapshots,
       callbacks: this.#callbacks,
       maxResponseBytes: this.#options.maxResponseBytes,
+      maxSubscribedNames: this.#options.maxSubscribedNames,
       logger: this.#options.logger,
       onDone: (done) => this.#streams.delete(done.id),
     });

@@ -26,6 +26,8 @@ export interface StreamProtocol<Request extends XdsRequest, Response extends Xds
    * together: the stream keeps at most one waiting request per type (see AdsStream.#waiting).
    */
   coalesce(older: Request, newer: Request): Request;
+  /** How many resource names the request subscribes to (SotW: all it wants; delta: the ones it adds). */
+  namesSubscribed(request: Request): number;
 }
 
 export interface AdsStreamOptions<Request extends XdsRequest, Response extends XdsResponse> {
@@ -35,6 +37,8 @@ export interface AdsStreamOptions<Request extends XdsRequest, Response extends X
   watcher: ConfigWatcher;
   callbacks: CallbacksChain;
   maxResponseBytes: number;
+  /** Resource names one stream may hold subscribed, all types together (see MAX_SUBSCRIBED_NAMES_PER_STREAM). */
+  maxSubscribedNames: number;
   logger: Logger;
   /** Called once, when the stream has ended and its onStreamClosed hooks have run. */
   onDone: (stream: { id: number }) => void;
@@ -47,6 +51,15 @@ export interface AdsStreamOptions<Request extends XdsRequest, Response extends X
  */
 export const MAX_TYPE_URLS_PER_STREAM = 32;
 
+/**
+ * Resource names one stream may hold subscribed, all types together. A proxy names what its
+ * listeners and clusters use (one RDS name per route table, one EDS name per cluster): a laptop's
+ * mesh needs hundreds. Delta requests add names, so without a bound a stream that keeps
+ * subscribing grows without end (30 requests of 100,000 names: +1.4 GB); SotW requests replace
+ * their list and are bounded by the message size, but are held to the same number.
+ */
+export const MAX_SUBSCRIBED_NAMES_PER_STREAM = 10_000;
+
 /** A stream as the UI and tests see it. */
 export interface StreamInfo {
   id: number;
@@ -57,6 +70,10 @@ export interface StreamInfo {
   subscriptions: SubscriptionInfo[];
   /** Type URLs with a request received and not yet handled (held back by a hook such as the NACK backoff). */
   waitingRequests: string[];
+  /** Bytes of responses handed to gRPC and not yet taken by the connection (a client that does not read keeps them here). */
+  unwrittenBytes: number;
+  /** Type URLs with a response due that waits for the type's previous one to be written (then sent from the latest snapshot). */
+  heldResponses: string[];
 }
 
 type AnySubscription = Subscription<XdsRequest, XdsResponse>;
@@ -99,6 +116,18 @@ export class AdsStream<Request extends XdsRequest, Response extends XdsResponse>
    */
   readonly #waiting = new Map<string, Request>();
   #pushQueued = false;
+  /**
+   * Per type URL, the size of the response handed to gRPC whose write has not completed yet: the
+   * client has not read it (HTTP/2 flow control holds it in this process). A type sends nothing
+   * more until it is written, so a client that stops reading costs at most one response per type.
+   */
+  readonly #unwritten = new Map<string, number>();
+  /**
+   * Types whose response came due while the previous one was unwritten. Only the type is held,
+   * not a response: it is built from the latest snapshot once the previous one is written, so the
+   * versions in between are coalesced into one and its nonce is the one the client sees next.
+   */
+  readonly #held = new Set<string>();
   #closed = false;
   /** Aborted when the stream closes: hooks still running see it (StreamRequestEvent.signal). */
   readonly #closing = new AbortController();
@@ -160,6 +189,8 @@ export class AdsStream<Request extends XdsRequest, Response extends XdsResponse>
         lastDropped: subscription.lastDropped,
       })),
       waitingRequests: [...this.#waiting.keys()],
+      unwrittenBytes: [...this.#unwritten.values()].reduce((sum, bytes) => sum + bytes, 0),
+      heldResponses: [...this.#held],
     };
   }
 
@@ -176,8 +207,12 @@ export class AdsStream<Request extends XdsRequest, Response extends XdsResponse>
       return this.end({ code: status.INVALID_ARGUMENT, details });
     }
     const waiting = this.#waiting.get(typeUrl);
+    const latest = waiting ? this.#options.protocol.coalesce(waiting, request) : request;
+    // Refused before it is held: a waiting delta request grows with every request coalesced into it.
+    const named = this.#options.protocol.namesSubscribed(latest);
+    if (named > this.#options.maxSubscribedNames) return this.end(this.#tooManyNames(named, latest));
     if (waiting) {
-      this.#waiting.set(typeUrl, this.#options.protocol.coalesce(waiting, request));
+      this.#waiting.set(typeUrl, latest);
       return;
     }
     if (this.#waiting.size >= MAX_TYPE_URLS_PER_STREAM) return this.end(tooManyTypes(this.id));
@@ -217,7 +252,34 @@ export class AdsStream<Request extends XdsRequest, Response extends XdsResponse>
     // (delta never classifies one stale: its subscription changes must not be lost).
     if (classification.kind === 'stale') return;
     subscription.apply(withClippedErrorDetail(request), classification);
+    const subscribed = this.#subscribedNames();
+    if (subscribed > this.#options.maxSubscribedNames) {
+      const refusal = this.#tooManyNames(subscribed, request);
+      throw new StreamError(refusal.code, refusal.details);
+    }
     this.#respond(subscription);
+  }
+
+  #subscribedNames(): number {
+    let count = 0;
+    for (const subscription of this.#subscriptions.values()) count += subscription.names.size;
+    return count;
+  }
+
+  /**
+   * Ending the stream is the one refusal xDS has (a server cannot answer a request with an error).
+   * Envoy logs the status with its message, keeps its configuration and reconnects with backoff;
+   * ignoring the names instead would leave it waiting for resources that never come, with no reason.
+   */
+  #tooManyNames(count: number, request: Request): { code: status; details: string } {
+    const nodeId = (this.#node ?? request.node)?.id;
+    const who = nodeId ? `proxy "${nodeId}"` : `a client at ${this.peer}`;
+    return {
+      code: status.RESOURCE_EXHAUSTED,
+      details:
+        `${who} would subscribe to ${count} resource names on stream ${this.id} with this ${shortTypeName(request.type_url)} request; ` +
+        `a stream may subscribe to at most ${this.#options.maxSubscribedNames} names, all types together`,
+    };
   }
 
   #onSnapshot(snapshot: Snapshot): void {
@@ -233,8 +295,13 @@ export class AdsStream<Request extends XdsRequest, Response extends XdsResponse>
 
   /** Sends the type's response if one is due (see Subscription.dueResponse). */
   #respond(subscription: Subscription<Request, Response>): void {
-    const typeSnapshot = this.#snapshot?.get(subscription.typeUrl);
+    const typeUrl = subscription.typeUrl;
+    const typeSnapshot = this.#snapshot?.get(typeUrl);
     if (this.#closed || !typeSnapshot) return;
+    if (this.#unwritten.has(typeUrl)) {
+      this.#held.add(typeUrl);
+      return;
+    }
     const due = subscription.dueResponse(typeSnapshot, String(this.#lastNonce + 1));
     if (!due) return;
     const node = this.#node!;
@@ -254,11 +321,18 @@ export class AdsStream<Request extends XdsRequest, Response extends XdsResponse>
       return;
     }
     this.#lastNonce += 1;
-    this.#options.call.write(response);
+    this.#unwritten.set(typeUrl, size);
+    this.#options.call.write(response, () => this.#written(subscription));
     subscription.recordSent(due, version);
     this.#notify('onStreamResponse', () =>
       this.#options.callbacks.onStreamResponse({ streamId: this.id, node, request: subscription.lastRequest, response, version }),
     );
+  }
+
+  /** The type's response reached the connection: a response held meanwhile is due now (from the latest snapshot). */
+  #written(subscription: Subscription<Request, Response>): void {
+    this.#unwritten.delete(subscription.typeUrl);
+    if (this.#held.delete(subscription.typeUrl)) this.#enqueue(() => this.#respond(subscription));
   }
 
   #subscriptionFor(typeUrl: string): Subscription<Request, Response> {

@@ -53,6 +53,18 @@ export class RawCall<Request extends XdsRequest, Response extends XdsResponse> {
     return response;
   }
 
+  /**
+   * Stops reading the stream, as a client that stopped reading: gRPC stops taking messages off the
+   * connection, so HTTP/2 flow control leaves the server's responses on the server's side.
+   */
+  pause(): void {
+    this.#call.pause();
+  }
+
+  resume(): void {
+    this.#call.resume();
+  }
+
   close(): void {
     this.#call.end();
     this.#client.close();

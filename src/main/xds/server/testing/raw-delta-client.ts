@@ -90,6 +90,15 @@ export class RawDeltaClient {
     }
   }
 
+  /** Stops reading responses (see RawCall.pause); `resume()` reads again. */
+  pause(): void {
+    this.#call.pause();
+  }
+
+  resume(): void {
+    this.#call.resume();
+  }
+
   close(): void {
     this.#call.close();
   }
