@@ -14,6 +14,8 @@ export interface DemoStatus {
   greeter?: { ok: number; byVersion: Record<string, number>; failed: number; lastError?: string };
   /** Why the last start failed (everything it had started was stopped and removed again). */
   error?: string;
+  /** Epoch ms the demo last stopped (since this meshdesk started): its proxies stay listed as departed. */
+  stoppedAt?: number;
   /** Resources the last stop left in place because they changed since the demo wrote them, as `Type mesh/name`. */
   kept?: string[];
 }

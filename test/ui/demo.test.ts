@@ -25,7 +25,8 @@ describe('Start a demo mesh (Proxies view, empty state)', () => {
     await banner.getByText(/gRPC calls to greeter: [1-9]\d* v1/).waitFor();
 
     await banner.getByRole('button', { name: 'Stop demo' }).click();
-    await banner.waitFor({ state: 'detached' });
+    await banner.getByText('Demo mesh stopped').waitFor();
+    expect(await banner.getByRole('button', { name: 'Start it again' }).isEnabled()).toBe(true);
     const status = (await (await fetch(`${core.api.url}/demo`)).json()) as DemoStatus;
     expect(status.state).toBe('stopped');
     await eventually(async () => expect((await fetch(`${core.api.url}/meshes/demo`)).status).toBe(404));

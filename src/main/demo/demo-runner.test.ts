@@ -44,7 +44,7 @@ describe('the demo mesh (/demo)', () => {
       expect(await names(core, '/meshes/demo/dataplanes')).toEqual(['greeter-1', 'greeter-2', 'greeter-client', 'inventory-1', 'inventory-2', 'orders-1', 'orders-2', 'web-1', 'web-2']);
 
       const { body: stopped } = await call(core, 'DELETE');
-      expect(stopped).toEqual({ state: 'stopped', mesh: 'demo', proxies: [] });
+      expect(stopped).toEqual({ state: 'stopped', mesh: 'demo', proxies: [], stoppedAt: expect.any(Number) });
       expect(await names(core, '/meshes')).toEqual(['default']);
       expect(await names(core, '/meshes/default/meshtimeouts')).toEqual(['mesh-gateways-timeout-all-default', 'mesh-timeout-all-default']);
     },

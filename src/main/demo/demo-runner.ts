@@ -101,7 +101,7 @@ export class DemoRunner {
       this.#status.state = 'stopping';
       const kept = await this.#stop(running);
       this.#running = undefined;
-      this.#status = { state: 'stopped', mesh: DEMO_MESH, proxies: [], ...(kept.length > 0 && { kept }) };
+      this.#status = { state: 'stopped', mesh: DEMO_MESH, proxies: [], stoppedAt: Date.now(), ...(kept.length > 0 && { kept }) };
     });
   }
 
