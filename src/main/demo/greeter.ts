@@ -1,18 +1,10 @@
 // The demo's proxyless gRPC pair: real gRPC servers, and gRPC's own Node xDS client calling them
 // through meshdesk (`xds:///greeter`), as an application would.
 import * as grpc from '@grpc/grpc-js';
+import { textUnaryMethod } from './text-method.js';
 
-/** One method over raw UTF-8, so that neither side needs a proto file. */
 const GREETER_DEFINITION = {
-  SayHello: {
-    path: '/meshdesk.demo.Greeter/SayHello',
-    requestStream: false,
-    responseStream: false,
-    requestSerialize: (text: string) => Buffer.from(text),
-    requestDeserialize: (bytes: Buffer) => bytes.toString(),
-    responseSerialize: (text: string) => Buffer.from(text),
-    responseDeserialize: (bytes: Buffer) => bytes.toString(),
-  },
+  SayHello: textUnaryMethod('/meshdesk.demo.Greeter/SayHello'),
 } satisfies grpc.ServiceDefinition;
 
 export interface GreeterServer {
