@@ -1,7 +1,7 @@
 // `npm run demo` (headless mode's entry point with --demo) as a real child process.
 import { execFileSync } from 'node:child_process';
 import { connect } from 'node:net';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { FirstConfigBody, ProxyStatus } from '../src/shared/api-types.js';
 import type { DemoStatus } from '../src/shared/demo-types.js';
 import { eventually } from './support/eventually.js';
@@ -40,6 +40,10 @@ describe('npm run demo', () => {
   it('starts a small real mesh whose proxies wait one cache expiration, calls through it, and on SIGINT leaves nothing behind', async () => {
     const dataDir = withControlPlaneCert(tempDir());
     const demo = await startHeadless(['--demo', '--data-dir', dataDir, '--api-port', '0', '--ads-port', '0']);
+    // A failed check must not leave the demo running.
+    onTestFinished(async () => {
+      if (demo.child.exitCode === null && demo.child.signalCode === null) await demo.stop('SIGKILL');
+    });
     // It prints the UI's address once the demo is started.
     await eventually(() => expect(demo.output()).toContain(`meshdesk UI: ${demo.apiUrl}/gui/`), { deadlineMs: 60_000 });
     const adsPort = Number(/ADS \(xDS\) listening on \S+:(\d+)/.exec(demo.output())![1]);
