@@ -1,13 +1,13 @@
 // `npm run headless`: the command line is checked first (help and usage errors answer at once,
 // without a build), the UI is built only when its sources changed since the last build, and then
 // headless mode (src/main/headless.ts) runs with the same arguments.
-import { parseCoreOptions, UsageError, wantsHelp } from '../src/main/core-options.js';
+import { parseCoreOptions, takeDemoFlag, UsageError, wantsHelp } from '../src/main/core-options.js';
 import { ensureRendererBuild, HEADLESS_RENDERER_DIR, rendererBuildIsFresh } from './renderer-build.js';
 
 function startsTheCore(argv: string[]): boolean {
   if (wantsHelp(argv)) return false;
   try {
-    parseCoreOptions(argv);
+    parseCoreOptions(takeDemoFlag(argv).coreArgs);
     return true;
   } catch (error) {
     if (error instanceof UsageError) return false; // headless mode says what is wrong

@@ -204,6 +204,32 @@ async function showCacheExpirationChange(page: Page): Promise<void> {
 
 const THEMES = ['light', 'dark'] as const;
 
+/**
+ * The empty Proxies view with its "Start a demo mesh", and the demo running after one click: on a
+ * core of their own (the other views' demo data would fill the view), at the window's 1280×800.
+ */
+async function demoShots(browser: Awaited<ReturnType<typeof launchChromium>>, outDir: string): Promise<void> {
+  for (const theme of THEMES) {
+    const dataDir = mkdtempSync(join(tmpdir(), 'meshdesk-screenshots-demo-'));
+    const core = await startCore({ dataDir, host: '127.0.0.1', apiPort: 0, adsPort: 0 });
+    try {
+      const { page, context } = await openUi(browser, core.api.url, { hash: '#/proxies', colorScheme: theme, viewport: { width: 1280, height: 800 } });
+      await page.getByTestId('demo-offer').waitFor();
+      await page.screenshot({ path: join(outDir, `demo-empty-${theme}.png`) });
+      await page.getByRole('button', { name: 'Start a demo mesh' }).click();
+      // Every proxy configured (its time to first config shown) and calls counted on both versions.
+      await page.locator('[role=row]', { hasText: 'greeter-client' }).getByText(/^\d+(\.\d+)? (ms|s)$/).waitFor();
+      await page.getByTestId('demo-calls').getByText(/\d{2,} v1, [1-9]\d* v2/).waitFor();
+      await page.screenshot({ path: join(outDir, `demo-running-${theme}.png`) });
+      await context.close();
+      console.log(join(outDir, `demo-{empty,running}-${theme}.png`));
+    } finally {
+      await core.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }
+}
+
 /** `--size WxH` and `--out DIR` among the view names. */
 function parseArguments(args: string[]) {
   const options = { only: [] as string[], viewport: { width: 1440, height: 900 }, outDir: 'docs/screenshots' };
@@ -224,11 +250,12 @@ function parseArguments(args: string[]) {
 
 async function main(): Promise<void> {
   const { only, viewport, outDir: OUT_DIR } = parseArguments(process.argv.slice(2));
+  const browser = await launchChromium();
+  mkdirSync(OUT_DIR, { recursive: true });
+  if (only.length === 0 || only.includes('demo')) await demoShots(browser, OUT_DIR);
   const dataDir = mkdtempSync(join(tmpdir(), 'meshdesk-screenshots-'));
   const core = await startCore({ dataDir, host: '127.0.0.1', apiPort: 0, adsPort: 0 });
   const demo = await startDemoData(core);
-  const browser = await launchChromium();
-  mkdirSync(OUT_DIR, { recursive: true });
   try {
     // Let every demo proxy get and ACK its first configuration.
     await new Promise((resolve) => setTimeout(resolve, 3000));

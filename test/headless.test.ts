@@ -77,6 +77,24 @@ describe('headless mode', () => {
     }
   });
 
+  it('on a graceful stop says the proxies disconnected, not that they were refused', async () => {
+    const proc = await startHeadless(['--data-dir', tempDir(), '--api-port', '0', '--ads-port', '0']);
+    const adsPort = Number(/ADS \(xDS\) listening on \S+:(\d+)/.exec(proc.output())![1]);
+    const proxy = new RawAdsClient(adsPort, { id: 'default.backend-1', metadata: { [DATAPLANE_METADATA_KEY]: JSON.stringify(backend) } });
+    try {
+      proxy.send(CLUSTER_TYPE_URL);
+      await eventually(() => expect(proc.output()).toContain('proxy default.backend-1 (stream 1 from'));
+      await eventually(() => expect(proc.output()).toMatch(/default\.backend-1 .*: configured/));
+      expect(await proc.stop('SIGINT')).toBe(0);
+      const lines = proc.output().split('\n').filter((line) => line.startsWith('proxy default.backend-1 '));
+      expect(lines.filter((line) => line.endsWith(': connected'))).toHaveLength(1);
+      expect(lines.at(-1)).toMatch(/: disconnected$/);
+      expect(proc.output()).not.toContain('refused');
+    } finally {
+      proxy.close();
+    }
+  });
+
   it('takes its data directory and ports from environment variables', async () => {
     const dataDir = tempDir();
     const proc = await startHeadless([], { MESHDESK_DATA_DIR: dataDir, MESHDESK_API_PORT: '0', MESHDESK_ADS_PORT: '0' });

@@ -5,6 +5,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { runMeshdesk } from '../../test/support/cli-process.js';
 import { tempDir } from '../../test/support/temp-dir.js';
+import { POLICY_TYPES } from '../shared/policy-types.js';
 import { startCore } from './core.js';
 import { adminPortOf } from './xds/generate/admin-port.js';
 import { DATAPLANE_METADATA_KEY, DATAPLANE_TOKEN_METADATA_KEY } from './xds/generate/bootstrap.js';
@@ -206,6 +207,10 @@ networking:
     // Where a token comes from: the API route that gives it (Settings only says who needs one).
     expect(stdout).toContain('saved from GET /meshes/{mesh}/dataplanes/{name}/token');
     expect(stdout).toContain('--grpc');
+    // export writes policies too (after the Dataplanes): the help names each type among what it exports.
+    const exportHelp = stdout.slice(stdout.indexOf('\nexport:'), stdout.indexOf('\nimport:'));
+    expect(exportHelp).toContain('every policy');
+    for (const type of POLICY_TYPES) expect(exportHelp).toContain(type);
     expect((await runMeshdesk(['bootstrap', '--help'])).code).toBe(0);
   });
 });

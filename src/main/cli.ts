@@ -2,6 +2,7 @@
 // runs on the data directory, with what it knows: its ADS address, its Dataplanes).
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { POLICY_TYPES } from '../shared/policy-types.js';
 import type { DataplaneResource, ResourceInput } from '../shared/resources.js';
 import { defaultDataDir } from './core-options.js';
 import { runningOwner, type InstanceInfo } from './instance/instance-file.js';
@@ -40,8 +41,10 @@ Prints the bootstrap that connects a proxy to meshdesk as the Dataplane in DATAP
   --out FILE              write to FILE instead of standard output
   --help                  show this text
 
-export: every Mesh, then every Dataplane, as the multi-document YAML that \`kumactl apply -f\` takes
-(name the file .yaml or .yml for kumactl). Settings and tokens are meshdesk's own and stay out.
+export: every Mesh, then every Dataplane, then every policy (each mesh's initial ones included:
+${POLICY_TYPES.join(', ')}),
+as the multi-document YAML that \`kumactl apply -f\` takes (name the file .yaml or .yml for kumactl).
+Settings and tokens are meshdesk's own and stay out.
   --include-proxy-registered  also the Dataplanes proxies registered themselves (in Kuma, kuma-dp
                           registers those when the proxy starts)
   --out FILE              write FILE (whole or not at all) instead of standard output

@@ -32,13 +32,19 @@ export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, platform = 
   return join(env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'meshdesk');
 }
 
-export const HEADLESS_USAGE = `usage: npm run headless -- [--data-dir DIR] [--api-port N] [--ads-port N] [--host ADDRESS] [--help]
+export const HEADLESS_USAGE = `usage: npm run headless -- [--data-dir DIR] [--api-port N] [--ads-port N] [--host ADDRESS] [--demo] [--help]
+  --demo  also start the demo mesh (what \`npm run demo\` does); Ctrl-C stops it and removes what it wrote
 environment: MESHDESK_DATA_DIR, MESHDESK_API_PORT, MESHDESK_ADS_PORT, MESHDESK_HOST
 (flags win over environment variables, which win over the settings saved in the data directory)`;
 
 /** `--help` or `-h` anywhere on the command line: print the usage and do nothing else. */
 export function wantsHelp(argv: readonly string[]): boolean {
   return argv.includes('--help') || argv.includes('-h');
+}
+
+/** `--demo` anywhere on headless mode's command line, and the core's flags without it. */
+export function takeDemoFlag(argv: readonly string[]): { demo: boolean; coreArgs: string[] } {
+  return { demo: argv.includes('--demo'), coreArgs: argv.filter((arg) => arg !== '--demo') };
 }
 
 export class UsageError extends Error {

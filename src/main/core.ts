@@ -5,6 +5,7 @@ import { EventStream } from './api/event-stream.js';
 import { CachedManager } from './cache/cached-manager.js';
 import { Settings, type SettingOverrides } from './config/settings.js';
 import type { CoreOptions } from './core-options.js';
+import { DemoRunner } from './demo/demo-runner.js';
 import { EventBus } from './events/event-bus.js';
 import { ResourceManager } from './manager/resource-manager.js';
 import { DataDirInUseError, InstanceFile, runningOwner, type InstanceInfo } from './instance/instance-file.js';
@@ -12,6 +13,7 @@ import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { openDatabase, type Db } from './store/database.js';
 import { DatabaseInUseError, StorageFaultError } from './store/errors.js';
 import { ResourceStore } from './store/resource-store.js';
+import { dialableAddress } from './net/dialable-address.js';
 import { loadOrCreateControlPlaneCert, type ControlPlaneCert } from './tls/control-plane-cert.js';
 import { startXds, type Xds } from './xds/components.js';
 
@@ -29,6 +31,8 @@ export interface Core {
   readonly api: RunningApiServer;
   /** The ADS port's certificate, the file kuma-dp's `--ca-cert-file` takes. */
   readonly controlPlaneCert: ControlPlaneCert;
+  /** The demo mesh (`npm run demo`, the UI's "Start a demo mesh", `/demo`); stopped first on close. */
+  readonly demo: DemoRunner;
   /** Stops listeners first, then closes the database, so no write is cut off half-way, then frees the data directory. */
   close(): Promise<void>;
 }
@@ -82,6 +86,7 @@ export async function startCore(options: CoreOptions): Promise<Core> {
       events,
     });
     const eventStream = new EventStream(events, metrics);
+    const demo = new DemoRunner({ manager, ads: dialableAddress({ host: options.host, port: xds.port }), statusTracker: xds.statusTracker });
     let api: RunningApiServer;
     try {
       api = await startApiServer({
@@ -110,6 +115,7 @@ export async function startCore(options: CoreOptions): Promise<Core> {
           meshCas: xds.meshCas,
           identities: xds.identities,
           controlPlaneCert,
+          demo,
         }),
         onClose: () => eventStream.closeAll(),
       });
@@ -134,12 +140,17 @@ export async function startCore(options: CoreOptions): Promise<Core> {
       xds,
       api,
       controlPlaneCert,
+      demo,
       close: async () => {
-        await api.close();
-        await xds.close();
-        cachedManager.close();
-        instance.remove(); // while the database, and so the directory, is still ours
-        db.close();
+        try {
+          await demo.stop(); // while the store is open: it deletes what it wrote
+          await api.close();
+          await xds.close();
+          cachedManager.close();
+          instance.remove(); // while the database, and so the directory, is still ours
+        } finally {
+          db.close();
+        }
       },
     };
   } catch (error) {

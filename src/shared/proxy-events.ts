@@ -1,4 +1,4 @@
-// What happened to one proxy, as the core records it and the UI draws it. Types only.
+// What happened to one proxy, as the core records it and the UI draws it: types, and how to read a stream's ending.
 
 export type PostCreateStrategy = 'sleep' | 'invalidate' | 'none';
 export type TickResult = 'skip' | 'generated' | 'changed' | 'dataplane-not-found' | 'error';
@@ -15,7 +15,14 @@ export type StreamEnding =
       code: number;
       codeName: string;
       message: string;
+      /** meshdesk was stopping and ended every stream (UNAVAILABLE, so that proxies reconnect): not a refusal. */
+      shutdown?: true;
     };
+
+/** meshdesk ended the stream because of the proxy (a refusal), not because it stopped or ended it cleanly. */
+export function isRefusal(ending: StreamEnding | undefined): ending is Extract<StreamEnding, { by: 'control-plane' }> {
+  return ending?.by === 'control-plane' && ending.code !== 0 && !ending.shutdown;
+}
 
 /**
  * What happened to one proxy. Times are epoch milliseconds with sub-millisecond precision

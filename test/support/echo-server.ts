@@ -1,18 +1,11 @@
 import * as grpc from '@grpc/grpc-js';
+import { textUnaryMethod } from '../../src/main/demo/text-method.js';
 
 /** A one-method service over raw UTF-8, so neither side needs a proto file (the Python client uses the same path). */
 export const ECHO_METHOD_PATH = '/meshdesk.test.EchoService/Echo';
 
 export const ECHO_SERVICE = {
-  Echo: {
-    path: ECHO_METHOD_PATH,
-    requestStream: false,
-    responseStream: false,
-    requestSerialize: (text: string) => Buffer.from(text),
-    requestDeserialize: (bytes: Buffer) => bytes.toString(),
-    responseSerialize: (text: string) => Buffer.from(text),
-    responseDeserialize: (bytes: Buffer) => bytes.toString(),
-  },
+  Echo: textUnaryMethod(ECHO_METHOD_PATH),
 } satisfies grpc.ServiceDefinition;
 
 const EchoClientConstructor = grpc.makeGenericClientConstructor(ECHO_SERVICE, 'EchoService');

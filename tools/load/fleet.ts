@@ -3,7 +3,7 @@ import { DATAPLANE_METADATA_KEY } from '../../src/main/xds/generate/bootstrap.js
 import { adsServiceDefinition } from '../../src/main/xds/protocol/ads-service.js';
 import { ENDPOINT_TYPE_URL } from '../../src/main/xds/protocol/type-urls.js';
 import type { ControlPlaneApi } from './control-plane-api.js';
-import { SimulatedProxy, type EndpointsUpdate } from './simulated-proxy.js';
+import { SimulatedProxy, type EndpointsUpdate } from '../../src/main/demo/simulated-proxy.js';
 
 export const MESH = 'default';
 /** Outbounds per proxy: a few, as a typical service talks to a few others. */

@@ -6,6 +6,7 @@ import { bootstrapPreviewRoutes } from './bootstrap-preview-routes.js';
 import { bootstrapRoutes, type BootstrapDependencies } from './bootstrap-routes.js';
 import { apiIndex } from './control-plane-identity.js';
 import { dataplaneOverviewRoutes } from './dataplane-overview.js';
+import { demoRoutes, type DemoDependencies } from './demo-routes.js';
 import type { EventStream } from './event-stream.js';
 import { inspectionRoutes, type InspectionDependencies } from './inspection-routes.js';
 import { kumaDpRoutes, type KumaDpDependencies } from './kuma-dp-routes.js';
@@ -31,7 +32,8 @@ export interface ApiDependencies
     StorageDependencies,
     KumaDpDependencies,
     MtlsDependencies,
-    PermissionDependencies {
+    PermissionDependencies,
+    DemoDependencies {
   manager: ResourceManager;
   cachedManager: CachedManager;
   settings: Settings;
@@ -67,6 +69,7 @@ export function createApiRouter(deps: ApiDependencies): Router {
     ...tokenRoutes(deps),
     ...statsRoutes(deps),
     ...storageRoutes(deps),
+    ...demoRoutes(deps),
     {
       method: 'GET',
       path: '/cache',

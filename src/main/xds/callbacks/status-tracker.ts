@@ -14,8 +14,7 @@ import type {
 import type { DepartedProxies } from '../status/departed-proxies.js';
 import { now, type ProxyEvent, type ProxyTimeline } from '../status/proxy-timeline.js';
 import type { ProxyConnectionState, ProxyStatus, TypeStatus } from '../../../shared/api-types.js';
-import type { StreamEnding } from '../../../shared/proxy-events.js';
-import { isRefusal } from '../../../shared/stream-ending.js';
+import { isRefusal, type StreamEnding } from '../../../shared/proxy-events.js';
 import type { XdsProtocol } from '../protocol/ads-service.js';
 
 export type { ProxyConnectionState, ProxyStatus, TypeStatus };
@@ -170,8 +169,6 @@ export class StatusTracker implements Callbacks {
     proxy.since = at;
     proxy.stream.closedAt = at;
     delete proxy.waitEndsAt;
-    // UNAVAILABLE is meshdesk stopping (AdsServer.stop, the lifecycle's refusal while it stops): the
-    // proxy was not refused, and it is how an earlier run's connected proxies are shown after a restart.
     if (isRefusal(told)) {
       proxy.refusal = { ...told, at };
       this.#setState(proxy, 'refused', true);
@@ -381,7 +378,7 @@ function typeState(proxy: ProxyState, typeUrl: string): TypeState | undefined {
 function endingOf(ending: ServerStreamEnding): StreamEnding {
   if (ending.by === 'proxy') return ending;
   const message = clipClientText(ending.details, CLIENT_TEXT_LIMITS.message); // it may quote what the proxy sent
-  return { by: 'control-plane', code: ending.code, codeName: grpcStatus[ending.code] ?? String(ending.code), message };
+  return { by: 'control-plane', code: ending.code, codeName: grpcStatus[ending.code] ?? String(ending.code), message, ...(ending.shutdown && { shutdown: true }) };
 }
 
 function pushRank(typeUrl: string): number {

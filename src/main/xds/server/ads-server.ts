@@ -129,7 +129,7 @@ export class AdsServer {
     this.#port?.close();
     this.#port = undefined;
     const streams = [...this.#streams.values()];
-    for (const stream of streams) stream.end({ code: grpc.status.UNAVAILABLE, details: 'control plane shutting down' });
+    for (const stream of streams) stream.end({ code: grpc.status.UNAVAILABLE, details: 'control plane shutting down' }, { shutdown: true });
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<'deadline'>((resolve) => (timer = setTimeout(() => resolve('deadline'), SHUTDOWN_GRACE_MS)));
     const shutdown = new Promise<void>((resolve) => server.tryShutdown(() => resolve()));

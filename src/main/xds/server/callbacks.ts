@@ -71,7 +71,7 @@ export interface ResponseDroppedEvent {
  * plane ended it with this gRPC status (a callback refused the proxy, its token was revoked,
  * shutdown), which is what the proxy was told.
  */
-export type StreamEnding = { by: 'proxy' } | { by: 'control-plane'; code: status; details: string };
+export type StreamEnding = { by: 'proxy' } | { by: 'control-plane'; code: status; details: string; /** the server is stopping */ shutdown?: true };
 
 export interface StreamClosedEvent {
   streamId: number;

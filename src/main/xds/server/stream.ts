@@ -155,9 +155,9 @@ export class AdsStream<Request extends XdsRequest, Response extends XdsResponse>
     return this.#node?.id;
   }
 
-  /** Ends the stream with this gRPC status (OK ends it cleanly). */
-  end(finalStatus: { code: status; details: string }): void {
-    this.#finish(finalStatus, { by: 'control-plane', ...finalStatus });
+  /** Ends the stream with this gRPC status (OK ends it cleanly); `shutdown`: because the server stops, not because of the proxy. */
+  end(finalStatus: { code: status; details: string }, { shutdown = false } = {}): void {
+    this.#finish(finalStatus, { by: 'control-plane', ...finalStatus, ...(shutdown && { shutdown: true as const }) });
   }
 
   #finish(finalStatus: { code: status; details: string }, ending: StreamEnding): void {

@@ -36,4 +36,15 @@ describe('markOf', () => {
     expect(new Set([closed.style, refused.style, nack.style]).size).toBe(3);
     expect(refused.label).toBe('stream 4 ended by meshdesk with INVALID_ARGUMENT: bad port');
   });
+
+  it('draws a stream meshdesk ended because it stopped as closed, not as a refusal', () => {
+    const stopped = markOf({
+      kind: 'stream-closed',
+      at: 1,
+      streamId: 5,
+      ending: { by: 'control-plane', code: 14, codeName: 'UNAVAILABLE', message: 'control plane shutting down', shutdown: true },
+    });
+    expect(stopped.style).toBe('closed');
+    expect(stopped.label).toBe('stream 5 ended: meshdesk stopped');
+  });
 });

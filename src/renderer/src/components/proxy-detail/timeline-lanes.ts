@@ -1,7 +1,6 @@
-import { plural } from '../../../../shared/plural.js';
-import { isRefusal } from '../../../../shared/stream-ending.js';
 // How a proxy's events sit on the Timeline tab's time axis: one lane per concern, one mark per event.
-import type { ProxyEventBody as ProxyEvent } from '../../../../shared/proxy-events.js';
+import { plural } from '../../../../shared/plural.js';
+import { isRefusal, type ProxyEventBody as ProxyEvent } from '../../../../shared/proxy-events.js';
 import { formatDateTime, formatDuration } from '../../lib/format/duration.js';
 import { shortVersion, xdsTypeOf, XDS_TYPES } from '../../lib/format/xds.js';
 
@@ -41,7 +40,9 @@ export function markOf(event: ProxyEvent): Mark {
             lane: 'stream',
             at: event.at,
             style: isRefusal(event.ending) ? 'refused' : 'closed',
-            label: `stream ${event.streamId} ended by meshdesk with ${event.ending.codeName}: ${event.ending.message}`,
+            label: event.ending.shutdown
+              ? `stream ${event.streamId} ended: meshdesk stopped`
+              : `stream ${event.streamId} ended by meshdesk with ${event.ending.codeName}: ${event.ending.message}`,
           };
     case 'registered':
       return {

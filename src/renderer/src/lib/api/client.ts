@@ -25,6 +25,7 @@ import type { ApiMethod } from '../../../../shared/bridge.js';
 import type { CacheStats, XdsStats } from '../../../../shared/stats-types.js';
 import type { KumaDpInstructions } from '../../../../shared/kuma-dp-types.js';
 import type { StorageStatus } from '../../../../shared/storage-types.js';
+import type { DemoStatus } from '../../../../shared/demo-types.js';
 import type { MeshMtlsView, ProxyIdentityView } from '../../../../shared/mtls-types.js';
 import type { PermissionMatrixView } from '../../../../shared/permission-types.js';
 import type { CoreEvent } from '../../../../shared/events.js';
@@ -385,6 +386,21 @@ export class MeshdeskClient {
   /** Config history write status and the stored rows left out as broken (the storage indicator polls it). */
   storage(): Promise<StorageStatus> {
     return this.json('GET', '/storage');
+  }
+
+  /** The demo mesh's state, and what its gRPC client's calls got. */
+  demo(): Promise<DemoStatus> {
+    return this.json('GET', '/demo');
+  }
+
+  /** Starts the demo mesh; resolves once its resources are written and its proxies are connecting. */
+  startDemo(): Promise<DemoStatus> {
+    return this.json('POST', '/demo');
+  }
+
+  /** Stops the demo mesh and removes what it wrote (what the user changed since stays, named in `kept`). */
+  stopDemo(): Promise<DemoStatus> {
+    return this.json('DELETE', '/demo');
   }
 
   /** Prometheus text exposition (`store_cache`, `mesh_cache`, `xds_generation`, `xds_delivery`, …). */

@@ -1,5 +1,5 @@
 import type { ProxyStatus } from '../../../../shared/api-types.js';
-import type { ProxyEvent } from '../../../../shared/proxy-events.js';
+import { isRefusal, type ProxyEvent } from '../../../../shared/proxy-events.js';
 import { client } from '../api/index.js';
 import { xdsTypeOf } from '../format/xds.js';
 
@@ -104,7 +104,7 @@ export class ProxyWatch {
         break;
       case 'stream-closed':
         this.waitEndsAt = undefined;
-        if (event.ending.by === 'control-plane' && event.ending.code !== 0) {
+        if (isRefusal(event.ending)) {
           this.phase = 'refused';
           this.rejection = `${event.ending.codeName}: ${event.ending.message}`;
         } else {

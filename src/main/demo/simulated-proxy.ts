@@ -1,6 +1,6 @@
 import type * as grpc from '@grpc/grpc-js';
-import type { DiscoveryRequest, DiscoveryResponse, Node } from '../../src/main/xds/protocol/ads-service.js';
-import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL } from '../../src/main/xds/protocol/type-urls.js';
+import type { DiscoveryRequest, DiscoveryResponse, Node } from '../xds/protocol/ads-service.js';
+import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL } from '../xds/protocol/type-urls.js';
 
 type AdsCall = grpc.ClientDuplexStream<DiscoveryRequest, DiscoveryResponse>;
 
