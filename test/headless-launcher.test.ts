@@ -9,7 +9,7 @@ import { tempDir } from './support/temp-dir.js';
 describe('npm run headless', () => {
   it('prints its help at once: no UI build, exit 0', async () => {
     const { code, stdout } = await run('npm', ['run', '--silent', 'headless', '--', '--help']);
-    expect(stdout).toContain('usage: npm run headless -- [--data-dir DIR] [--api-port N] [--ads-port N] [--host ADDRESS] [--help]');
+    expect(stdout).toContain('usage: npm run headless -- [--data-dir DIR] [--api-port N] [--ads-port N] [--host ADDRESS] [--demo] [--help]');
     expect(stdout).not.toContain('building the UI');
     expect(code).toBe(0);
   });

@@ -5,7 +5,7 @@ import { CLUSTER_TYPE_URL } from '../../src/main/xds/protocol/type-urls.js';
 import { RawAdsClient } from '../../src/main/xds/server/testing/raw-ads-client.js';
 import type { Core } from '../../src/main/core.js';
 import { startTestCore } from '../support/core.js';
-import { applyDataplane } from '../support/dataplanes.js';
+import { applyDataplane, tokenMetadata } from '../support/dataplanes.js';
 import { eventually } from '../support/eventually.js';
 
 /**
@@ -21,7 +21,8 @@ async function connectConfigured(core: Core, name: string): Promise<FirstConfigB
     name,
     networking: { address: '127.0.0.1', inbound: [{ port: 18080, tags: { 'kuma.io/service': name } }] },
   } as { mesh: string; name: string });
-  const proxy = new RawAdsClient(core.xds.port, { id: `default.${name}` });
+  // Its token, as every bootstrap carries it: a proxy of an mTLS mesh must send it.
+  const proxy = new RawAdsClient(core.xds.port, { id: `default.${name}`, metadata: tokenMetadata(core, name) });
   onTestFinished(() => proxy.close());
   proxy.send(CLUSTER_TYPE_URL);
   proxy.ack(await proxy.next());

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { CLUSTER_TYPE_URL } from '../../src/main/xds/protocol/type-urls.js';
 import { RawAdsClient } from '../../src/main/xds/server/testing/raw-ads-client.js';
 import type { XdsStats } from '../../src/shared/stats-types.js';
-import { applyDataplane } from '../support/dataplanes.js';
+import { applyDataplane, tokenMetadata } from '../support/dataplanes.js';
 import { eventually } from '../support/eventually.js';
 import { useUi } from './support/ui-fixture.js';
 
@@ -20,7 +20,8 @@ describe('certificate issuance in Sync timing', () => {
       name: 'web-1',
       networking: { address: '127.0.0.1', inbound: [{ port: 18080, tags: { 'kuma.io/service': 'web' } }] },
     } as { mesh: string; name: string });
-    const proxy = new RawAdsClient(core.xds.port, { id: 'default.web-1' });
+    // Its token, as every bootstrap carries it: a proxy of an mTLS mesh must send it.
+    const proxy = new RawAdsClient(core.xds.port, { id: 'default.web-1', metadata: tokenMetadata(core, 'web-1') });
     try {
       proxy.send(CLUSTER_TYPE_URL);
       proxy.ack(await proxy.next());

@@ -53,27 +53,31 @@ interface ObservedChange {
   change: string;
   key: ResourceKey;
   version: number;
-  versionSeenByOtherConnection: number | undefined;
+  versionSeenOnceCommitted: number | undefined;
 }
 
 let open: () => Db;
 
-/** A manager over `store`, and the events it publishes as observed from another connection. */
+/**
+ * A manager over `store`, and the events it publishes with the version a reader finds then, only
+ * outside a transaction: the database has one connection (store/database.ts), so "committed" is
+ * "no transaction open" when the event comes.
+ */
 function managerOver(store: ResourceStore): { manager: ResourceManager; changes: ObservedChange[] } {
   const events = new EventBus();
   const observer = new ResourceStore(open());
   const changes: ObservedChange[] = [];
   events.subscribe((event: CoreEvent) => {
     if (event.topic !== 'resource.changed') return;
-    // Had the event come before the commit, another connection could not see the write yet.
-    const versionSeenByOtherConnection = observer.find(event.key)?.meta.version;
-    changes.push({ change: event.change, key: event.key, version: event.version, versionSeenByOtherConnection });
+    const versionSeenOnceCommitted = open().inTransaction ? undefined : observer.find(event.key)?.meta.version;
+    changes.push({ change: event.change, key: event.key, version: event.version, versionSeenOnceCommitted });
   });
   return { manager: new ResourceManager({ store, events }), changes };
 }
 
 beforeEach(() => {
-  ({ open } = tempDatabase());
+  const db = tempDatabase().open();
+  open = () => db;
 });
 
 describe('ResourceManager', () => {
@@ -99,7 +103,7 @@ describe('ResourceManager', () => {
         change: 'created',
         key: keyOf(dataplane('default', 'backend-1')),
         version: 1,
-        versionSeenByOtherConnection: 1,
+        versionSeenOnceCommitted: 1,
       },
     ]);
   });
@@ -151,7 +155,7 @@ describe('ResourceManager', () => {
       { change: 'created', version: 1 },
       { change: 'updated', version: 2 },
     ]);
-    expect(changes[1]!.versionSeenByOtherConnection).toBe(2);
+    expect(changes[1]!.versionSeenOnceCommitted).toBe(2);
   });
 
   it('refuses to delete a mesh that still has dataplanes, naming them', async () => {
@@ -180,17 +184,17 @@ describe('ResourceManager', () => {
     expect(await manager.list('Mesh')).toEqual([store.get(keyOf(mesh('default')))]);
     // The mesh's policies (its initial ones here) go with it, in the same commit, each announced.
     expect(allResources(store).filter((resource) => resource.meta.mesh === 'demo')).toEqual([]);
-    const policyDeletes = INITIAL_POLICY_KEYS('demo').map((key) => ({ change: 'deleted', key, version: 1, versionSeenByOtherConnection: undefined }));
+    const policyDeletes = INITIAL_POLICY_KEYS('demo').map((key) => ({ change: 'deleted', key, version: 1, versionSeenOnceCommitted: undefined }));
     const byKey = (a: ObservedChange, b: ObservedChange) => JSON.stringify(a.key).localeCompare(JSON.stringify(b.key));
     expect([changes[0], ...changes.slice(1, -1).sort(byKey), changes.at(-1)]).toEqual([
       {
         change: 'deleted',
         key: keyOf(dataplane('demo', 'backend-1')),
         version: 1,
-        versionSeenByOtherConnection: undefined,
+        versionSeenOnceCommitted: undefined,
       },
       ...policyDeletes.sort(byKey),
-      { change: 'deleted', key: keyOf(mesh('demo')), version: 1, versionSeenByOtherConnection: undefined },
+      { change: 'deleted', key: keyOf(mesh('demo')), version: 1, versionSeenOnceCommitted: undefined },
     ]);
   });
 
@@ -199,8 +203,8 @@ describe('ResourceManager', () => {
 
     const policies = allResources(store).filter((resource) => resource.meta.mesh === 'demo');
     expect(policies.map(keyOfResource)).toEqual(INITIAL_POLICY_KEYS('demo'));
-    expect(changes.map(({ key, versionSeenByOtherConnection }) => ({ key, versionSeenByOtherConnection }))).toEqual(
-      [keyOf(mesh('demo')), ...INITIAL_POLICY_KEYS('demo')].map((key) => ({ key, versionSeenByOtherConnection: 1 })),
+    expect(changes.map(({ key, versionSeenOnceCommitted }) => ({ key, versionSeenOnceCommitted }))).toEqual(
+      [keyOf(mesh('demo')), ...INITIAL_POLICY_KEYS('demo')].map((key) => ({ key, versionSeenOnceCommitted: 1 })),
     );
     const timeout = await manager.get('MeshTimeout', { mesh: 'demo', name: 'mesh-timeout-all-demo' });
     expect(timeout.meta.labels).toEqual({ 'kuma.io/mesh': 'demo', 'kuma.io/origin': 'zone', 'kuma.io/zone': 'default', 'kuma.io/env': 'universal' });
@@ -306,7 +310,7 @@ describe('ResourceManager.upsert against concurrent writers', () => {
     expect(changes.map((change) => change.change)).toEqual(['created', ...Array<string>(99).fill('updated')]);
   });
 
-  it('without a version, replaces what another connection wrote in between', async () => {
+  it('without a version, replaces what another writer wrote in between', async () => {
     other.create(dataplane('default', 'backend-1'));
     const { manager } = managerOver(new ResourceStore(open()));
     const pending = manager.upsert(dataplane('default', 'backend-1', 19000));

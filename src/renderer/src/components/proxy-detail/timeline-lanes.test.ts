@@ -13,14 +13,7 @@ describe('markOf', () => {
     );
   });
 
-  it("reads meshdesk's own stop (UNAVAILABLE) as an ending, not a refusal, and marks a restart", () => {
-    const stopped = markOf({
-      kind: 'stream-closed',
-      at: 1,
-      streamId: 5,
-      ending: { by: 'control-plane', code: 14, codeName: 'UNAVAILABLE', message: 'control plane shutting down' },
-    });
-    expect(stopped.style).toBe('closed');
+  it('marks a restart, saying the events above it are from before', () => {
     expect(markOf({ kind: 'restarted', at: Date.UTC(2026, 0, 2, 3, 4, 5) }).label).toMatch(/^meshdesk restarted at .*: the events above are from before the restart$/);
   });
 
