@@ -7,6 +7,7 @@ import { RawAdsClient } from '../../src/main/xds/server/testing/raw-ads-client.j
 import { applyDataplane, backendDataplane } from '../support/dataplanes.js';
 import { putResource } from '../support/put-resource.js';
 import { startDemoData } from './support/demo-data.js';
+import { waitForEditorText } from './support/editor.js';
 import { textOutsideItsBox } from './support/text-fit.js';
 import { useUi } from './support/ui-fixture.js';
 
@@ -57,7 +58,7 @@ const VIEWS: ViewCheck[] = [
     hash: '#/resources/dataplane/default/web-1',
     // The list and the editor load apart: under load the list can come after the editor's text.
     ready: async (page) => {
-      await page.locator('.cm-line', { hasText: 'kuma.io/service: web' }).waitFor();
+      await waitForEditorText(page, 'kuma.io/service: web');
       await page.locator('[data-resource]').first().waitFor();
     },
     key: ['.editor-pane .toolbar button', '[data-resource]'],

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Core } from '../../src/main/core.js';
 import type { ConfigDump } from '../../src/shared/api-types.js';
 import { eventually } from '../support/eventually.js';
-import { setEditorText } from './support/editor.js';
+import { editorText, setEditorText, waitForEditorText } from './support/editor.js';
 import { useUi } from './support/ui-fixture.js';
 
 const ui = useUi();
@@ -54,7 +54,7 @@ describe('Policies view', () => {
     // Kuma's message for the field, at the line that holds it.
     const violation = page.getByTestId('violations').locator('[data-line="15"]');
     await violation.getByText('spec.to[0].default.http.requestTimeout').waitFor();
-    expect(await page.locator('.cm-line', { hasText: 'requestTimeout: soon' }).count()).toBe(1);
+    expect((await editorText(page)).match(/requestTimeout: soon/g)).toHaveLength(1);
     expect(errors).toEqual([expect.stringContaining('status of 400 (Bad Request)')]);
     errors.splice(0);
 
@@ -132,7 +132,7 @@ describe('Policies view with several meshes', () => {
     expect(await page.getByLabel('Mesh filter').inputValue()).toBe('payments');
 
     await page.getByRole('button', { name: 'New MeshTimeout' }).click();
-    await page.locator('.cm-line', { hasText: 'mesh: payments' }).waitFor();
+    await waitForEditorText(page, 'mesh: payments');
 
     await page.getByLabel('Mesh filter').selectOption('');
     await page.locator('[data-policy-type=MeshTimeout] .count', { hasText: '4' }).waitFor();

@@ -1,13 +1,12 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { DATABASE_FILE } from '../../src/main/core.js';
 import type { ListBody, SnapshotSummary } from '../../src/shared/api-types.js';
 import { applyDataplane, backendDataplane } from '../support/dataplanes.js';
 import { startEchoServer } from '../support/echo-server.js';
 import { eventually } from '../support/eventually.js';
-import { setEditorText } from './support/editor.js';
+import { editorText, setEditorText } from './support/editor.js';
 import { useUi } from './support/ui-fixture.js';
 
 const ui = useUi();
@@ -25,10 +24,6 @@ networking:
       tags:
         kuma.io/service: web
 `;
-
-async function editorText(page: Page): Promise<string> {
-  return page.locator('.cm-content').innerText();
-}
 
 async function getJson<T>(url: string): Promise<T> {
   const response = await fetch(url);
