@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { DATABASE_FILE } from '../../src/main/core.js';
 import { applyDataplane, backendDataplane } from '../support/dataplanes.js';
 import { eventually } from '../support/eventually.js';
+import { waitForEditorText } from './support/editor.js';
 import { callerSpec } from './support/grpc-proxy.js';
 import { useUi } from './support/ui-fixture.js';
 
@@ -101,8 +102,7 @@ describe('Proxy detail view', () => {
     // The backend moves to another port, edited in the Resources view of a second window.
     const resources = (await ui.open(core, '#/resources/dataplane/default/echo-1')).page;
     const editor = resources.locator('.cm-content');
-    await eventually(async () => expect(await editor.innerText()).toContain(`port: ${backend.port}`));
-    const moved = (await editor.innerText()).replace(`port: ${backend.port}`, `port: ${MOVED_PORT}`);
+    const moved = (await waitForEditorText(resources, `port: ${backend.port}`)).replace(`port: ${backend.port}`, `port: ${MOVED_PORT}`);
     await editor.click();
     await resources.keyboard.press('ControlOrMeta+A');
     await resources.keyboard.insertText(moved);
@@ -158,12 +158,19 @@ describe('Proxy detail view', () => {
     await eventually(async () => expect(new URL(page.url()).hash).toBe('#/proxies/default.frontend-1/bootstrap'));
 
     // It connected as gRPC's xDS client, so its bootstrap is gRPC's.
-    await page.getByTestId('code-view').getByText('"xds_servers"').waitFor();
+    await waitForEditorText(page.getByTestId('code-view'), '"xds_servers"');
     expect(await page.getByTestId('bootstrap-command').innerText()).toBe('GRPC_XDS_BOOTSTRAP=$PWD/bootstrap-frontend-1.json <your gRPC app>');
+    // gRPC's xDS clients speak State of the World only: delta is shown, not offered.
+    const protocol = page.getByRole('radiogroup', { name: 'xDS protocol' });
+    expect(await protocol.getByRole('radio', { name: 'SotW' }).getAttribute('aria-checked')).toBe('true');
+    expect(await protocol.getByRole('radio', { name: 'Delta' }).isDisabled()).toBe(true);
 
     await page.getByRole('radio', { name: 'Envoy' }).click();
-    await page.getByTestId('code-view').getByText('dynamic_resources').waitFor();
+    await waitForEditorText(page.getByTestId('code-view'), 'api_type: GRPC\n');
     expect(await page.getByTestId('bootstrap-command').innerText()).toBe('envoy -c bootstrap-frontend-1.yaml');
+    // Envoy speaks either: delta asks for DELTA_GRPC.
+    await protocol.getByRole('radio', { name: 'Delta' }).click();
+    await waitForEditorText(page.getByTestId('code-view'), 'api_type: DELTA_GRPC\n');
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download' }).click()]);
     expect(download.suggestedFilename()).toBe('bootstrap-frontend-1.yaml');
     expect(readFileSync(await download.path(), 'utf8')).toContain('id: default.frontend-1');

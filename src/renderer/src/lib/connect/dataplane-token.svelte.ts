@@ -1,5 +1,6 @@
 // The Dataplane token the Connect view puts into the bootstrap when `xds.dataplaneTokens` is on.
 import { client } from '../api/index.js';
+import type { XdsProtocol } from '../api/client.js';
 import type { ProxyKind } from './connect-form.js';
 import { errorMessage } from '../format/error-message.js';
 
@@ -17,9 +18,9 @@ export interface IssuedDataplaneToken {
   metadataKey: string;
 }
 
-/** `POST /bootstrap`'s path for the preview; `?token=` only when there is one. */
-export function previewPath(kind: ProxyKind, token: string | undefined): string {
-  const query = new URLSearchParams({ proxyType: kind, ...(token !== undefined && { token }) });
+/** `POST /bootstrap`'s path for the preview; `?xdsProtocol=` for Envoy (gRPC's clients speak SotW only), `?token=` only when there is one. */
+export function previewPath(kind: ProxyKind, xdsProtocol: XdsProtocol, token: string | undefined): string {
+  const query = new URLSearchParams({ proxyType: kind, ...(kind === 'envoy' && { xdsProtocol }), ...(token !== undefined && { token }) });
   return `/bootstrap?${query.toString()}`;
 }
 
