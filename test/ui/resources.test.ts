@@ -187,9 +187,9 @@ version: 1
     const { page, errors } = await ui.open(core, '#/resources');
     await page.locator('[data-resource="Dataplane:default:backend-1"]').waitFor();
 
-    // The template takes a free name and a free port…
+    // The template takes a free name, a service nobody serves and a free port…
     await page.getByRole('button', { name: 'New Dataplane', exact: true }).click();
-    await eventually(async () => expect(await editorText(page)).toMatch(/name: backend-2[\s\S]*port: 18081/));
+    await eventually(async () => expect(await editorText(page)).toMatch(/name: backend-2[\s\S]*port: 18081[\s\S]*kuma.io\/service: backend-2\n/));
     // …and naming the live one instead is refused: it stays as its proxy registered it.
     await setEditorText(page, (await editorText(page)).replace('name: backend-2', 'name: backend-1'));
     await page.keyboard.press('ControlOrMeta+S');
