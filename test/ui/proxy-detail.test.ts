@@ -143,6 +143,18 @@ describe('Proxy detail view', () => {
     await applyDataplane(core, backendDataplane('echo-1', MOVED_PORT));
     await eventually(async () => expect(await events.locator('tr[data-event=ack]').count()).toBeGreaterThan(acks));
     expect(await events.locator('tr.tick-changed').count()).toBeGreaterThanOrEqual(2);
+    // In time order, even within one millisecond: the tick that generated the change comes before
+    // the response it caused, though it was recorded after it.
+    await eventually(async () => {
+      const rows = await events.locator('tbody tr').evaluateAll((each) =>
+        each.map((row) => ({ kind: `${row.getAttribute('data-event')} ${row.getAttribute('class')?.split(' ')[0]}`, at: Number(row.getAttribute('data-at')), seq: Number(row.getAttribute('data-seq')) })),
+      );
+      const outOfOrder = rows.filter((row, index) => index > 0 && row.at < rows[index - 1]!.at);
+      expect(outOfOrder, JSON.stringify(rows)).toEqual([]);
+      const lastChange = rows.findLastIndex((row) => row.kind === 'tick tick-changed');
+      const recordedBefore = rows.slice(lastChange + 1).filter((row) => row.seq < rows[lastChange]!.seq);
+      expect(recordedBefore.length, 'a response recorded before the change tick is listed after it').toBeGreaterThan(0);
+    });
   });
 
   it('shows the bootstrap with the command to run it, for Envoy and for proxyless gRPC, and switches tabs with arrow keys', async () => {
