@@ -1,10 +1,14 @@
 import Database from 'better-sqlite3';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { DATABASE_FILE } from '../../src/main/core.js';
+import { DATAPLANE_METADATA_KEY } from '../../src/main/xds/generate/bootstrap.js';
+import { LISTENER_TYPE_URL } from '../../src/main/xds/protocol/type-urls.js';
+import { RawAdsClient } from '../../src/main/xds/server/testing/raw-ads-client.js';
 import { applyDataplane, backendDataplane } from '../support/dataplanes.js';
 import { eventually } from '../support/eventually.js';
+import { putResource } from '../support/put-resource.js';
 import { waitForEditorText } from './support/editor.js';
 import { callerSpec } from './support/grpc-proxy.js';
 import { useUi } from './support/ui-fixture.js';
@@ -186,5 +190,29 @@ describe('Proxy detail view', () => {
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download' }).click()]);
     expect(download.suggestedFilename()).toBe('bootstrap-frontend-1.yaml');
     expect(readFileSync(await download.path(), 'utf8')).toContain('id: default.frontend-1');
+  });
+});
+
+describe('History names what changed besides policies', () => {
+  it('names the Mesh change that turned mTLS on and the Dataplane another proxy registered', async () => {
+    const core = await ui.core();
+    await ui.frontendCallingEcho(core);
+    const { page } = await ui.open(core, '#/proxies/default.frontend-1/history');
+    await page.locator('[data-snapshot]').first().waitFor();
+
+    // Another proxy registers a second echo endpoint through its metadata: frontend's endpoints change.
+    const echo2 = backendDataplane('echo-2', 18012);
+    const other = new RawAdsClient(core.xds.port, { id: 'default.echo-2', metadata: { [DATAPLANE_METADATA_KEY]: JSON.stringify(echo2) } });
+    onTestFinished(() => other.close());
+    other.send(LISTENER_TYPE_URL);
+    await page.locator('[data-snapshot] [data-policy-change]', { hasText: 'Dataplane echo-2 created by proxy default.echo-2' }).waitFor();
+
+    await putResource(core.api.url, '/meshes/default', { type: 'Mesh', name: 'default', mtls: { enabledBackend: 'ca-1', backends: [{ name: 'ca-1', type: 'builtin' }] } });
+    const change = page.locator('[data-snapshot] [data-policy-change]', { hasText: /^Mesh default v\d+ → v\d+: mTLS on \(ca-1\)$/ });
+    await change.first().waitFor();
+    // The comparison names it too, with a link to the Mesh.
+    await change.first().click();
+    await page.locator('li[data-policy-change] a', { hasText: 'mTLS on (ca-1)' }).waitFor();
+    expect(await page.locator('li[data-policy-change] a', { hasText: 'mTLS on (ca-1)' }).first().getAttribute('href')).toBe('#/resources/mesh/default');
   });
 });
