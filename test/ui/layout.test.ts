@@ -25,6 +25,8 @@ interface ViewCheck {
   ready: (page: Page) => Promise<unknown>;
   /** What must be entirely visible: CSS selectors, each matching at least one element. */
   key: string[];
+  /** Boxes whose text must be drawn whole inside them (not cut, not ellipsized): names a user reads. */
+  readable?: string[];
 }
 
 const VIEWS: ViewCheck[] = [
@@ -32,6 +34,7 @@ const VIEWS: ViewCheck[] = [
     hash: '#/proxies',
     ready: (page) => page.locator('[data-xds-state="ack"]').first().waitFor(),
     key: ['[role=grid][aria-label=Proxies] [role=columnheader]', '[role=grid][aria-label=Proxies] [data-xds-type=rds]', '[aria-label="Search proxies"]'],
+    readable: ['[role=grid][aria-label=Proxies] [role=gridcell].name', '[role=grid][aria-label=Proxies] [role=columnheader]'],
   },
   {
     hash: '#/proxies/default.frontend-1/config',
@@ -67,6 +70,7 @@ const VIEWS: ViewCheck[] = [
     hash: '#/policies/MeshTimeout/default/mesh-timeout-all-default',
     ready: (page) => page.locator('[data-testid=affected-proxies] a').first().waitFor(),
     key: ['[data-policy-type]', '.editor-pane .toolbar button', '[data-testid=policy-preview] button', '[data-policy] td'],
+    readable: ['[data-policy-type]'],
   },
   {
     hash: '#/proxies/default.frontend-1/policies',
@@ -136,6 +140,10 @@ describe('every view fits the 1280×800 window and a 1024×768 one', () => {
             if (count === 0) problems.push(`${where}: nothing matches`);
             problems.push(...cut.map((each) => `${where}: ${each}`));
             if (pageScrollsSideways) problems.push(`${where}: the page scrolls sideways`);
+          }
+          for (const selector of view.readable ?? []) {
+            const { problems: found } = await textOutsideItsBox(page, selector);
+            problems.push(...found.map((each) => `${viewport.width}×${viewport.height} ${view.hash} ${each}`));
           }
         }
       }
