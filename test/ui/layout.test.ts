@@ -51,6 +51,7 @@ const VIEWS: ViewCheck[] = [
     ready: (page) => page.locator('[role=grid][aria-label="Cache entries"] [role=row]:not([aria-rowindex="1"])').first().waitFor(),
     // Entries come and go with their expiration; the headers stand for their columns.
     key: ['[role=grid][aria-label="Cache entries"] [role=columnheader]', '[data-testid=cache-counters] th', '[data-testid=cache-expiration] input'],
+    readable: ['.tile:has([data-stat])'],
   },
   {
     hash: '#/sync',
