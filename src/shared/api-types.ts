@@ -279,10 +279,17 @@ export interface SnapshotSummary {
   policyChanges: PolicyVersionChange[];
 }
 
-/** A policy created (no `from`), updated (`from` → `to`) or deleted (no `to`): store versions. */
+/**
+ * An input of the proxy's configuration created (no `from`), updated (`from` → `to`) or deleted (no
+ * `to`), by store version: a policy, the Mesh, or a Dataplane (another proxy's endpoints).
+ */
 export interface PolicyVersionChange {
-  type: PolicyType;
+  type: PolicyType | 'Mesh' | 'Dataplane';
   name: string;
+  /** A Dataplane its proxy registered: that proxy's id (`mesh.name`). */
+  registeredBy?: string;
+  /** What the change did, where it is worth saying: `mTLS on (ca-1)`, `mTLS off`. */
+  detail?: string;
   from?: number;
   to?: number;
 }

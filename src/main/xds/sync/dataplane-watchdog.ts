@@ -8,7 +8,7 @@ import type { Proxy } from '../generate/proxy.js';
 import type { PolicyEffects } from '../status/policy-effects.js';
 import { now, type ProxyEventBody, type ProxyTimeline, type TickResult } from '../status/proxy-timeline.js';
 import { EVENT_LOOP_SLICE } from '../server/time-slice.js';
-import { policyChangesBetween, policyVersions, type PolicyVersions } from './policy-changes.js';
+import { meshContextVersions, policyChangesBetween, type PolicyVersions } from './policy-changes.js';
 import type { SnapshotReconciler } from './reconcile.js';
 
 /** Where a tick gets its MeshContext (MeshContextCache). */
@@ -161,7 +161,7 @@ export class DataplaneWatchdog {
         ...(identity && { identity }),
       };
       const { resources, attributions, unapplied } = this.#generate(context, proxy);
-      const policies = policyVersions(context.policies);
+      const policies = meshContextVersions(context);
       // A connection's first snapshot has no previous one here to compare with: it names no change.
       const policyChanges = this.#publishedPolicies ? policyChangesBetween(this.#publishedPolicies, policies) : [];
       const { versions, changedTypes } = this.#reconciler.reconcile(proxyId, resources, policyChanges);
