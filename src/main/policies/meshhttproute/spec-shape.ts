@@ -1,5 +1,6 @@
 import { backendRefShape } from '../core/backend-ref.js';
 import { list, object, oneOf, type SpecShape } from '../core/spec-shape.js';
+import { servedInteger } from '../core/served-value.js';
 
 const headerModifier = object({
   set: list(object({ name: 'string', value: 'string' })),
@@ -19,7 +20,13 @@ const filter = object({
   type: oneOf('RequestHeaderModifier', 'ResponseHeaderModifier', 'RequestRedirect', 'URLRewrite', 'RequestMirror'),
   requestHeaderModifier: headerModifier,
   responseHeaderModifier: headerModifier,
-  requestRedirect: object({ scheme: 'string', hostname: 'string', path: pathRewrite, port: 'integer', statusCode: 'integer' }),
+  requestRedirect: object({
+    scheme: 'string',
+    hostname: 'string',
+    path: pathRewrite,
+    port: servedInteger('int32', 'envoy.config.route.v3.RedirectAction.port_redirect'),
+    statusCode: servedInteger('int64'),
+  }),
   urlRewrite: object({ hostname: 'string', path: pathRewrite, hostToBackendHostname: 'boolean' }),
   // k8s IntOrString in Kuma; a decimal string or number here (fractions of a percent).
   requestMirror: object({ percentage: 'int-or-string', backendRef: backendRefShape }, ['backendRef']),
