@@ -12,7 +12,7 @@ export function proxyStateLine(status: ProxyStatus): string {
     case 'waiting':
       return `${who}: registered its Dataplane; meshdesk's post-create wait runs for ${seconds((status.waitEndsAt ?? status.since) - status.since)}`;
     case 'configured':
-      return `${who}: configured`;
+      return status.stale ? `${who}: configured, but stale since ${new Date(status.stale.since).toISOString()} because ${status.stale.reason}` : `${who}: configured`;
     case 'no-dataplane':
       return `${who}: online, but no Dataplane has its node id: it gets no configuration until one is created`;
     case 'offline':
