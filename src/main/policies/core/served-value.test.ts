@@ -54,6 +54,7 @@ const UNSERVABLE: ReadonlyArray<[type: string, spec: object, field: string, mess
   ['MeshLoadBalancingStrategy', to({ loadBalancer: { type: 'Maglev', maglev: { tableSize: 5000012 } } }), 'spec.to[0].default.loadBalancer.maglev.tableSize', /at most 5000011/],
   ['MeshCircuitBreaker', to({ connectionLimits: { maxConnections: 2 ** 32 } }), 'spec.to[0].default.connectionLimits.maxConnections', /inclusive range \[0, 4294967295\]/],
   ['MeshHealthCheck', to({ interval: '10s', timeout: '2s', unhealthyThreshold: 3, healthyThreshold: 2 ** 32, http: {} }), 'spec.to[0].default.healthyThreshold', /^must be in inclusive range \[0, 2147483647\] \(a int32 in Kuma, a uint32 in Envoy's HealthCheck.healthy_threshold\)$/],
+  ['MeshCircuitBreaker', to({ outlierDetection: { detectors: { successRate: { standardDeviationFactor: '5000000' } } } }), 'spec.to[0].default.outlierDetection.detectors.successRate.standardDeviationFactor', /at most 4294967.295/],
   ['MeshRateLimit', to({ local: { http: { requestRate: { num: 2 ** 32, interval: '1s' } } } }), 'spec.to[0].default.local.http.requestRate.num', /inclusive range \[0, 4294967295\]/],
   ['MeshHTTPRoute', backendRefs(2 ** 63), 'spec.to[0].rules[0].default.backendRefs[0].weight', /inclusive range \[0, 4294967295\]/],
   ['MeshHTTPRoute', backendRefs(2 ** 31, 2 ** 31), 'spec.to[0].rules[0].default.backendRefs', /weights add up to 4294967296/],
