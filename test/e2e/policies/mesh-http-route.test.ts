@@ -3,10 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { eventually } from '../../support/eventually.js';
 import { adsStreams, binomialTolerance, startPolicyMesh, tally } from '../../support/policy-mesh.js';
 
-const route = (v1Weight: number, v2Weight: number) => `
+/** A MeshHTTPRoute of the mesh with these rules (YAML, indented as the list items of `rules`) for the `echo` service. */
+const echoRoute = (name: string, rules: string) => `
 type: MeshHTTPRoute
 mesh: default
-name: echo-route
+name: ${name}
 spec:
   targetRef:
     kind: Mesh
@@ -15,7 +16,12 @@ spec:
         kind: MeshService
         name: echo
       rules:
-        - matches:
+${rules}`;
+
+const route = (v1Weight: number, v2Weight: number) =>
+  echoRoute(
+    'echo-route',
+    `        - matches:
             - path: { type: PathPrefix, value: / }
           default:
             backendRefs:
@@ -27,7 +33,8 @@ spec:
           default:
             backendRefs:
               - { kind: MeshServiceSubset, name: echo, tags: { version: v2 } }
-`;
+`,
+  );
 
 // Over n calls each going to v2 with probability p, v2's count is binomial; the tolerance is 5
 // standard deviations (binomialTolerance): 48 calls for 1000 calls at 10 % or 90 %.
@@ -78,25 +85,17 @@ describe('MeshHTTPRoute on real data planes', () => {
   });
 });
 
-const regexRoute = (versionPattern: string) => `
-type: MeshHTTPRoute
-mesh: default
-name: echo-regex
-spec:
-  targetRef:
-    kind: Mesh
-  to:
-    - targetRef:
-        kind: MeshService
-        name: echo
-      rules:
-        - matches:
+const regexRoute = (versionPattern: string) =>
+  echoRoute(
+    'echo-regex',
+    `        - matches:
             - path: { type: RegularExpression, value: "/.*" }
               headers: [{ type: RegularExpression, name: x-version, value: "${versionPattern}" }]
           default:
             backendRefs:
               - { kind: MeshServiceSubset, name: echo, tags: { version: v2 } }
-`;
+`,
+  );
 
 // Issue 27: a regex RE2 cannot read was accepted, and grpc-js-xds's RE2 engine threw on it (the client exited).
 describe('MeshHTTPRoute regular expressions on real data planes', () => {
