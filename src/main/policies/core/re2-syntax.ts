@@ -27,7 +27,12 @@ export function re2Problem(pattern: string): string | undefined {
 
 /** Reports at `path` a regex RE2 refuses. */
 export function checkRe2(pattern: string | undefined, path: string, violations: ViolationList): void {
-  const problem = re2Problem(pattern ?? '');
+  // RE2 reads an empty pattern; Envoy's RegexMatcher refuses one (string.min_len 1).
+  if (!pattern) {
+    violations.add(path, 'must not be empty: Envoy matches by a regex of at least one character');
+    return;
+  }
+  const problem = re2Problem(pattern);
   if (problem !== undefined) violations.add(path, problem);
 }
 

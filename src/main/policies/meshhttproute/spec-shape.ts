@@ -2,9 +2,11 @@ import { backendRefShape } from '../core/backend-ref.js';
 import { list, object, oneOf, type SpecShape } from '../core/spec-shape.js';
 import { servedInteger } from '../core/served-value.js';
 
+// Kuma's schema requires both of a header's fields: Envoy refuses a header without a name.
+const header = object({ name: 'string', value: 'string' }, ['name', 'value']);
 const headerModifier = object({
-  set: list(object({ name: 'string', value: 'string' })),
-  add: list(object({ name: 'string', value: 'string' })),
+  set: list(header),
+  add: list(header),
   remove: list('string'),
 });
 const pathRewrite = object({ type: 'string', replaceFullPath: 'string', replacePrefixMatch: 'string' }, ['type']);
@@ -12,8 +14,9 @@ const pathRewrite = object({ type: 'string', replaceFullPath: 'string', replaceP
 const match = object({
   path: object({ type: oneOf('Exact', 'PathPrefix', 'RegularExpression'), value: 'string' }, ['type']),
   method: 'string',
-  queryParams: list(object({ type: 'string', name: 'string', value: 'string' })),
-  headers: list(object({ type: 'string', name: 'string', value: 'string' })),
+  // A match needs the name of what it matches: Envoy refuses a header matcher without one.
+  queryParams: list(object({ type: 'string', name: 'string', value: 'string' }, ['name'])),
+  headers: list(object({ type: 'string', name: 'string', value: 'string' }, ['name'])),
 });
 
 const filter = object({

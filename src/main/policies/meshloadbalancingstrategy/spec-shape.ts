@@ -1,11 +1,12 @@
-import { defaultsIn, list, object, type SpecShape } from '../core/spec-shape.js';
+import { defaultsIn, list, object, oneOf, type SpecShape } from '../core/spec-shape.js';
 import { servedDuration, servedInteger } from '../core/served-value.js';
 
 const CLUSTER = 'envoy.config.cluster.v3.Cluster';
 
 const hashPolicies = list(
   object({
-    type: 'string',
+    // Kuma's schema's enum: another type has no Envoy hash policy to write.
+    type: oneOf('Header', 'Cookie', 'Connection', 'SourceIP', 'QueryParameter', 'FilterState'),
     terminal: 'boolean',
     header: object({ name: 'string' }, ['name']),
     cookie: object({ name: 'string', ttl: servedDuration('envoy.config.route.v3.RouteAction.HashPolicy.Cookie.ttl'), path: 'string' }, ['name']),
@@ -29,7 +30,8 @@ export const meshLoadBalancingStrategySpecShape: SpecShape = defaultsIn(
       }),
     }),
     loadBalancer: object({
-      type: 'string',
+      // Kuma's schema's enum: another type has no Envoy lb_policy to write.
+      type: oneOf('RoundRobin', 'LeastRequest', 'RingHash', 'Random', 'Maglev'),
       roundRobin: object({}),
       leastRequest: object({ choiceCount: servedInteger('uint32', `${CLUSTER}.LeastRequestLbConfig.choice_count`), activeRequestBias: 'int-or-string' }),
       ringHash: object({
