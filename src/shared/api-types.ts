@@ -112,6 +112,12 @@ export interface ProxyStatus {
   waitEndsAt?: number;
   /** `refused`: the gRPC status meshdesk ended the stream with, as the proxy got it. */
   refusal?: Extract<StreamEnding, { by: 'control-plane' }> & { at: number };
+  /**
+   * What the proxy has is not its latest configuration: since the first tick that could not send it
+   * whole (a resource that did not encode, or a generation that failed), and why. Cleared by the
+   * next tick that sends everything.
+   */
+  stale?: { since: number; reason: string };
   /** `offline`: when its proxy-registered Dataplane will be deleted unless the proxy reconnects first. */
   deregistrationDueAt?: number;
   /**
