@@ -112,6 +112,12 @@ export interface ProxyStatus {
   waitEndsAt?: number;
   /** `refused`: the gRPC status meshdesk ended the stream with, as the proxy got it. */
   refusal?: Extract<StreamEnding, { by: 'control-plane' }> & { at: number };
+  /**
+   * What the proxy has is not its latest configuration: since the first tick that could not send it
+   * whole (a resource that did not encode, or a generation that failed), and why. Cleared by the
+   * next tick that sends everything.
+   */
+  stale?: { since: number; reason: string };
   /** `offline`: when its proxy-registered Dataplane will be deleted unless the proxy reconnects first. */
   deregistrationDueAt?: number;
   /**
@@ -279,10 +285,17 @@ export interface SnapshotSummary {
   policyChanges: PolicyVersionChange[];
 }
 
-/** A policy created (no `from`), updated (`from` → `to`) or deleted (no `to`): store versions. */
+/**
+ * An input of the proxy's configuration created (no `from`), updated (`from` → `to`) or deleted (no
+ * `to`), by store version: a policy, the Mesh, or a Dataplane (another proxy's endpoints).
+ */
 export interface PolicyVersionChange {
-  type: PolicyType;
+  type: PolicyType | 'Mesh' | 'Dataplane';
   name: string;
+  /** A Dataplane its proxy registered: that proxy's id (`mesh.name`). */
+  registeredBy?: string;
+  /** What the change did, where it is worth saying: `mTLS on (ca-1)`, `mTLS off`. */
+  detail?: string;
   from?: number;
   to?: number;
 }

@@ -1,6 +1,15 @@
 // What happened to one proxy, as the core records it and the UI draws it: types, and how to read a stream's ending.
 
 export type PostCreateStrategy = 'sleep' | 'invalidate' | 'none';
+/** A generated resource that could not be encoded: the proxy keeps its last sent form (`kept`) or has none. */
+export interface WithheldResource {
+  typeUrl: string;
+  name: string;
+  /** The encoder's error, naming the resource and each field path. */
+  reason: string;
+  kept: boolean;
+}
+
 export type TickResult = 'skip' | 'generated' | 'changed' | 'dataplane-not-found' | 'error';
 
 /**
@@ -72,6 +81,8 @@ export type ProxyEventBody =
       detail?: string;
       /** On `changed`: the snapshot version set per type URL, so ACKs can be matched to it. */
       versions?: Record<string, string>;
+      /** Resources generated but not sent, as they could not be encoded: the proxy's configuration is stale. */
+      withheld?: WithheldResource[];
     }
   | { kind: 'response'; at: number; typeUrl: string; version: string; nonce: string; resources: number }
   | { kind: 'ack'; at: number; typeUrl: string; version: string; nonce: string }

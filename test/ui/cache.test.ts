@@ -51,6 +51,28 @@ const SAMPLE_ENTRIES = `(async () => {
   return { t0, t1: Date.now(), asOf, rows, api };
 })()`;
 
+/**
+ * Waits inside the page until the soonest of the table's rows expires by its answer, then until the
+ * page has drawn twice, and reads the table, then GET /cache.
+ */
+const AFTER_NEXT_EXPIRY = `(async () => {
+  const rows = () => [...document.querySelectorAll('[role=grid][aria-label="Cache entries"] [role=row]:not([aria-rowindex="1"])')].map((row) => ({
+    key: row.querySelector('[role=gridcell]')?.getAttribute('title') ?? '',
+    expiresAt: Number(row.querySelector('[data-expires-at]')?.getAttribute('data-expires-at')),
+  }));
+  let next;
+  while (!next) {
+    next = rows().filter((row) => row.expiresAt > Date.now()).sort((a, b) => a.expiresAt - b.expiresAt)[0];
+    if (!next) await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  await new Promise((resolve) => setTimeout(resolve, next.expiresAt - Date.now() + 1));
+  await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+  const at = Date.now();
+  const shown = rows();
+  const api = (await (await fetch('/cache')).json()).entries;
+  return { expired: next.key, at, answeredAt: Date.now(), rows: shown, api };
+})()`;
+
 // Real proxies on a shared 2-core box: give each test room; nothing here asserts on time.
 describe('Cache view', { timeout: 60_000 }, () => {
   it('shows live counters per operation and type, MeshContext counters and the entries of a core serving a real proxy', async () => {
@@ -105,6 +127,30 @@ describe('Cache view', { timeout: 60_000 }, () => {
     // The rules were put to work, not skipped for want of entries.
     expect(checkedShown).toBeGreaterThan(20);
     expect(checkedListed).toBeGreaterThan(5);
+  });
+
+  it('drops an entry the moment its time runs out, agreeing with GET /cache right after each expiry', async () => {
+    const core = await coreWithProxy();
+    core.settings.update({ 'store.cache.expirationTime': '1s', 'xds.dataplaneConfigurationRefreshInterval': '1s' });
+    const { page } = await ui.open(core, '#/cache');
+    await page.locator('[role=row]', { hasText: 'LIST:Dataplane:default' }).waitFor();
+
+    for (let index = 0; index < 8; index++) {
+      const sample = (await page.evaluate(AFTER_NEXT_EXPIRY)) as {
+        expired: string;
+        at: number;
+        answeredAt: number;
+        rows: { key: string; expiresAt: number }[];
+        api: { key: string }[];
+      };
+      const context = JSON.stringify(sample);
+      // Once drawn after the expiry, no row is past its own: the one that ran out is gone…
+      expect(sample.rows.filter((row) => row.expiresAt <= sample.at), context).toEqual([]);
+      // …and every row left that is still live once GET /cache answered is one it lists (the core's
+      // expiry is never sooner than the row's).
+      const apiKeys = new Set(sample.api.map((entry) => entry.key));
+      expect(sample.rows.filter((row) => row.expiresAt > sample.answeredAt && !apiKeys.has(row.key)), context).toEqual([]);
+    }
   });
 
   it('keeps the chart history across visits of other views', async () => {

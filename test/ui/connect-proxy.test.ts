@@ -15,6 +15,7 @@ import { eventually } from '../support/eventually.js';
 import { putResource } from '../support/put-resource.js';
 import { allowAllTraffic } from '../support/traffic-permissions.js';
 import { freePort, startXdsEchoServer } from '../support/xds-echo-server.js';
+import { editorText } from './support/editor.js';
 import { useUi } from './support/ui-fixture.js';
 import { registerGrpcXds } from '../support/grpc-xds.js';
 
@@ -54,14 +55,12 @@ async function echoThrough(bootstrap: unknown, run: () => Promise<void>): Promis
   }
 }
 
-/** The text of a file panel's (read-only) editor, once it shows one. */
-async function fileText(page: Page, filename: string): Promise<string> {
-  const content = page.locator(`[data-file="${filename}"] .cm-content`);
-  await content.waitFor();
-  return content.innerText();
+/** The whole text of a file panel's (read-only) editor, from its model, once it shows one. */
+function fileText(page: Page, filename: string): Promise<string> {
+  return editorText(page.locator(`[data-file="${filename}"]`));
 }
 
-/** The whole file as its Save button gives it: the editor draws only the lines in view (`fileText`). */
+/** The whole file as its Save button gives it. */
 async function savedText(page: Page, filename: string): Promise<string> {
   const saving = page.waitForEvent('download');
   await page.locator(`[data-file="${filename}"]`).getByRole('button', { name: 'Save' }).click();
@@ -110,6 +109,28 @@ describe('Connect a proxy view', () => {
     expect(await page.getByTestId('connection').innerText()).toContain('Waiting for connection');
     expect((await fetch(`${core.api.url}/meshes/default/dataplanes/shop-1`)).status).toBe(404);
   }, ROOM);
+
+  it('offers SotW or delta for an Envoy bootstrap, and SotW only for proxyless gRPC', async () => {
+    const core = await ui.core();
+    const { page } = await ui.open(core, '#/connect');
+    await page.getByLabel('Name').fill('shop-1');
+    const protocol = page.getByRole('radiogroup', { name: 'xDS protocol' });
+
+    await eventually(async () => expect(parse(await fileText(page, 'bootstrap-shop-1.yaml')).dynamic_resources.ads_config.api_type).toBe('GRPC'));
+    await protocol.getByRole('radio', { name: 'Delta' }).click();
+    await eventually(async () => expect(parse(await fileText(page, 'bootstrap-shop-1.yaml')).dynamic_resources.ads_config.api_type).toBe('DELTA_GRPC'));
+    const bootstrap = parse(await savedText(page, 'bootstrap-shop-1.yaml'));
+    expect(bootstrap.dynamic_resources.ads_config.api_type).toBe('DELTA_GRPC');
+    expect(() => encodeMessage('envoy.config.bootstrap.v3.Bootstrap', bootstrap)).not.toThrow();
+
+    // gRPC's own xDS clients: SotW, delta shown and disabled with the reason.
+    await page.getByRole('radiogroup', { name: 'Kind' }).getByRole('radio', { name: 'Proxyless gRPC' }).click();
+    await eventually(async () => expect(JSON.parse(await fileText(page, 'bootstrap-shop-1.json')).node.id).toBe('default.shop-1'));
+    expect(await protocol.getByRole('radio', { name: 'SotW' }).getAttribute('aria-checked')).toBe('true');
+    const delta = protocol.getByRole('radio', { name: 'Delta' });
+    expect(await delta.isDisabled()).toBe(true);
+    expect(await delta.getAttribute('title')).toBe("gRPC's xDS clients speak State of the World only");
+  });
 
   it('gives each Envoy an admin port of its own, shown in an editable field and written into the Dataplane', async () => {
     const core = await ui.core();

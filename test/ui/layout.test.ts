@@ -1,6 +1,14 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import type { Page } from 'playwright-core';
+import type { Core } from '../../src/main/core.js';
+import { DATAPLANE_METADATA_KEY } from '../../src/main/xds/generate/bootstrap.js';
+import { CLUSTER_TYPE_URL } from '../../src/main/xds/protocol/type-urls.js';
+import { RawAdsClient } from '../../src/main/xds/server/testing/raw-ads-client.js';
+import { applyDataplane, backendDataplane } from '../support/dataplanes.js';
+import { putResource } from '../support/put-resource.js';
 import { startDemoData } from './support/demo-data.js';
+import { waitForEditorText } from './support/editor.js';
+import { textOutsideItsBox } from './support/text-fit.js';
 import { useUi } from './support/ui-fixture.js';
 
 const ui = useUi();
@@ -17,6 +25,8 @@ interface ViewCheck {
   ready: (page: Page) => Promise<unknown>;
   /** What must be entirely visible: CSS selectors, each matching at least one element. */
   key: string[];
+  /** Boxes whose text must be drawn whole inside them (not cut, not ellipsized): names a user reads. */
+  readable?: string[];
 }
 
 const VIEWS: ViewCheck[] = [
@@ -24,6 +34,7 @@ const VIEWS: ViewCheck[] = [
     hash: '#/proxies',
     ready: (page) => page.locator('[data-xds-state="ack"]').first().waitFor(),
     key: ['[role=grid][aria-label=Proxies] [role=columnheader]', '[role=grid][aria-label=Proxies] [data-xds-type=rds]', '[aria-label="Search proxies"]'],
+    readable: ['[role=grid][aria-label=Proxies] [role=gridcell].name', '[role=grid][aria-label=Proxies] [role=columnheader]'],
   },
   {
     hash: '#/proxies/default.frontend-1/config',
@@ -40,6 +51,7 @@ const VIEWS: ViewCheck[] = [
     ready: (page) => page.locator('[role=grid][aria-label="Cache entries"] [role=row]:not([aria-rowindex="1"])').first().waitFor(),
     // Entries come and go with their expiration; the headers stand for their columns.
     key: ['[role=grid][aria-label="Cache entries"] [role=columnheader]', '[data-testid=cache-counters] th', '[data-testid=cache-expiration] input'],
+    readable: ['.tile:has([data-stat])'],
   },
   {
     hash: '#/sync',
@@ -50,7 +62,7 @@ const VIEWS: ViewCheck[] = [
     hash: '#/resources/dataplane/default/web-1',
     // The list and the editor load apart: under load the list can come after the editor's text.
     ready: async (page) => {
-      await page.locator('.cm-line', { hasText: 'kuma.io/service: web' }).waitFor();
+      await waitForEditorText(page, 'kuma.io/service: web');
       await page.locator('[data-resource]').first().waitFor();
     },
     key: ['.editor-pane .toolbar button', '[data-resource]'],
@@ -59,6 +71,7 @@ const VIEWS: ViewCheck[] = [
     hash: '#/policies/MeshTimeout/default/mesh-timeout-all-default',
     ready: (page) => page.locator('[data-testid=affected-proxies] a').first().waitFor(),
     key: ['[data-policy-type]', '.editor-pane .toolbar button', '[data-testid=policy-preview] button', '[data-policy] td'],
+    readable: ['[data-policy-type]'],
   },
   {
     hash: '#/proxies/default.frontend-1/policies',
@@ -129,11 +142,93 @@ describe('every view fits the 1280×800 window and a 1024×768 one', () => {
             problems.push(...cut.map((each) => `${where}: ${each}`));
             if (pageScrollsSideways) problems.push(`${where}: the page scrolls sideways`);
           }
+          for (const selector of view.readable ?? []) {
+            const { problems: found } = await textOutsideItsBox(page, selector);
+            problems.push(...found.map((each) => `${viewport.width}×${viewport.height} ${view.hash} ${each}`));
+          }
         }
       }
       expect(problems).toEqual([]);
     } finally {
       await demo.close();
     }
+  });
+});
+
+/** Every width the app must be complete at: the smallest window, the default one, a large one. */
+const WIDTHS = [
+  { width: 1024, height: 768 },
+  { width: 1280, height: 800 },
+  { width: 1440, height: 900 },
+];
+
+/** A real stream registering `name` through its metadata (or finding an API-created one), its clusters ACKed. */
+async function ackedProxy(core: Core, name: string, port: number, register = true): Promise<RawAdsClient> {
+  const dataplane = { type: 'Dataplane', mesh: 'default', name, networking: { address: '127.0.0.1', inbound: [{ port, servicePort: 8080, tags: { 'kuma.io/service': name } }] } };
+  if (!register) await putResource(core.api.url, `/meshes/default/dataplanes/${name}`, dataplane);
+  const client = new RawAdsClient(core.xds.port, { id: `default.${name}`, ...(register && { metadata: { [DATAPLANE_METADATA_KEY]: JSON.stringify(dataplane) } }) });
+  onTestFinished(() => client.close());
+  client.send(CLUSTER_TYPE_URL);
+  client.ack(await client.next());
+  return client;
+}
+
+describe('boxes hold their text at 1024, 1280 and 1440 px', () => {
+  it('Sync timing: any number of strategy × expiration cards, no figure or badge wrapped or cut; 0 s reads as caching off', async () => {
+    const core = await ui.core();
+    let port = 18100;
+    // Seven groups: three strategies at 0 s (caching off) and 100 ms, and API-created.
+    for (const strategy of ['sleep', 'invalidate', 'none'] as const) {
+      for (const expiration of ['100ms', '0s']) {
+        core.settings.update({ 'xds.postCreateStrategy': strategy, 'store.cache.expirationTime': expiration });
+        await ackedProxy(core, `${strategy}-${expiration}`, port++);
+      }
+    }
+    await ackedProxy(core, 'api-created', port++, false);
+
+    const problems: string[] = [];
+    for (const viewport of WIDTHS) {
+      const { page } = await ui.open(core, '#/sync', { viewport });
+      await expect.poll(() => page.locator('[data-strategy] [data-figure="median"]', { hasText: /\d/ }).count()).toBe(7);
+      const { boxes, problems: found } = await textOutsideItsBox(page, '[data-strategy]', '[data-figure], dd, .pill, [data-testid=expiration]');
+      expect(boxes).toBe(7);
+      problems.push(...found.map((each) => `${viewport.width}px ${each}`));
+      if ((await page.evaluate('document.scrollingElement.scrollWidth > innerWidth')) as boolean) problems.push(`${viewport.width}px: the page scrolls sideways`);
+    }
+    expect(problems).toEqual([]);
+
+    const { page } = await ui.open(core, '#/sync');
+    expect(await page.locator('[data-strategy="sleep"][data-expiration="0"]').getByTestId('expiration').innerText()).toBe('0 s (caching off)');
+    expect(await page.locator('.view-header .subtitle').innerText()).toContain('cache expiration 0 s (caching off)');
+  });
+
+  it('the permission matrix with mTLS off keeps every cell’s words inside the cell', async () => {
+    const core = await ui.core();
+    let port = 18200;
+    for (const service of ['frontend', 'ledger', 'fraud-detection', 'reports']) {
+      await applyDataplane(core, backendDataplane(`${service}-1`, port++, service));
+    }
+    const permission = (name: string, spec: object) =>
+      putResource(core.api.url, `/meshes/default/meshtrafficpermissions/${name}`, { type: 'MeshTrafficPermission', mesh: 'default', name, spec });
+    // Every decision a cell can show once mTLS is on: allowed, denied, shadow-denied, and denied for want of a permission.
+    await permission('ledger-callers', {
+      targetRef: { kind: 'MeshService', name: 'ledger' },
+      from: [
+        { targetRef: { kind: 'Mesh' }, default: { action: 'Deny' } },
+        { targetRef: { kind: 'MeshService', name: 'frontend' }, default: { action: 'Allow' } },
+        { targetRef: { kind: 'MeshService', name: 'fraud-detection' }, default: { action: 'AllowWithShadowDeny' } },
+      ],
+    });
+    await permission('reports-open', { targetRef: { kind: 'MeshService', name: 'reports' }, from: [{ targetRef: { kind: 'Mesh' }, default: { action: 'AllowWithShadowDeny' } }] });
+
+    const problems: string[] = [];
+    for (const viewport of WIDTHS) {
+      const { page } = await ui.open(core, '#/policies/permissions/default', { viewport });
+      await page.locator('[data-cell="fraud-detection→ledger"][data-decision="not-enforced"]', { hasText: 'shadow' }).waitFor();
+      const { boxes, problems: found } = await textOutsideItsBox(page, '[data-cell]', '.icon');
+      expect(boxes).toBeGreaterThanOrEqual(16);
+      problems.push(...found.map((each) => `${viewport.width}px ${each}`));
+    }
+    expect(problems).toEqual([]);
   });
 });

@@ -7,7 +7,7 @@ import { RawAdsClient } from '../../src/main/xds/server/testing/raw-ads-client.j
 import { applyDataplane, backendDataplane, tokenMetadata } from '../support/dataplanes.js';
 import { eventually } from '../support/eventually.js';
 import { putResource } from '../support/put-resource.js';
-import { setEditorText } from './support/editor.js';
+import { setEditorText, waitForEditorText } from './support/editor.js';
 import { callerSpec } from './support/grpc-proxy.js';
 import { useUi } from './support/ui-fixture.js';
 
@@ -73,9 +73,9 @@ describe('Permission matrix', () => {
       await panel.getByRole('heading', { name: 'frontend → echo' }).waitFor();
       const location = panel.getByTestId('rbac-location');
       await location.getByText(/default\.echo-1 › listener inbound:127\.0\.0\.1:18090 › filter_chains\[\d+\]\.filters\[\d+\]\.typed_config\.http_filters\[0\]/).waitFor();
-      await panel.getByTestId('rbac-config').locator('.cm-line', { hasText: 'spiffe://default/frontend' }).waitFor();
+      await waitForEditorText(panel.getByTestId('rbac-config'), 'spiffe://default/frontend');
       await panel.getByRole('radio', { name: 'JSON' }).click();
-      await panel.getByTestId('rbac-config').locator('.cm-line', { hasText: '"exact": "spiffe://default/frontend"' }).waitFor();
+      await waitForEditorText(panel.getByTestId('rbac-config'), '"exact": "spiffe://default/frontend"');
 
       // Escape closes the details and gives the focus back to the cell.
       await cell('frontend→echo').focus();
@@ -86,7 +86,7 @@ describe('Permission matrix', () => {
       // A proxyless gRPC destination: its xDS server listener's RBAC, deny all (nothing selects frontend).
       await cell('frontend→frontend').click();
       await location.getByText('default.frontend-1 › listener grpc/server?xds.resource.listening_address=127.0.0.1:19001').waitFor();
-      await panel.getByTestId('rbac-config').locator('.cm-line', { hasText: 'rules: {}' }).waitFor();
+      await waitForEditorText(panel.getByTestId('rbac-config'), 'rules: {}');
       expect(await panel.getByTestId('rbac-missing').count()).toBe(0);
 
       // Live: the permission changes, the cell follows without a reload.
@@ -128,7 +128,7 @@ mtls:
   it('warns before a mesh without MeshTrafficPermission turns mTLS on, and creates an allow-all one in one click', async () => {
     const core = await ui.core();
     const { page } = await ui.open(core, '#/resources/mesh/default');
-    await page.locator('.cm-line', { hasText: 'name: default' }).waitFor();
+    await waitForEditorText(page, 'name: default');
     const warning = page.getByTestId('mtls-permission-warning');
     expect(await warning.count()).toBe(0);
 

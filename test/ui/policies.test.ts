@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Core } from '../../src/main/core.js';
 import type { ConfigDump } from '../../src/shared/api-types.js';
+import { applyDataplane, backendDataplane } from '../support/dataplanes.js';
 import { eventually } from '../support/eventually.js';
-import { setEditorText } from './support/editor.js';
+import { putResource } from '../support/put-resource.js';
+import { editorText, setEditorText, waitForEditorText } from './support/editor.js';
 import { useUi } from './support/ui-fixture.js';
 
 const ui = useUi();
@@ -54,7 +56,7 @@ describe('Policies view', () => {
     // Kuma's message for the field, at the line that holds it.
     const violation = page.getByTestId('violations').locator('[data-line="15"]');
     await violation.getByText('spec.to[0].default.http.requestTimeout').waitFor();
-    expect(await page.locator('.cm-line', { hasText: 'requestTimeout: soon' }).count()).toBe(1);
+    expect((await editorText(page)).match(/requestTimeout: soon/g)).toHaveLength(1);
     expect(errors).toEqual([expect.stringContaining('status of 400 (Bad Request)')]);
     errors.splice(0);
 
@@ -132,7 +134,7 @@ describe('Policies view with several meshes', () => {
     expect(await page.getByLabel('Mesh filter').inputValue()).toBe('payments');
 
     await page.getByRole('button', { name: 'New MeshTimeout' }).click();
-    await page.locator('.cm-line', { hasText: 'mesh: payments' }).waitFor();
+    await waitForEditorText(page, 'mesh: payments');
 
     await page.getByLabel('Mesh filter').selectOption('');
     await page.locator('[data-policy-type=MeshTimeout] .count', { hasText: '4' }).waitFor();
@@ -167,5 +169,51 @@ describe('Proxy detail and policies', () => {
     await tooltip.getByText('Set by MeshTimeout mesh-timeout-all-default').waitFor();
     await tooltip.getByText('virtual_hosts[0].routes[0].route.max_stream_duration.max_stream_duration').waitFor();
     await tooltip.getByText('spec.to[0]').waitFor();
+  });
+});
+
+describe('Policy preview', () => {
+  it('starts on a proxy the open policy selects, policy after policy, and keeps it when the mesh changes', async () => {
+    const core = await ui.core();
+    // alpha-1 comes first in the mesh's list of Dataplanes; each policy selects another one.
+    for (const [name, port] of [['alpha-1', 18301], ['beta-1', 18302], ['gamma-1', 18303]] as const) {
+      await applyDataplane(core, backendDataplane(name, port, name.replace(/-1$/, '')));
+    }
+    for (const service of ['beta', 'gamma']) {
+      await putResource(core.api.url, `/meshes/default/meshtimeouts/timeout-${service}`, {
+        type: 'MeshTimeout',
+        mesh: 'default',
+        name: `timeout-${service}`,
+        spec: { targetRef: { kind: 'MeshService', name: service }, from: [{ targetRef: { kind: 'Mesh' }, default: { idleTimeout: '20s' } }] },
+      });
+    }
+    // Every proxy the preview control offers as its choice from the moment the page loads, frame by frame.
+    const { page } = await ui.open(core, '#/policies/MeshTimeout/default/timeout-beta');
+    await page.context().addInitScript(`(() => {
+      window.previewChoices = [];
+      const record = () => {
+        const value = document.querySelector('select[aria-label="Proxy to preview on"]')?.value;
+        if (value && window.previewChoices.at(-1) !== value) window.previewChoices.push(value);
+        requestAnimationFrame(record);
+      };
+      requestAnimationFrame(record);
+    })()`);
+    await page.reload();
+    const proxy = page.getByLabel('Proxy to preview on');
+    await page.getByTestId('affected-proxies').getByText('default.beta-1').waitFor();
+    await eventually(async () => expect(await proxy.inputValue()).toBe('beta-1'));
+    // A write elsewhere refreshes the policies and what they select: the choice stays.
+    await applyDataplane(core, backendDataplane('delta-1', 18304, 'delta'));
+    await eventually(async () => expect(await proxy.locator('option').count()).toBe(4));
+    await page.locator('[data-policy="default/timeout-gamma"] [data-affected-count]', { hasText: '1' }).waitFor();
+    expect(await page.evaluate('window.previewChoices')).toEqual(['beta-1']);
+
+    // Another policy: its own proxy, not the one the last policy started on.
+    await page.locator('[data-policy="default/timeout-gamma"] a').click();
+    await page.getByTestId('affected-proxies').getByText('default.gamma-1').waitFor();
+    await eventually(async () => expect(await proxy.inputValue()).toBe('gamma-1'));
+    expect(await page.evaluate('window.previewChoices')).toEqual(['beta-1', 'gamma-1']);
+    await page.getByRole('button', { name: 'Preview change' }).click();
+    expect(await page.getByTestId('preview-summary').innerText()).toContain('default.gamma-1');
   });
 });

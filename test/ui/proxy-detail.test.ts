@@ -1,7 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { DATAPLANE_METADATA_KEY } from '../../src/main/xds/generate/bootstrap.js';
+import { LISTENER_TYPE_URL } from '../../src/main/xds/protocol/type-urls.js';
+import { RawAdsClient } from '../../src/main/xds/server/testing/raw-ads-client.js';
 import { applyDataplane, backendDataplane } from '../support/dataplanes.js';
 import { eventually } from '../support/eventually.js';
+import { putResource } from '../support/put-resource.js';
+import { waitForEditorText } from './support/editor.js';
 import { callerSpec } from './support/grpc-proxy.js';
 import { useUi } from './support/ui-fixture.js';
 
@@ -73,8 +78,7 @@ describe('Proxy detail view', () => {
     // The backend moves to another port, edited in the Resources view of a second window.
     const resources = (await ui.open(core, '#/resources/dataplane/default/echo-1')).page;
     const editor = resources.locator('.cm-content');
-    await eventually(async () => expect(await editor.innerText()).toContain(`port: ${backend.port}`));
-    const moved = (await editor.innerText()).replace(`port: ${backend.port}`, `port: ${MOVED_PORT}`);
+    const moved = (await waitForEditorText(resources, `port: ${backend.port}`)).replace(`port: ${backend.port}`, `port: ${MOVED_PORT}`);
     await editor.click();
     await resources.keyboard.press('ControlOrMeta+A');
     await resources.keyboard.insertText(moved);
@@ -115,6 +119,18 @@ describe('Proxy detail view', () => {
     await applyDataplane(core, backendDataplane('echo-1', MOVED_PORT));
     await eventually(async () => expect(await events.locator('tr[data-event=ack]').count()).toBeGreaterThan(acks));
     expect(await events.locator('tr.tick-changed').count()).toBeGreaterThanOrEqual(2);
+    // In time order, even within one millisecond: the tick that generated the change comes before
+    // the response it caused, though it was recorded after it.
+    await eventually(async () => {
+      const rows = await events.locator('tbody tr').evaluateAll((each) =>
+        each.map((row) => ({ kind: `${row.getAttribute('data-event')} ${row.getAttribute('class')?.split(' ')[0]}`, at: Number(row.getAttribute('data-at')), seq: Number(row.getAttribute('data-seq')) })),
+      );
+      const outOfOrder = rows.filter((row, index) => index > 0 && row.at < rows[index - 1]!.at);
+      expect(outOfOrder, JSON.stringify(rows)).toEqual([]);
+      const lastChange = rows.findLastIndex((row) => row.kind === 'tick tick-changed');
+      const recordedBefore = rows.slice(lastChange + 1).filter((row) => row.seq < rows[lastChange]!.seq);
+      expect(recordedBefore.length, 'a response recorded before the change tick is listed after it').toBeGreaterThan(0);
+    });
   });
 
   it('shows the bootstrap with the command to run it, for Envoy and for proxyless gRPC, and switches tabs with arrow keys', async () => {
@@ -130,14 +146,45 @@ describe('Proxy detail view', () => {
     await eventually(async () => expect(new URL(page.url()).hash).toBe('#/proxies/default.frontend-1/bootstrap'));
 
     // It connected as gRPC's xDS client, so its bootstrap is gRPC's.
-    await page.getByTestId('code-view').getByText('"xds_servers"').waitFor();
+    await waitForEditorText(page.getByTestId('code-view'), '"xds_servers"');
     expect(await page.getByTestId('bootstrap-command').innerText()).toBe('GRPC_XDS_BOOTSTRAP=$PWD/bootstrap-frontend-1.json <your gRPC app>');
+    // gRPC's xDS clients speak State of the World only: delta is shown, not offered.
+    const protocol = page.getByRole('radiogroup', { name: 'xDS protocol' });
+    expect(await protocol.getByRole('radio', { name: 'SotW' }).getAttribute('aria-checked')).toBe('true');
+    expect(await protocol.getByRole('radio', { name: 'Delta' }).isDisabled()).toBe(true);
 
     await page.getByRole('radio', { name: 'Envoy' }).click();
-    await page.getByTestId('code-view').getByText('dynamic_resources').waitFor();
+    await waitForEditorText(page.getByTestId('code-view'), 'api_type: GRPC\n');
     expect(await page.getByTestId('bootstrap-command').innerText()).toBe('envoy -c bootstrap-frontend-1.yaml');
+    // Envoy speaks either: delta asks for DELTA_GRPC.
+    await protocol.getByRole('radio', { name: 'Delta' }).click();
+    await waitForEditorText(page.getByTestId('code-view'), 'api_type: DELTA_GRPC\n');
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download' }).click()]);
     expect(download.suggestedFilename()).toBe('bootstrap-frontend-1.yaml');
     expect(readFileSync(await download.path(), 'utf8')).toContain('id: default.frontend-1');
+  });
+});
+
+describe('History names what changed besides policies', () => {
+  it('names the Mesh change that turned mTLS on and the Dataplane another proxy registered', async () => {
+    const core = await ui.core();
+    await ui.frontendCallingEcho(core);
+    const { page } = await ui.open(core, '#/proxies/default.frontend-1/history');
+    await page.locator('[data-snapshot]').first().waitFor();
+
+    // Another proxy registers a second echo endpoint through its metadata: frontend's endpoints change.
+    const echo2 = backendDataplane('echo-2', 18012);
+    const other = new RawAdsClient(core.xds.port, { id: 'default.echo-2', metadata: { [DATAPLANE_METADATA_KEY]: JSON.stringify(echo2) } });
+    onTestFinished(() => other.close());
+    other.send(LISTENER_TYPE_URL);
+    await page.locator('[data-snapshot] [data-policy-change]', { hasText: 'Dataplane echo-2 created by proxy default.echo-2' }).waitFor();
+
+    await putResource(core.api.url, '/meshes/default', { type: 'Mesh', name: 'default', mtls: { enabledBackend: 'ca-1', backends: [{ name: 'ca-1', type: 'builtin' }] } });
+    const change = page.locator('[data-snapshot] [data-policy-change]', { hasText: /^Mesh default v\d+ → v\d+: mTLS on \(ca-1\)$/ });
+    await change.first().waitFor();
+    // The comparison names it too, with a link to the Mesh.
+    await change.first().click();
+    await page.locator('li[data-policy-change] a', { hasText: 'mTLS on (ca-1)' }).waitFor();
+    expect(await page.locator('li[data-policy-change] a', { hasText: 'mTLS on (ca-1)' }).first().getAttribute('href')).toBe('#/resources/mesh/default');
   });
 });

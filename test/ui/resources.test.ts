@@ -1,6 +1,5 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { DATABASE_FILE, startCore } from '../../src/main/core.js';
 import type { ListBody, SnapshotSummary } from '../../src/shared/api-types.js';
@@ -9,7 +8,7 @@ import { startEchoServer } from '../support/echo-server.js';
 import { eventually } from '../support/eventually.js';
 import { tempDir } from '../support/temp-dir.js';
 import { withControlPlaneCert } from '../support/with-control-plane-cert.js';
-import { setEditorText } from './support/editor.js';
+import { editorText, setEditorText } from './support/editor.js';
 import { useUi } from './support/ui-fixture.js';
 
 const ui = useUi();
@@ -27,10 +26,6 @@ networking:
       tags:
         kuma.io/service: web
 `;
-
-async function editorText(page: Page): Promise<string> {
-  return page.locator('.cm-content').innerText();
-}
 
 async function getJson<T>(url: string): Promise<T> {
   const response = await fetch(url);
@@ -194,9 +189,9 @@ version: 1
     const { page, errors } = await ui.open(core, '#/resources');
     await page.locator('[data-resource="Dataplane:default:backend-1"]').waitFor();
 
-    // The template takes a free name and a free port…
+    // The template takes a free name, a service nobody serves and a free port…
     await page.getByRole('button', { name: 'New Dataplane', exact: true }).click();
-    await eventually(async () => expect(await editorText(page)).toMatch(/name: backend-2[\s\S]*port: 18081/));
+    await eventually(async () => expect(await editorText(page)).toMatch(/name: backend-2[\s\S]*port: 18081[\s\S]*kuma.io\/service: backend-2\n/));
     // …and naming the live one instead is refused: it stays as its proxy registered it.
     await setEditorText(page, (await editorText(page)).replace('name: backend-2', 'name: backend-1'));
     await page.keyboard.press('ControlOrMeta+S');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { goDurationToProtoJson, parseGoDuration } from './go-duration.js';
+import { goDurationToProtoJson, parseGoDuration, readGoDuration } from './go-duration.js';
 
 describe('parseGoDuration', () => {
   it("reads what Go's time.ParseDuration reads, in nanoseconds", () => {
@@ -14,7 +14,21 @@ describe('parseGoDuration', () => {
   });
 
   it('refuses what Go refuses: no unit, an unknown unit, spaces, nothing', () => {
-    for (const text of ['', '1', '1d', '1 s', 's', '-', '1s ', '1.s5']) expect(parseGoDuration(text)).toBeUndefined();
+    for (const text of ['', '1', '1d', '1 s', 's', '-', '1s ', '1.s5', '.s']) expect(parseGoDuration(text)).toBeUndefined();
+  });
+
+  // Issue 27: "999999999999h" was read as a float and reached the encoder, which could not write it.
+  it('refuses a duration longer than an int64 of nanoseconds, as Go does', () => {
+    expect(readGoDuration('2562047h47m16.854775807s')?.nanoseconds).toBe(2n ** 63n - 1n);
+    expect(readGoDuration('-2562047h47m16.854775808s')?.nanoseconds).toBe(-(2n ** 63n));
+    for (const text of ['2562047h47m16.854775808s', '999999999999h', '2562048h']) expect(readGoDuration(text)).toBeUndefined();
+  });
+
+  it('keeps whole nanoseconds, as Go does, and says when the text named a finer fraction', () => {
+    expect(readGoDuration('0.0001ms')).toEqual({ nanoseconds: 100n, wholeNanoseconds: true });
+    expect(readGoDuration('1.5ns')).toEqual({ nanoseconds: 1n, wholeNanoseconds: false });
+    expect(readGoDuration('0.0000001ms')).toEqual({ nanoseconds: 0n, wholeNanoseconds: false });
+    expect(readGoDuration('1.000000000s')).toEqual({ nanoseconds: 1_000_000_000n, wholeNanoseconds: true });
   });
 });
 

@@ -3,10 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { eventually } from '../../support/eventually.js';
 import { adsStreams, binomialTolerance, startPolicyMesh, tally } from '../../support/policy-mesh.js';
 
-const route = (v1Weight: number, v2Weight: number) => `
+/** A MeshHTTPRoute of the mesh with these rules (YAML, indented as the list items of `rules`) for the `echo` service. */
+const echoRoute = (name: string, rules: string) => `
 type: MeshHTTPRoute
 mesh: default
-name: echo-route
+name: ${name}
 spec:
   targetRef:
     kind: Mesh
@@ -15,7 +16,12 @@ spec:
         kind: MeshService
         name: echo
       rules:
-        - matches:
+${rules}`;
+
+const route = (v1Weight: number, v2Weight: number) =>
+  echoRoute(
+    'echo-route',
+    `        - matches:
             - path: { type: PathPrefix, value: / }
           default:
             backendRefs:
@@ -27,7 +33,8 @@ spec:
           default:
             backendRefs:
               - { kind: MeshServiceSubset, name: echo, tags: { version: v2 } }
-`;
+`,
+  );
 
 // Over n calls each going to v2 with probability p, v2's count is binomial; the tolerance is 5
 // standard deviations (binomialTolerance): 48 calls for 1000 calls at 10 % or 90 %.
@@ -75,5 +82,48 @@ describe('MeshHTTPRoute on real data planes', () => {
 
     await mesh.deletePolicy('meshhttproutes', 'echo-route');
     await bothVersionsAnswer();
+  });
+});
+
+const regexRoute = (versionPattern: string) =>
+  echoRoute(
+    'echo-regex',
+    `        - matches:
+            - path: { type: RegularExpression, value: "/.*" }
+              headers: [{ type: RegularExpression, name: x-version, value: "${versionPattern}" }]
+          default:
+            backendRefs:
+              - { kind: MeshServiceSubset, name: echo, tags: { version: v2 } }
+`,
+  );
+
+// Issue 27: a regex RE2 cannot read was accepted, and grpc-js-xds's RE2 engine threw on it (the client exited).
+describe('MeshHTTPRoute regular expressions on real data planes', () => {
+  it('routes by RE2 regexes on both clients, which keep running, and refuses one RE2 cannot read, with its offset', async () => {
+    const mesh = await startPolicyMesh([
+      { name: 'v1', service: 'echo', tags: { version: 'v1' } },
+      { name: 'v2', service: 'echo', tags: { version: 'v2' } },
+    ]);
+    const pinnedToV2 = async () => {
+      for (const client of mesh.clients) expect(tally(await client.calls('echo', 20, { headers: { 'x-version': 'V2' } })), client.name).toEqual({ v2: 20 });
+    };
+
+    await mesh.putPolicy('meshhttproutes', 'echo-regex', regexRoute('[vV]2'));
+    await pinnedToV2();
+
+    const refused = await fetch(`${mesh.core.api.url}/meshes/default/meshhttproutes/echo-regex`, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/yaml' },
+      body: regexRoute('(?<=x)[vV]2'),
+    });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { causes: unknown[] }).causes).toEqual([
+      {
+        field: 'spec.to[0].rules[0].matches[0].headers[0].value',
+        message: 'must be a regular expression in RE2 syntax, which Envoy and gRPC use: invalid perl operator: (?< at offset 0',
+      },
+    ]);
+    // Nothing changed: both clients still run and still route by the regex they have.
+    await pinnedToV2();
   });
 });

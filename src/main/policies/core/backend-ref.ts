@@ -2,6 +2,7 @@ import { fieldPath, indexPath } from '../../resources/field-path.js';
 import type { ViolationList } from '../../resources/validation-error.js';
 import { list, map, object } from './spec-shape.js';
 import type { TargetRef, TargetRefKind } from './target-ref.js';
+import { servedInteger } from './served-value.js';
 
 /** Where a route sends traffic (Kuma's common BackendRef): a targetRef plus a weight and, for real resources, a port. */
 export interface BackendRef extends TargetRef {
@@ -20,8 +21,9 @@ export const backendRefShape = object({
   tags: map('string'),
   labels: map('string'),
   proxyTypes: list('string'),
-  weight: 'integer',
-  port: 'integer',
+  // Kuma's `*uint`; the route's cluster weight is a uint32 (their sum too: routeWeightProblems).
+  weight: servedInteger('uint64', 'envoy.config.route.v3.WeightedCluster.ClusterWeight.weight'),
+  port: servedInteger('uint32'),
 }, ['kind']);
 
 /** The kinds a route's backendRefs may name (MeshHTTPRoute's and MeshTCPRoute's validators). */
@@ -82,7 +84,15 @@ export function validateBackendRef(
   }
 }
 
-/** Every backendRef of a list, at `path[i]`. */
+/** The most a route's weights may add up to: Envoy sums them in a uint32, and gRPC refuses a larger sum (gRFC A28). */
+const MAX_WEIGHT_SUM = 0xffff_ffff;
+
+/** Every backendRef of a list, at `path[i]`, and their weights' sum (an absent weight is 1, as route-clusters.ts reads it). */
 export function validateBackendRefs(refs: readonly BackendRef[], path: string, violations: ViolationList): void {
   refs.forEach((ref, index) => validateBackendRef(ref, indexPath(path, index), violations));
+  const weights = refs.map((ref) => (typeof ref.weight === 'number' ? ref.weight : 1));
+  // A weight out of range on its own is reported at its own path (served-value.ts).
+  if (weights.some((weight) => weight > MAX_WEIGHT_SUM)) return;
+  const sum = weights.reduce((total, weight) => total + weight, 0);
+  if (sum > MAX_WEIGHT_SUM) violations.add(path, `weights add up to ${sum}, more than ${MAX_WEIGHT_SUM}: Envoy and gRPC refuse a route whose weights do not fit a uint32`);
 }

@@ -6,12 +6,14 @@
 import { fieldPath, indexPath } from '../../resources/field-path.js';
 import { isJsonObject } from '../../resources/proto-json.js';
 import type { ViolationList } from '../../resources/validation-error.js';
+import { servedProblems, type ServedShape } from './served-value.js';
 
 /**
  * A value's shape: a JSON type; `int-or-string` (k8s IntOrString, and text fields YAML may give as
  * numbers, which Kuma's validators read either way); `any`; or an object (by field), a list or a
  * map (by item). An object's fields the shape does not name are kept as given, as the confs
- * always were: the type's validator and plugin read only the fields Kuma's Go types have.
+ * always were: the type's validator and plugin read only the fields Kuma's Go types have. A
+ * `served` number or duration (served-value.ts) must also fit what the proxy is sent.
  */
 export type SpecShape =
   | 'string'
@@ -20,6 +22,7 @@ export type SpecShape =
   | 'boolean'
   | 'int-or-string'
   | 'any'
+  | ServedShape
   | { readonly object: { readonly [field: string]: SpecShape }; readonly required?: readonly string[] }
   | { readonly oneOf: readonly string[] }
   | { readonly list: SpecShape }
@@ -42,12 +45,18 @@ export function defaultsIn(sections: readonly Section[], conf: SpecShape): SpecS
 /**
  * `value` read as `shape`, as Kuma's schema check and Go's JSON decoding read it: a value of another
  * JSON type is reported at its path with kube-openapi's message and left out, and `null` is absent
- * (left out: Go decodes it as a nil pointer). Undefined for an absent or refused value.
+ * (left out: Go decodes it as a nil pointer). Undefined for an absent or refused value. A value
+ * of the right type that cannot be served is kept and reported in `unservable`.
  */
-export function readShape(value: unknown, shape: SpecShape, path: string, violations: ViolationList): unknown {
+export function readShape(value: unknown, shape: SpecShape, path: string, violations: ViolationList, unservable: ViolationList = violations): unknown {
   if (value === undefined || value === null) return undefined;
   if (shape === 'any') return value;
   if (typeof shape === 'string') return matchesScalar(value, shape) ? value : refuse(value, jsonTypeOf(shape), path, violations);
+  if ('served' in shape) {
+    if (!matchesScalar(value, shape.served === 'duration' ? 'string' : 'integer')) return refuse(value, jsonTypeOf(shape), path, violations);
+    for (const problem of servedProblems(shape, value as number | string)) unservable.add(path, problem);
+    return value;
+  }
   if ('oneOf' in shape) {
     if (typeof value !== 'string') return refuse(value, 'string', path, violations);
     if (shape.oneOf.includes(value)) return value;
@@ -58,7 +67,9 @@ export function readShape(value: unknown, shape: SpecShape, path: string, violat
     if (!Array.isArray(value)) return refuse(value, 'array', path, violations);
     // A null item is not an absent field: it is refused as a value of the wrong type.
     return value.map((item: unknown, index) =>
-      item === null && shape.list !== 'any' ? refuse(item, jsonTypeOf(shape.list), indexPath(path, index), violations) : readShape(item, shape.list, indexPath(path, index), violations),
+      item === null && shape.list !== 'any'
+        ? refuse(item, jsonTypeOf(shape.list), indexPath(path, index), violations)
+        : readShape(item, shape.list, indexPath(path, index), violations, unservable),
     );
   }
   if (!isJsonObject(value)) return refuse(value, 'object', path, violations);
@@ -68,7 +79,7 @@ export function readShape(value: unknown, shape: SpecShape, path: string, violat
     if (field === '__proto__') continue;
     // Own fields only: `constructor` or `toString` are not fields of the shape.
     const fieldShape = 'map' in shape ? shape.map : Object.hasOwn(shape.object, field) ? shape.object[field] : undefined;
-    const kept = fieldShape === undefined ? fieldValue : readShape(fieldValue, fieldShape, fieldPath(path, field), violations);
+    const kept = fieldShape === undefined ? fieldValue : readShape(fieldValue, fieldShape, fieldPath(path, field), violations, unservable);
     if (kept !== undefined && kept !== null) read[field] = kept;
   }
   for (const field of ('object' in shape && shape.required) || []) {
@@ -95,6 +106,7 @@ function matchesScalar(value: unknown, shape: 'string' | 'integer' | 'number' | 
 /** The JSON type a shape takes, as kube-openapi names it. */
 function jsonTypeOf(shape: SpecShape): string {
   if (typeof shape === 'string') return shape === 'int-or-string' ? 'string' : shape;
+  if ('served' in shape) return shape.served === 'duration' ? 'string' : 'integer';
   return 'list' in shape ? 'array' : 'oneOf' in shape ? 'string' : 'object';
 }
 

@@ -5,7 +5,7 @@ import type { Tags } from '../../../shared/resources.js';
 import { fieldPath, indexPath, joinPath } from '../../resources/field-path.js';
 import { checkTags } from '../../resources/kuma-rules.js';
 import { isJsonObject } from '../../resources/proto-json.js';
-import type { ViolationList } from '../../resources/validation-error.js';
+import { ViolationList } from '../../resources/validation-error.js';
 import { POLICY_PLUGINS } from '../registry.js';
 import { checkInputBounds } from './input-bounds.js';
 import type { PolicyDescriptor } from './plugin.js';
@@ -31,14 +31,37 @@ export function checkPolicySpec(descriptor: PolicyDescriptor, value: unknown, vi
   const read = readSpec(descriptor, value, violations);
   const plugin = POLICY_PLUGINS.find(({ descriptor: { type } }) => type === descriptor.type);
   // The rest of the schema: the confs' and route rules' JSON types, before any validator reads them.
-  const spec = read && plugin ? (readShape(read, plugin.specShape, SPEC, violations) as PolicySpec | undefined) : read;
-  if (spec === undefined || violations.violations.length > before) return undefined;
+  const unservable = new ViolationList();
+  const spec = read && plugin ? (readShape(read, plugin.specShape, SPEC, violations, unservable) as PolicySpec | undefined) : read;
+  if (spec === undefined || violations.violations.length > before) {
+    addUnservable(unservable, violations);
+    return undefined;
+  }
   if (!checkInputBounds(descriptor, spec, violations)) return undefined;
   const refused = checkSections(descriptor, spec, violations);
   // As Kuma's validators, a section refused whole (`spec.to: must not be defined`) has its confs left unchecked.
   const checkable = { ...spec, ...Object.fromEntries([...refused].map((section) => [section, undefined])) };
   plugin?.validate(checkable, violations);
+  addUnservable(unservable, violations);
   return violations.violations.length === before ? spec : undefined;
+}
+
+/**
+ * Values a proxy could not be sent (served-value.ts), after Kuma's own checks: a field Kuma's
+ * validator already refused keeps Kuma's message alone.
+ */
+function addUnservable(unservable: ViolationList, violations: ViolationList): void {
+  const reported = new Set(violations.violations.map(({ field }) => fieldName(field)));
+  for (const { field, message } of unservable.violations) if (!reported.has(fieldName(field))) violations.add(field, message);
+}
+
+/**
+ * A field without its list indexes, for comparing paths: Kuma's validators place some indexes
+ * elsewhere (`http.delay[1].value` for `http[1].delay.value`) or name a conf's fields under
+ * `default.conf.` (MeshRetry's).
+ */
+function fieldName(field: string): string {
+  return field.replace(/\[\d+\]/g, '').replaceAll('.default.conf.', '.default.');
 }
 
 // ---- Kuma's section checks --------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import {
 } from '../core/conf-checks.js';
 import type { PolicySpec } from '../core/policy.js';
 import type { ConnectionLimits, MeshCircuitBreakerConf, OutlierDetection } from './api.js';
+import { thousandths } from './outlier-detection.js';
 
 /**
  * MeshCircuitBreaker's `default` confs, as Kuma's validator checks them
@@ -67,6 +68,10 @@ function validateOutlierDetection(violations: ViolationList, path: string, outli
       const factor = decimalFromIntOrString(successRate.standardDeviationFactor);
       if (factor === undefined) violations.add(`${at}.standardDeviationFactor`, 'invalid number');
       else if (factor <= 0) violations.add(`${at}.standardDeviationFactor`, GREATER_THAN_ZERO);
+      // Envoy's success_rate_stdev_factor is the factor in thousandths, a uint32.
+      else if (thousandths(successRate.standardDeviationFactor) > 0xffff_ffff) {
+        violations.add(`${at}.standardDeviationFactor`, "must be at most 4294967.295: Envoy's success_rate_stdev_factor holds it in thousandths, a uint32");
+      }
     }
   }
   if (failurePercentage !== undefined) {

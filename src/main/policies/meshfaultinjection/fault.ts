@@ -1,5 +1,6 @@
 // One fault of a MeshFaultInjection conf as Envoy's HTTPFault (Kuma's plugin/xds/legacy_configurer.go
 // convert* functions), shared by the Envoy and the gRPC forms.
+import { parseGoDuration } from '../../resources/go-duration.js';
 import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import { BANDWIDTH, decimalFromIntOrString } from '../core/conf-checks.js';
 import { protoDuration } from '../core/proto-duration.js';
@@ -37,11 +38,16 @@ export function abortApplies(abort: FaultInjectionConf['abort']): abort is NonNu
   return abort !== undefined && abort.httpStatus >= 200 && abort.httpStatus < 600;
 }
 
+/** A delay of some time: a zero one (or none given) delays nothing, and Envoy refuses a zero fixed_delay. */
+export function delayApplies(delay: FaultInjectionConf['delay']): delay is NonNullable<FaultInjectionConf['delay']> {
+  return delay !== undefined && (parseGoDuration(delay.value ?? '0s') ?? 0) > 0;
+}
+
 /** The HTTPFault parts gRPC applies (gRFC A33): delay and abort. */
 export function delayAndAbort(fault: FaultInjectionConf): ProtoJson {
   return {
-    // A delay without a value is Go's zero Duration, as Kuma writes it (Envoy then refuses it, by field).
-    ...(fault.delay && { delay: { fixed_delay: protoDuration(fault.delay.value ?? '0s'), percentage: fractionalPercent(fault.delay.percentage) } }),
+    // A delay without a value is Go's zero Duration: Kuma writes it and Envoy refuses it, while it delays nothing.
+    ...(delayApplies(fault.delay) && { delay: { fixed_delay: protoDuration(fault.delay.value ?? '0s'), percentage: fractionalPercent(fault.delay.percentage) } }),
     ...(abortApplies(fault.abort) && { abort: { http_status: fault.abort.httpStatus, percentage: fractionalPercent(fault.abort.percentage) } }),
   };
 }

@@ -15,7 +15,7 @@ import { reportUnapplied } from '../core/report-unapplied.js';
 import { inboundKey } from '../core/rules.js';
 import type { FaultInjectionConf, MeshFaultInjectionConf } from './api.js';
 import { callerTags, subsetMatchesCaller } from './caller-tags.js';
-import { ABORT_STATUS_OUT_OF_ENVOY_RANGE, FAULT_FILTER, HTTP_FAULT_TYPE_URL, abortApplies, delayAndAbort } from './fault.js';
+import { ABORT_STATUS_OUT_OF_ENVOY_RANGE, FAULT_FILTER, HTTP_FAULT_TYPE_URL, abortApplies, delayAndAbort, delayApplies } from './fault.js';
 
 /** A fault the destination would inject on this client's calls, with the policy items behind it. */
 interface ClientFault {
@@ -52,7 +52,7 @@ export function applyMeshFaultInjectionToGrpc(input: PluginInput<MeshFaultInject
       if (fault.responseBandwidth) reportUnapplied(input, origins, `default.http[${index}].responseBandwidth`, 'gRPC does not limit response bandwidth (gRFC A33 leaves response_rate_limit out)');
       if (fault.abort && !abortApplies(fault.abort)) reportUnapplied(input, origins, `default.http[${index}].abort`, ABORT_STATUS_OUT_OF_ENVOY_RANGE);
     });
-    const applied = faults.filter(({ fault }) => abortApplies(fault.abort) || fault.delay);
+    const applied = faults.filter(({ fault }) => abortApplies(fault.abort) || delayApplies(fault.delay));
     if (applied.length === 0) continue;
     const apiListener = (listener.api_listener as ProtoJson).api_listener as ProtoJson;
     // gRPC refuses two HTTP filters of one name, which Envoy allows: each fault gets its index.

@@ -1,4 +1,5 @@
 import { defaultsIn, list, object, type SpecShape } from '../core/spec-shape.js';
+import { servedDuration, servedInteger } from '../core/served-value.js';
 
 /** Kuma's IntOrString percentage (`12`, `"62.9"`). */
 const percentage = 'int-or-string';
@@ -9,8 +10,9 @@ export const meshFaultInjectionSpecShape: SpecShape = defaultsIn(
   object({
     http: list(
       object({
-        abort: object({ httpStatus: 'integer', percentage }),
-        delay: object({ value: 'string', percentage }),
+        // A 1xx abort is accepted and reported as not applied (fault.ts), as Kuma accepts it.
+        abort: object({ httpStatus: servedInteger('int32'), percentage }),
+        delay: object({ value: servedDuration('envoy.extensions.filters.common.fault.v3.FaultDelay.fixed_delay'), percentage }),
         // A number is read as its text, as Kuma's validator cases give it (`limit: 1000`, refused by its units).
         responseBandwidth: object({ limit: 'int-or-string', percentage }),
       }),

@@ -1,4 +1,7 @@
 import { defaultsIn, list, object, type SpecShape } from '../core/spec-shape.js';
+import { servedDuration, servedInteger } from '../core/served-value.js';
+
+const HEALTH_CHECK = 'envoy.config.core.v3.HealthCheck';
 
 const headers = list(object({ name: 'string', value: 'string' }, ['name', 'value']));
 
@@ -6,24 +9,24 @@ const headers = list(object({ name: 'string', value: 'string' }, ['name', 'value
 export const meshHealthCheckSpecShape: SpecShape = defaultsIn(
   ['to'],
   object({
-    interval: 'string',
-    timeout: 'string',
-    unhealthyThreshold: 'integer',
-    healthyThreshold: 'integer',
-    initialJitter: 'string',
-    intervalJitter: 'string',
-    intervalJitterPercent: 'integer',
+    interval: servedDuration(`${HEALTH_CHECK}.interval`),
+    timeout: servedDuration(`${HEALTH_CHECK}.timeout`),
+    unhealthyThreshold: servedInteger('int32', `${HEALTH_CHECK}.unhealthy_threshold`),
+    healthyThreshold: servedInteger('int32', `${HEALTH_CHECK}.healthy_threshold`),
+    initialJitter: servedDuration(`${HEALTH_CHECK}.initial_jitter`),
+    intervalJitter: servedDuration(`${HEALTH_CHECK}.interval_jitter`),
+    intervalJitterPercent: servedInteger('int32', `${HEALTH_CHECK}.interval_jitter_percent`),
     healthyPanicThreshold: 'int-or-string',
     failTrafficOnPanic: 'boolean',
     eventLogPath: 'string',
     alwaysLogHealthCheckFailures: 'boolean',
-    noTrafficInterval: 'string',
+    noTrafficInterval: servedDuration(`${HEALTH_CHECK}.no_traffic_interval`),
     tcp: object({ disabled: 'boolean', send: 'string', receive: list('string') }),
     http: object({
       disabled: 'boolean',
       path: 'string',
       requestHeadersToAdd: object({ set: headers, add: headers }),
-      expectedStatuses: list('integer'),
+      expectedStatuses: list(servedInteger('int32')),
     }),
     grpc: object({ disabled: 'boolean', serviceName: 'string', authority: 'string' }),
     reuseConnection: 'boolean',

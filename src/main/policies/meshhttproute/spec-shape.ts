@@ -1,9 +1,12 @@
 import { backendRefShape } from '../core/backend-ref.js';
 import { list, object, oneOf, type SpecShape } from '../core/spec-shape.js';
+import { servedInteger } from '../core/served-value.js';
 
+// Kuma's schema requires both of a header's fields: Envoy refuses a header without a name.
+const header = object({ name: 'string', value: 'string' }, ['name', 'value']);
 const headerModifier = object({
-  set: list(object({ name: 'string', value: 'string' })),
-  add: list(object({ name: 'string', value: 'string' })),
+  set: list(header),
+  add: list(header),
   remove: list('string'),
 });
 const pathRewrite = object({ type: 'string', replaceFullPath: 'string', replacePrefixMatch: 'string' }, ['type']);
@@ -11,15 +14,22 @@ const pathRewrite = object({ type: 'string', replaceFullPath: 'string', replaceP
 const match = object({
   path: object({ type: oneOf('Exact', 'PathPrefix', 'RegularExpression'), value: 'string' }, ['type']),
   method: 'string',
-  queryParams: list(object({ type: 'string', name: 'string', value: 'string' })),
-  headers: list(object({ type: 'string', name: 'string', value: 'string' })),
+  // A match needs the name of what it matches: Envoy refuses a header matcher without one.
+  queryParams: list(object({ type: 'string', name: 'string', value: 'string' }, ['name'])),
+  headers: list(object({ type: 'string', name: 'string', value: 'string' }, ['name'])),
 });
 
 const filter = object({
   type: oneOf('RequestHeaderModifier', 'ResponseHeaderModifier', 'RequestRedirect', 'URLRewrite', 'RequestMirror'),
   requestHeaderModifier: headerModifier,
   responseHeaderModifier: headerModifier,
-  requestRedirect: object({ scheme: 'string', hostname: 'string', path: pathRewrite, port: 'integer', statusCode: 'integer' }),
+  requestRedirect: object({
+    scheme: 'string',
+    hostname: 'string',
+    path: pathRewrite,
+    port: servedInteger('int32', 'envoy.config.route.v3.RedirectAction.port_redirect'),
+    statusCode: servedInteger('int64'),
+  }),
   urlRewrite: object({ hostname: 'string', path: pathRewrite, hostToBackendHostname: 'boolean' }),
   // k8s IntOrString in Kuma; a decimal string or number here (fractions of a percent).
   requestMirror: object({ percentage: 'int-or-string', backendRef: backendRefShape }, ['backendRef']),

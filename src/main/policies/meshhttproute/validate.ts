@@ -6,6 +6,7 @@ import { fieldPath, indexPath } from '../../resources/field-path.js';
 import type { ViolationList } from '../../resources/validation-error.js';
 import { type BackendRef, validateBackendRef, validateBackendRefs } from '../core/backend-ref.js';
 import type { PolicySpec } from '../core/policy.js';
+import { checkRe2 } from '../core/re2-syntax.js';
 import type { TargetRefKind } from '../core/target-ref.js';
 import type { HeaderModifier, HttpFilter, HttpMatch, HttpRouteRule, MeshHTTPRouteConf } from './api.js';
 
@@ -43,16 +44,19 @@ function validateMatch(match: HttpMatch, path: string, violations: ViolationList
       if (!text.startsWith('/')) violations.add(value, 'must be an absolute path');
     }
     if (type === 'Exact' && !text.startsWith('/')) violations.add(value, 'must be an absolute path');
+    if (type === 'RegularExpression') checkRe2(text, value, violations);
   }
   const names = new Set<string>();
   (match.queryParams ?? []).forEach((query, index) => {
     if (names.has(query.name)) violations.add(fieldPath(indexPath(fieldPath(path, 'queryParams'), index), 'name'), `multiple entries for name ${query.name}`);
     names.add(query.name);
+    if (query.type === 'RegularExpression') checkRe2(query.value, fieldPath(indexPath(fieldPath(path, 'queryParams'), index), 'value'), violations);
   });
   (match.headers ?? []).forEach((header, index) => {
     if ((header.type === 'Present' || header.type === 'Absent') && (header.value ?? '') !== '') {
       violations.add(fieldPath(indexPath(fieldPath(path, 'headers'), index), 'value'), 'must not be defined');
     }
+    if (header.type === 'RegularExpression') checkRe2(header.value, fieldPath(indexPath(fieldPath(path, 'headers'), index), 'value'), violations);
   });
 }
 

@@ -1,11 +1,15 @@
-import { defaultsIn, list, object, type SpecShape } from '../core/spec-shape.js';
+import { defaultsIn, list, object, oneOf, type SpecShape } from '../core/spec-shape.js';
+import { servedDuration, servedInteger } from '../core/served-value.js';
+
+const CLUSTER = 'envoy.config.cluster.v3.Cluster';
 
 const hashPolicies = list(
   object({
-    type: 'string',
+    // Kuma's schema's enum: another type has no Envoy hash policy to write.
+    type: oneOf('Header', 'Cookie', 'Connection', 'SourceIP', 'QueryParameter', 'FilterState'),
     terminal: 'boolean',
     header: object({ name: 'string' }, ['name']),
-    cookie: object({ name: 'string', ttl: 'string', path: 'string' }, ['name']),
+    cookie: object({ name: 'string', ttl: servedDuration('envoy.config.route.v3.RouteAction.HashPolicy.Cookie.ttl'), path: 'string' }, ['name']),
     connection: object({ sourceIP: 'boolean' }),
     queryParameter: object({ name: 'string' }, ['name']),
     filterState: object({ key: 'string' }, ['key']),
@@ -19,19 +23,25 @@ export const meshLoadBalancingStrategySpecShape: SpecShape = defaultsIn(
   object({
     localityAwareness: object({
       disabled: 'boolean',
-      localZone: object({ affinityTags: list(object({ key: 'string', weight: 'integer' }, ['key'])) }),
+      localZone: object({ affinityTags: list(object({ key: 'string', weight: servedInteger('uint32') }, ['key'])) }),
       crossZone: object({
         failover: list(object({ from: object({ zones }, ['zones']), to: object({ type: 'string', zones }, ['type']) }, ['to'])),
         failoverThreshold: object({ percentage: 'int-or-string' }, ['percentage']),
       }),
     }),
     loadBalancer: object({
-      type: 'string',
+      // Kuma's schema's enum: another type has no Envoy lb_policy to write.
+      type: oneOf('RoundRobin', 'LeastRequest', 'RingHash', 'Random', 'Maglev'),
       roundRobin: object({}),
-      leastRequest: object({ choiceCount: 'integer', activeRequestBias: 'int-or-string' }),
-      ringHash: object({ hashFunction: 'string', minRingSize: 'integer', maxRingSize: 'integer', hashPolicies }),
+      leastRequest: object({ choiceCount: servedInteger('uint32', `${CLUSTER}.LeastRequestLbConfig.choice_count`), activeRequestBias: 'int-or-string' }),
+      ringHash: object({
+        hashFunction: 'string',
+        minRingSize: servedInteger('uint32', `${CLUSTER}.RingHashLbConfig.minimum_ring_size`),
+        maxRingSize: servedInteger('uint32', `${CLUSTER}.RingHashLbConfig.maximum_ring_size`),
+        hashPolicies,
+      }),
       random: object({}),
-      maglev: object({ tableSize: 'integer', hashPolicies }),
+      maglev: object({ tableSize: servedInteger('uint32', `${CLUSTER}.MaglevLbConfig.table_size`), hashPolicies }),
     }, ['type']),
     hashPolicies,
   }),

@@ -1,6 +1,10 @@
 import { defaultsIn, list, object, type SpecShape } from '../core/spec-shape.js';
+import { servedDuration, servedInteger } from '../core/served-value.js';
 
-const rate = object({ num: 'integer', interval: 'string' }, ['interval', 'num']);
+const rate = object(
+  { num: servedInteger('uint32', 'envoy.type.v3.TokenBucket.max_tokens'), interval: servedDuration('envoy.type.v3.TokenBucket.fill_interval') },
+  ['interval', 'num'],
+);
 const headers = list(object({ name: 'string', value: 'string' }, ['name', 'value']));
 
 /** Kuma's MeshRateLimit schema (rest.yaml): the `default` of each `to`, `from` and `rules` item. */
@@ -11,7 +15,7 @@ export const meshRateLimitSpecShape: SpecShape = defaultsIn(
       http: object({
         disabled: 'boolean',
         requestRate: rate,
-        onRateLimit: object({ status: 'integer', headers: object({ set: headers, add: headers }) }),
+        onRateLimit: object({ status: servedInteger('uint32'), headers: object({ set: headers, add: headers }) }),
       }),
       tcp: object({ disabled: 'boolean', connectionRate: rate }),
     }),

@@ -11,6 +11,7 @@ import {
 } from '../core/conf-checks.js';
 import type { PolicySpec } from '../core/policy.js';
 import { GRPC_RETRY_ON, HTTP_RETRY_ON, retryOnStatusCode, type BackOff, type MeshRetryConf, type Predicate, type RateLimitedBackOff } from './api.js';
+import { checkRe2 } from '../core/re2-syntax.js';
 
 /**
  * MeshRetry's `to[].default` confs, as Kuma's validator checks them (meshretry/api/v1alpha1/validator.go).
@@ -48,6 +49,7 @@ function validateConf(violations: ViolationList, path: string, conf: MeshRetryCo
       // Envoy refuses a header matcher without a name; Kuma leaves that to Envoy, meshdesk says where.
       checkList(http[field], `${httpPath}.${field}`, violations).forEach((header, index) => {
         if (!header?.name) violations.add(`${httpPath}.${field}[${index}].name`, MUST_BE_DEFINED);
+        if (header?.type === 'RegularExpression') checkRe2(header.value, `${httpPath}.${field}[${index}].value`, violations);
       });
     }
   }

@@ -282,3 +282,33 @@ describe('status tracker', () => {
     expect(tracker.status(PROXY)!.stream.peer).not.toBe('elsewhere');
   });
 });
+
+describe('a stale proxy', () => {
+  const withheld = [
+    { typeUrl: CLUSTER_TYPE_URL, name: 'backend', reason: 'cannot encode cds resource "backend": connect_timeout: 999999999999s is longer than the longest duration', kept: true },
+  ];
+  const tick = (result: 'changed' | 'generated' | 'error', extra: object = {}) =>
+    timeline.record(PROXY, { kind: 'tick', at: now(), result, durationMs: 0.1, ...extra });
+
+  // Issue 27: the Proxies view said "configured" while no update reached the proxy.
+  it('is configured but stale, since the first tick that withheld a resource and with its reason, until a tick sends everything', async () => {
+    const client = await clientThatAckedV1(await startServer());
+    const changes: (string | undefined)[] = [];
+    tracker.onStateChange((status) => changes.push(status.stale?.reason));
+
+    tick('changed', { versions: {}, withheld });
+    const stale = tracker.status(PROXY)!;
+    expect(stale.state).toBe('configured');
+    expect(stale.stale).toEqual({ since: expect.any(Number), reason: `${withheld[0]!.reason}; the proxy keeps the one sent before` });
+    tick('generated', { withheld });
+    expect(tracker.status(PROXY)!.stale!.since).toBe(stale.stale!.since);
+    tick('error', { detail: 'generator "outbound-proxy" failed' });
+    expect(tracker.status(PROXY)!.stale).toEqual({ since: stale.stale!.since, reason: 'its configuration could not be generated: generator "outbound-proxy" failed' });
+
+    tick('generated');
+    expect(tracker.status(PROXY)!.stale).toBeUndefined();
+    // Each change is announced (the terminal prints one line per change), the repeat is not.
+    expect(changes).toEqual([stale.stale!.reason, 'its configuration could not be generated: generator "outbound-proxy" failed', undefined]);
+    client.close();
+  });
+});

@@ -14,7 +14,7 @@ import type {
 import type { DepartedProxies } from '../status/departed-proxies.js';
 import { now, type ProxyEvent, type ProxyTimeline } from '../status/proxy-timeline.js';
 import type { ProxyConnectionState, ProxyStatus, TypeStatus } from '../../../shared/api-types.js';
-import { isRefusal, type StreamEnding } from '../../../shared/proxy-events.js';
+import { isRefusal, type StreamEnding, type WithheldResource } from '../../../shared/proxy-events.js';
 import type { XdsProtocol } from '../protocol/ads-service.js';
 
 export type { ProxyConnectionState, ProxyStatus, TypeStatus };
@@ -270,7 +270,10 @@ export class StatusTracker implements Callbacks {
         } else if (event.result === 'generated' || event.result === 'changed') {
           proxy.hasDataplane = true;
           const sent = [...proxy.types.values()].some((type) => type.lastSent !== undefined);
-          this.#setState(proxy, sent ? 'configured' : 'connecting');
+          const staleChanged = this.#setStale(proxy, event.at, event.withheld?.length ? withheldReason(event.withheld) : undefined);
+          this.#setState(proxy, sent ? 'configured' : 'connecting', staleChanged);
+        } else if (event.result === 'error') {
+          if (this.#setStale(proxy, event.at, `its configuration could not be generated: ${event.detail ?? 'an error'}`)) this.#notify(proxy);
         }
         break;
       case 'deregistration-scheduled':
@@ -313,6 +316,18 @@ export class StatusTracker implements Callbacks {
     return proxy?.stream.id === streamId ? proxy : undefined;
   }
 
+  /** Marks the proxy stale since the first tick that left it so (or clears it, with no reason); true when that changed what is shown. */
+  #setStale(proxy: ProxyState, at: number, reason: string | undefined): boolean {
+    if (reason === undefined) {
+      if (!proxy.stale) return false;
+      delete proxy.stale;
+      return true;
+    }
+    if (proxy.stale?.reason === reason) return false;
+    proxy.stale = { since: proxy.stale?.since ?? at, reason };
+    return true;
+  }
+
   #setState(proxy: ProxyState, state: ProxyConnectionState, always = false): void {
     if (proxy.state === state && !always) return;
     proxy.state = state;
@@ -337,6 +352,7 @@ export class StatusTracker implements Callbacks {
       ...rest,
       stream: { ...proxy.stream },
       ...(proxy.refusal && { refusal: { ...proxy.refusal } }),
+      ...(proxy.stale && { stale: { ...proxy.stale } }),
       types,
       ...(departure && { departure }),
     };
@@ -360,6 +376,13 @@ export class StatusTracker implements Callbacks {
       return;
     }
   }
+}
+
+/** Why a tick left the proxy stale: the first resource withheld, and how many more. */
+function withheldReason(withheld: readonly WithheldResource[]): string {
+  const [first] = withheld;
+  const more = withheld.length > 1 ? ` (and ${withheld.length - 1} more resource${withheld.length > 2 ? 's' : ''})` : '';
+  return `${first!.reason}${more}; ${first!.kept ? 'the proxy keeps the one sent before' : 'the proxy has none'}`;
 }
 
 /** The type's state, created on first use; undefined past the bound of types per proxy. */

@@ -6,6 +6,7 @@ import {
   WELL_KNOWN,
   WRAPPER_SCALARS,
   hasSpecialJson,
+  integerRange,
   type EncodedAny,
   type ProtoJson,
 } from './proto-json.js';
@@ -273,13 +274,10 @@ class JsonToProto {
     }
     const text = typeof value === 'number' ? (Number.isSafeInteger(value) ? String(value) : undefined) : typeof value === 'string' ? value : undefined;
     if (text === undefined || !/^-?\d+$/.test(text)) return this.reject(path, `expected an integer (${kind}), got ${describe(value)}`);
-    const unsigned = kind.startsWith('uint') || kind.startsWith('fixed');
-    const bits = SIXTY_FOUR_BIT_SCALARS.has(kind) ? 64n : 32n;
-    const min = unsigned ? 0n : -(1n << (bits - 1n));
-    const max = unsigned ? (1n << bits) - 1n : (1n << (bits - 1n)) - 1n;
+    const { min, max } = integerRange(kind);
     const integer = BigInt(text);
     if (integer < min || integer > max) return this.reject(path, `${text} is out of range for ${kind} (${min}..${max})`);
-    return bits === 64n ? text : Number(text);
+    return SIXTY_FOUR_BIT_SCALARS.has(kind) ? text : Number(text);
   }
 
   /** proto3 JSON forms of the well-known types; NOT_SPECIAL for every other type. */

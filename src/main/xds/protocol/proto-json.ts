@@ -42,6 +42,13 @@ export function hasSpecialJson(fullName: string): boolean {
 
 export const SIXTY_FOUR_BIT_SCALARS = new Set(['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64']);
 
+/** The values an integer scalar of this kind (`uint32`, `sfixed64`…) holds, inclusive. */
+export function integerRange(kind: string): { min: bigint; max: bigint } {
+  const unsigned = kind.startsWith('uint') || kind.startsWith('fixed');
+  const bits = SIXTY_FOUR_BIT_SCALARS.has(kind) ? 64n : 32n;
+  return unsigned ? { min: 0n, max: (1n << bits) - 1n } : { min: -(1n << (bits - 1n)), max: (1n << (bits - 1n)) - 1n };
+}
+
 /** Longest Duration proto3 JSON allows: 10,000 years. */
 export const MAX_DURATION_SECONDS = 315_576_000_000;
 

@@ -14,7 +14,9 @@ export function proxyStateLine(status: ProxyStatus): string {
     case 'waiting':
       return `${who(status)}: registered its Dataplane; meshdesk's post-create wait runs until ${clock(status.waitEndsAt ?? status.since)}`;
     case 'configured':
-      return `${who(status)}: configured`;
+      return status.stale
+        ? `${who(status)}: configured, but stale since ${new Date(status.stale.since).toISOString()} because ${status.stale.reason}`
+        : `${who(status)}: configured`;
     case 'no-dataplane':
       return `${who(status)}: online, but no Dataplane has its node id: it gets no configuration until one is created`;
     case 'offline':

@@ -191,7 +191,7 @@ describe('DataplaneWatchdog', () => {
     expect(await dog.sync()).toBe('changed');
   });
 
-  it('keeps the last snapshot when a generated resource does not encode, naming the proxy, resource and field', async () => {
+  it('withholds a generated resource that does not encode, naming it on the tick, and still sends the rest', async () => {
     await fixture.manager.create(sidecar('web-1', 'web', '127.0.0.1', ['backend']));
     let broken = false;
     const withTypo = (resources: GeneratedResources): GeneratedResources => ({
@@ -208,18 +208,24 @@ describe('DataplaneWatchdog', () => {
       },
     });
     await dog.sync();
-    const published = fixture.snapshots.getSnapshot(WEB.proxyId);
+    const published = fixture.snapshots.getSnapshot(WEB.proxyId)!;
 
     broken = true;
     await fixture.manager.create(sidecar('backend-2', 'backend', '127.0.0.3'));
     fixture.expireCaches();
 
-    expect(await dog.sync()).toBe('error');
-    expect(fixture.ticks(WEB.proxyId).at(-1)!.detail).toMatch(
-      /^cannot publish the configuration of proxy "default.web-1": cannot encode cds resource "backend": conect_timeout: unknown field/,
-    );
-    expect(fixture.snapshots.getSnapshot(WEB.proxyId)).toBe(published);
-    expect(fixture.history.list(WEB.proxyId)).toHaveLength(1);
+    expect(await dog.sync()).toBe('changed');
+    const tick = fixture.ticks(WEB.proxyId).at(-1)!;
+    expect(tick.withheld).toContainEqual({
+      typeUrl: CLUSTER_TYPE_URL,
+      name: 'backend',
+      reason: expect.stringMatching(/^cannot encode cds resource "backend": conect_timeout: unknown field/),
+      kept: true,
+    });
+    const snapshot = fixture.snapshots.getSnapshot(WEB.proxyId)!;
+    expect(snapshot.get(CLUSTER_TYPE_URL)!.version).toBe(published.get(CLUSTER_TYPE_URL)!.version);
+    expect(JSON.stringify(snapshot.get(ENDPOINT_TYPE_URL)!.resources.get('backend')!.json)).toContain('127.0.0.3');
+    expect(fixture.history.list(WEB.proxyId)).toHaveLength(2);
   });
 
   it('records an error naming the mesh and the proxy when the mesh cannot be read', async () => {

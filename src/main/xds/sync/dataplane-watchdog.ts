@@ -5,10 +5,10 @@ import type { MeshContext } from '../context/mesh-context.js';
 import type { GeneratedProxy } from '../../policies/core/apply-plugins.js';
 import { generateProxy } from '../generate/profile.js';
 import type { Proxy } from '../generate/proxy.js';
-import type { PolicyEffects } from '../status/policy-effects.js';
+import { unappliedOfWithheld, type PolicyEffects } from '../status/policy-effects.js';
 import { now, type ProxyEventBody, type ProxyTimeline, type TickResult } from '../status/proxy-timeline.js';
 import { EVENT_LOOP_SLICE } from '../server/time-slice.js';
-import { policyChangesBetween, policyVersions, type PolicyVersions } from './policy-changes.js';
+import { meshContextVersions, policyChangesBetween, type PolicyVersions } from './policy-changes.js';
 import type { SnapshotReconciler } from './reconcile.js';
 
 /** Where a tick gets its MeshContext (MeshContextCache). */
@@ -161,14 +161,16 @@ export class DataplaneWatchdog {
         ...(identity && { identity }),
       };
       const { resources, attributions, unapplied } = this.#generate(context, proxy);
-      const policies = policyVersions(context.policies);
+      const policies = meshContextVersions(context);
       // A connection's first snapshot has no previous one here to compare with: it names no change.
       const policyChanges = this.#publishedPolicies ? policyChangesBetween(this.#publishedPolicies, policies) : [];
-      const { versions, changedTypes } = this.#reconciler.reconcile(proxyId, resources, policyChanges);
+      const { versions, changedTypes, withheld } = this.#reconciler.reconcile(proxyId, resources, policyChanges);
       if (changedTypes.length > 0) this.#publishedPolicies = policies;
-      this.#policyEffects?.set({ proxyId, versions, attributions, unapplied });
+      const notSent = withheld.length === 0 ? unapplied : [...unapplied, ...unappliedOfWithheld(withheld, attributions)];
+      this.#policyEffects?.set({ proxyId, versions, attributions, unapplied: notSent });
       this.#lastInputs = inputs;
-      return finished(changedTypes.length > 0 ? { result: 'changed', versions } : { result: 'generated' });
+      const outcome: TickOutcome = changedTypes.length > 0 ? { result: 'changed', versions } : { result: 'generated' };
+      return finished(withheld.length === 0 ? outcome : { ...outcome, withheld });
     } catch (error) {
       return finished({ result: 'error', detail: message(error) });
     }

@@ -127,19 +127,37 @@ describe('SnapshotReconciler', () => {
     expect(encodedTypes).toEqual([ENDPOINT_TYPE_URL]);
   });
 
-  it('refuses a resource that does not encode, naming the proxy and the field, and keeps the snapshot in place', () => {
+  // Issue 27: one resource that did not encode stopped every update of the proxy.
+  it('withholds a resource that does not encode, keeping its last sent form, and publishes the rest', () => {
     reconciler.reconcile(PROXY, echoResources());
-    const inPlace = snapshots.getSnapshot(PROXY);
+    const inPlace = snapshots.getSnapshot(PROXY)!;
     const broken = {
       ...echoResources(9090),
-      [CLUSTER_TYPE_URL]: [{ name: 'echo', resource: { ...edsCluster('echo'), lb_polcy: 'ROUND_ROBIN' } }],
+      [CLUSTER_TYPE_URL]: [
+        { name: 'echo', resource: { ...edsCluster('echo'), lb_polcy: 'ROUND_ROBIN' } },
+        { name: 'new', resource: { ...edsCluster('new'), lb_polcy: 'ROUND_ROBIN' } },
+      ],
     };
 
-    expect(() => reconciler.reconcile(PROXY, broken)).toThrow(
-      /^cannot publish the configuration of proxy "default.web-1": cannot encode cds resource "echo": lb_polcy: unknown field/,
-    );
-    expect(snapshots.getSnapshot(PROXY)).toBe(inPlace);
-    expect(history.list(PROXY)).toHaveLength(1);
+    const { changedTypes, withheld } = reconciler.reconcile(PROXY, broken);
+
+    expect(withheld).toEqual([
+      { typeUrl: CLUSTER_TYPE_URL, name: 'echo', reason: expect.stringMatching(/^cannot encode cds resource "echo": lb_polcy: unknown field/), kept: true },
+      { typeUrl: CLUSTER_TYPE_URL, name: 'new', reason: expect.stringMatching(/^cannot encode cds resource "new": lb_polcy/), kept: false },
+    ]);
+    // The new endpoint is sent; the cluster stays as it was sent, the new one is left out.
+    expect(changedTypes).toEqual([ENDPOINT_TYPE_URL]);
+    const published = snapshots.getSnapshot(PROXY)!;
+    expect(published.get(ENDPOINT_TYPE_URL)!.resources.get('echo')!.json).toEqual(loadAssignment('echo', 9090));
+    expect(published.get(CLUSTER_TYPE_URL)).toEqual(inPlace.get(CLUSTER_TYPE_URL));
+    // The history holds what was sent, not what was generated.
+    expect(history.list(PROXY)).toHaveLength(2);
+    expect(history.latest(PROXY)!.resources[CLUSTER_TYPE_URL]).toEqual([{ name: 'echo', resource: edsCluster('echo') }]);
+
+    // Once it encodes again, it is sent, and nothing is withheld.
+    const repaired = reconciler.reconcile(PROXY, echoResources(9090, ['new']));
+    expect(repaired.withheld).toEqual([]);
+    expect(repaired.changedTypes).toEqual([CLUSTER_TYPE_URL]);
   });
 
   it('refuses two resources of one type under one name', () => {

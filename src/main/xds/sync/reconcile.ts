@@ -8,6 +8,9 @@ import type { SnapshotCache } from '../server/snapshot-cache.js';
 import { resourceVersion, type Snapshot, type SnapshotResource, type TypeSnapshot } from '../server/snapshot.js';
 import { now } from '../status/proxy-timeline.js';
 import { EncodedResourceCache } from './encoded-resource-cache.js';
+import { ResourceEncodingError } from '../protocol/encode.js';
+import type { ProtoJson } from '../protocol/proto-json.js';
+import type { WithheldResource } from '../../../shared/proxy-events.js';
 
 /** Hex characters of a type's content hash used as its version: plenty to tell a proxy's configs apart. */
 const VERSION_LENGTH = 16;
@@ -17,6 +20,8 @@ export interface ReconcileResult {
   versions: Record<XdsTypeUrl, string>;
   /** Types whose version differs from the previous snapshot's, in push order; empty when nothing was set. */
   changedTypes: XdsTypeUrl[];
+  /** Resources that could not be encoded: the proxy keeps their last sent form, or goes without them. */
+  withheld: WithheldResource[];
 }
 
 export interface SnapshotReconcilerOptions {
@@ -44,14 +49,18 @@ export class SnapshotReconciler {
   }
 
   /**
-   * Throws, naming the proxy and the resource, when a resource does not encode; the snapshot in
-   * place then stays. A published snapshot is queued for the history in the same turn (written
+   * A resource that does not encode is withheld (its last sent form kept, if any) and listed in
+   * the result; the rest is published. Throws, naming the proxy, only for a generator bug (two
+   * resources of one name): the snapshot in place then stays. A published snapshot is queued for the history in the same turn (written
    * with the others of that turn, see SnapshotHistory.recordSoon), so the history holds exactly
    * what was published, with `policyChanges` (the policy changes behind it) when it is published.
    */
   reconcile(proxyId: string, generated: GeneratedResources, policyChanges: readonly PolicyVersionChange[] = []): ReconcileResult {
     const current = this.#snapshots.getSnapshot(proxyId);
-    const snapshot = encodeSnapshot(proxyId, generated, this.#encoded, current);
+    const withheld: WithheldResource[] = [];
+    const snapshot = encodeSnapshot(proxyId, generated, this.#encoded, current, withheld);
+    // The history holds what was published: with a resource withheld, that is not what was generated.
+    const published = withheld.length === 0 ? generated : publishedResources(snapshot);
     const versions = Object.fromEntries(XDS_TYPE_URLS.map((typeUrl) => [typeUrl, snapshot.get(typeUrl)!.version])) as Record<
       XdsTypeUrl,
       string
@@ -60,11 +69,11 @@ export class SnapshotReconciler {
     if (changedTypes.length > 0) {
       // A type with no resources now and none before did not change for the user, even in a first
       // snapshot: the history says "RDS changed" only when there are routes on one side.
-      const changedForHistory = changedTypes.filter((typeUrl) => generated[typeUrl].length > 0 || (current?.get(typeUrl)?.resources.size ?? 0) > 0);
-      this.#history.recordSoon({ proxyId, createdAt: now(), versions, changedTypes: changedForHistory, policyChanges, resources: withoutPrivateKeys(generated) });
+      const changedForHistory = changedTypes.filter((typeUrl) => published[typeUrl].length > 0 || (current?.get(typeUrl)?.resources.size ?? 0) > 0);
+      this.#history.recordSoon({ proxyId, createdAt: now(), versions, changedTypes: changedForHistory, policyChanges, resources: withoutPrivateKeys(published) });
       this.#snapshots.setSnapshot(proxyId, snapshot);
     }
-    return { versions, changedTypes };
+    return { versions, changedTypes, withheld };
   }
 
   /** Forgets the proxy's snapshot, once nobody serves it any more. */
@@ -85,12 +94,25 @@ function withoutPrivateKeys(generated: GeneratedResources): GeneratedResources {
   return { ...generated, [SECRET_TYPE_URL]: secrets.map(({ name, resource }) => ({ name, resource: redactSecret(resource) })) };
 }
 
-function encodeSnapshot(proxyId: string, generated: GeneratedResources, encoded: EncodedResourceCache, current: Snapshot | undefined): Snapshot {
+/** The resources of a snapshot as generated resources, for the history. */
+function publishedResources(snapshot: Snapshot): GeneratedResources {
+  return Object.fromEntries(
+    XDS_TYPE_URLS.map((typeUrl) => [typeUrl, [...snapshot.get(typeUrl)!.resources].map(([name, { json }]) => ({ name, resource: json! }))]),
+  ) as unknown as GeneratedResources;
+}
+
+function encodeSnapshot(
+  proxyId: string,
+  generated: GeneratedResources,
+  encoded: EncodedResourceCache,
+  current: Snapshot | undefined,
+  withheld: WithheldResource[],
+): Snapshot {
   try {
     return new Map(
       XDS_TYPE_URLS.map((typeUrl) => {
         const inPlace = current?.get(typeUrl);
-        return [typeUrl, inPlace !== undefined && sameResources(inPlace, generated[typeUrl]) ? inPlace : encodeType(typeUrl, generated[typeUrl], encoded)];
+        return [typeUrl, inPlace !== undefined && sameResources(inPlace, generated[typeUrl]) ? inPlace : encodeType(typeUrl, generated[typeUrl], encoded, inPlace, withheld)];
       }),
     );
   } catch (error) {
@@ -128,18 +150,49 @@ const matchedLists = new WeakMap<TypeSnapshot, readonly NamedResource[]>();
  * all of them are gone. Versioned by a hash of each resource's name and version (a hash of its
  * bytes, computed once per Any and shared by every proxy), in name order: a few bytes per resource.
  */
-function encodeType(typeUrl: XdsTypeUrl, generated: readonly NamedResource[], encoded: EncodedResourceCache): TypeSnapshot {
+function encodeType(
+  typeUrl: XdsTypeUrl,
+  generated: readonly NamedResource[],
+  encoded: EncodedResourceCache,
+  inPlace: TypeSnapshot | undefined,
+  withheld: WithheldResource[],
+): TypeSnapshot {
   const byName = [...generated].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const resources = new Map<string, SnapshotResource>();
   let versions = '';
+  const withheldBefore = withheld.length;
   for (const { name, resource } of byName) {
     if (resources.has(name)) throw new Error(`two ${shortTypeName(typeUrl)} resources are named "${name}"`);
-    const encodedResource = { any: encoded.encode(typeUrl, resource), json: resource };
+    const encodedResource = encodeOrKeep(typeUrl, name, resource, encoded, inPlace, withheld);
+    if (encodedResource === undefined) continue;
     // Length-prefixed names, fixed-length versions: two lists can never read as one text.
     versions += `${name.length}:${name}${resourceVersion(encodedResource)}`;
     resources.set(name, encodedResource);
   }
   const typeSnapshot = { version: createHash('sha256').update(versions).digest('hex').slice(0, VERSION_LENGTH), resources };
-  matchedLists.set(typeSnapshot, generated);
+  // Only a list sent as generated may be matched again: one with a resource withheld is encoded again next time.
+  if (withheld.length === withheldBefore) matchedLists.set(typeSnapshot, generated);
   return typeSnapshot;
+}
+
+/**
+ * A resource that does not encode must not cost the proxy every other update (issue 27): it keeps
+ * the form of it last sent, if any, or goes without it, and the failure is reported on the proxy.
+ */
+function encodeOrKeep(
+  typeUrl: XdsTypeUrl,
+  name: string,
+  resource: ProtoJson,
+  encoded: EncodedResourceCache,
+  inPlace: TypeSnapshot | undefined,
+  withheld: WithheldResource[],
+): SnapshotResource | undefined {
+  try {
+    return { any: encoded.encode(typeUrl, resource), json: resource };
+  } catch (error) {
+    if (!(error instanceof ResourceEncodingError)) throw error;
+    const kept = inPlace?.resources.get(name);
+    withheld.push({ typeUrl, name, reason: error.message, kept: kept !== undefined });
+    return kept;
+  }
 }

@@ -6,7 +6,9 @@ import { errorMessage } from '../../lib/format/error-message.js';
 /**
  * One proxy's timeline, live: fetched once, then each `proxy.event` of this proxy is appended as
  * it comes (a tick a second would make refetching 1000 events wasteful). Events that arrive while
- * the fetch is in flight are kept and merged by their `seq`, so none is lost, shown twice or out of order.
+ * the fetch is in flight are kept and merged by their `seq`, so none is lost or shown twice.
+ * Shown in time order, recording order (`seq`) breaking ties: a tick records itself after the
+ * responses it caused were sent, so by `seq` alone its responses would come first in the same millisecond.
  */
 export class TimelineState {
   #events = $state.raw<ProxyEvent[]>([]);
@@ -18,7 +20,7 @@ export class TimelineState {
     const stop = client.subscribe((event) => {
       if (event.topic !== 'proxy.event' || event.proxyId !== this.proxyId) return;
       if (pending) pending.push(event.event);
-      else this.#events = [...this.#events, event.event];
+      else this.#events = inTimeOrder([...this.#events, event.event]);
     });
     const stopStatus = client.onStatus((status) => {
       // Events sent while the connection was down are lost: start over from the API.
@@ -53,7 +55,7 @@ export class TimelineState {
       const { events } = await this.fetch();
       // By recording order, not by time: an event may carry a time from before it was recorded.
       const last = events.at(-1)?.seq ?? -Infinity;
-      this.#events = [...events, ...arrived.filter((event) => event.seq > last)];
+      this.#events = inTimeOrder([...events, ...arrived.filter((event) => event.seq > last)]);
       this.#error = undefined;
     } catch (error) {
       // A proxy that never connected has no timeline (404): that is an empty one, not a failure.
@@ -63,4 +65,9 @@ export class TimelineState {
       this.#loaded = true;
     }
   }
+}
+
+/** By time, then by recording order. The list is sorted but for its newest events: the sort is near-linear. */
+function inTimeOrder(events: ProxyEvent[]): ProxyEvent[] {
+  return events.sort((a, b) => a.at - b.at || a.seq - b.seq);
 }

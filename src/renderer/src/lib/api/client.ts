@@ -61,7 +61,10 @@ export class ApiRequestError extends Error {
 /** A Kuma resource as the API answers it: flat, `type`, `mesh`, `name`, then the spec's fields. */
 export type KumaObject = { type: string; mesh?: string; name: string } & Record<string, unknown>;
 
-export type BootstrapKind = { proxyType: 'envoy'; format?: 'yaml' | 'json' } | { proxyType: 'grpc' };
+/** The ADS variant an Envoy bootstrap asks for (`?xdsProtocol=`): State of the World (default) or delta (incremental). */
+export type XdsProtocol = 'sotw' | 'delta';
+
+export type BootstrapKind = { proxyType: 'envoy'; format?: 'yaml' | 'json'; xdsProtocol?: XdsProtocol } | { proxyType: 'grpc' };
 
 type EventListener = (event: CoreEvent) => void;
 type StatusListener = (status: ConnectionStatus) => void;

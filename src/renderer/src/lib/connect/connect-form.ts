@@ -1,5 +1,6 @@
 // The "Connect a proxy" form: its values, their rules, and the Dataplane they describe.
 import { PROTOCOL_TAG, SERVICE_TAG, type Protocol } from '../../../../shared/resources.js';
+import type { XdsProtocol } from '../api/client.js';
 import { parseFieldPath } from '../resources/field-locations.js';
 
 export type ProxyKind = 'envoy' | 'grpc';
@@ -23,13 +24,15 @@ export interface ConnectFormValues {
   outbounds: OutboundRow[];
   /** Envoy's admin port; empty: the one meshdesk picks (a port of its own, not 9901). */
   adminPort: string;
+  /** The ADS variant an Envoy bootstrap asks for; a proxyless gRPC one is always SotW. */
+  xdsProtocol: XdsProtocol;
 }
 
 /** Starting points for the usual kinds of proxy: the form is filled in, then edited. */
 export type ConnectPreset = 'envoy-sidecar' | 'grpc-client' | 'grpc-server';
 
 export function presetValues(preset: ConnectPreset, mesh: string): ConnectFormValues {
-  const base = { mesh, servicePort: '', protocol: 'grpc' as Protocol, adminPort: '' };
+  const base = { mesh, servicePort: '', protocol: 'grpc' as Protocol, adminPort: '', xdsProtocol: 'sotw' as XdsProtocol };
   switch (preset) {
     case 'envoy-sidecar':
       return { ...base, kind: 'envoy', name: 'app-1', service: 'app', port: '18080', servicePort: '8080', protocol: 'http', outbounds: [{ id: 1, port: '10001', service: 'backend' }] };

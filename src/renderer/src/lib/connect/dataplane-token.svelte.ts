@@ -2,6 +2,7 @@
 import { enabledBuiltinBackend } from '../../../../shared/mesh-mtls.js';
 import type { MeshSpec } from '../../../../shared/resources.js';
 import { client } from '../api/index.js';
+import type { XdsProtocol } from '../api/client.js';
 import type { ProxyKind } from './connect-form.js';
 import { errorMessage } from '../format/error-message.js';
 
@@ -39,9 +40,9 @@ export interface IssuedDataplaneToken {
   metadataKey: string;
 }
 
-/** `POST /bootstrap`'s path for the preview; `?token=` only for a token issued from the view. */
-export function previewPath(kind: ProxyKind, token: string | undefined): string {
-  const query = new URLSearchParams({ proxyType: kind, ...(token !== undefined && { token }) });
+/** `POST /bootstrap`'s path for the preview; `?xdsProtocol=` for Envoy (gRPC's clients speak SotW only), `?token=` only for a token issued from the view. */
+export function previewPath(kind: ProxyKind, xdsProtocol: XdsProtocol, token: string | undefined): string {
+  const query = new URLSearchParams({ proxyType: kind, ...(kind === 'envoy' && { xdsProtocol }), ...(token !== undefined && { token }) });
   return `/bootstrap?${query.toString()}`;
 }
 

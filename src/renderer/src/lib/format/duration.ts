@@ -16,6 +16,16 @@ export function formatDuration(ms: number): string {
   return `${sign}${Math.floor(totalMinutes / 1440)}d ${pad(Math.floor((totalMinutes % 1440) / 60))}h`;
 }
 
+/** A cache expiration: `0 s (caching off)`, since 0 keeps nothing (not `0 µs`), else `1.00 s`. */
+export function formatCacheExpiration(ms: number): string {
+  return ms === 0 ? '0 s (caching off)' : formatDuration(ms);
+}
+
+/** A cache expiration as a title: `1.00 s expiration`, or `0 s (caching off)`. */
+export function formatExpirationTitle(ms: number): string {
+  return ms === 0 ? formatCacheExpiration(ms) : `${formatDuration(ms)} expiration`;
+}
+
 /** How long ago `at` was, coarse: `just now`, `12s ago`, `4m ago`, `2h ago`, `3d ago`. */
 export function formatAgo(at: number, now: number): string {
   const seconds = Math.max(0, Math.floor((now - at) / 1000));

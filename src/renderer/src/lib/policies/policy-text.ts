@@ -2,16 +2,25 @@
 import type { PolicyVersionChange } from '../../../../shared/api-types.js';
 import { href } from '../state/router.svelte.js';
 
-/** "MeshTimeout timeout-backend v2 → v3", "MeshRetry retry-all created", "… deleted (was v4)". */
-export function describePolicyChange({ type, name, from, to }: PolicyVersionChange): string {
-  if (from === undefined) return `${type} ${name} created`;
-  if (to === undefined) return `${type} ${name} deleted (was v${from})`;
-  return `${type} ${name} v${from} → v${to}`;
+/**
+ * "MeshTimeout timeout-backend v2 → v3", "MeshRetry retry-all created", "… deleted (was v4)",
+ * "Mesh default v1 → v2: mTLS on (ca-1)", "Dataplane echo-2 created by proxy default.echo-2".
+ */
+export function describePolicyChange({ type, name, from, to, registeredBy, detail }: PolicyVersionChange): string {
+  const what = from === undefined ? `${type} ${name} created` : to === undefined ? `${type} ${name} deleted (was v${from})` : `${type} ${name} v${from} → v${to}`;
+  return `${what}${registeredBy && to !== undefined ? ` by proxy ${registeredBy}` : ''}${detail ? `: ${detail}` : ''}`;
 }
 
 /** The Policies view's page of one policy. */
 export function policyHref(type: string, mesh: string, name: string): string {
   return href('policies', type, mesh, name);
+}
+
+/** Where a changed input is shown: a policy in Policies, the Mesh or a Dataplane in Resources. */
+export function changeHref({ type, name }: PolicyVersionChange, mesh: string): string {
+  if (type === 'Mesh') return href('resources', 'mesh', name);
+  if (type === 'Dataplane') return href('resources', 'dataplane', mesh, name);
+  return policyHref(type, mesh, name);
 }
 
 /** A targetRef in a few words: `Mesh`, `MeshService backend`, `MeshSubset kuma.io/service=web`. */

@@ -1,7 +1,7 @@
 // Resources as the editor shows them: Kuma's YAML, meta first, then the spec's fields.
 import { LineCounter, parseDocument, stringify } from 'yaml';
 import { isPolicyType, type PolicyType } from '../../../../shared/policy-types.js';
-import { RESOURCE_TYPES, isMeshScoped, type ResourceKey, type ResourceType, type Violation } from '../../../../shared/resources.js';
+import { RESOURCE_TYPES, SERVICE_TAG, isMeshScoped, type ResourceKey, type ResourceType, type Violation } from '../../../../shared/resources.js';
 import type { KumaObject } from '../api/index.js';
 
 /** Read-only fields the store owns or computes: shown beside the editor, not in it. `version` stays: applying sends it back. */
@@ -58,15 +58,25 @@ export type TemplateType = 'Mesh' | 'Dataplane' | PolicyType;
 
 /**
  * Starting points for "New": valid as they are, so Apply works at once, with a name the mesh does
- * not have (`backend-2` when `backend-1` exists) and an inbound port no Dataplane of the mesh
- * listens on at the same address. Applying a template only ever creates.
+ * not have (`backend-2` when `backend-1` exists) serving a service no Dataplane of the mesh serves, and
+ * ports (inbound, app, outbound) no Dataplane of any mesh names: on a laptop every Dataplane's
+ * ports are on the one host. Applying a template only ever creates.
  */
 export function template(type: TemplateType, mesh: string, existing: Existing): string {
   if (isPolicyType(type)) return policyTemplate(type, mesh, existing);
   if (type === 'Mesh') return `type: Mesh\nname: ${freeName('my-mesh', new Set(existing.meshes.map((each) => each.name)))}\n`;
   const inMesh = existing.dataplanes.filter((each) => each.mesh === mesh);
-  const name = freeName('backend', new Set(inMesh.map((each) => each.name)));
-  const port = freePort(18080, inMesh);
+  // backend-1 serves backend, backend-2 serves backend-2, …: the first pair whose name and service are both free.
+  const names = new Set(inMesh.map((each) => each.name));
+  const services = new Set(inMesh.flatMap((each) => (networkingOf(each).inbound ?? []).flatMap((inbound) => inbound.tags?.[SERVICE_TAG] ?? [])));
+  let index = 1;
+  const serviceAt = (at: number) => (at === 1 ? 'backend' : `backend-${at}`);
+  while (names.has(`backend-${index}`) || services.has(serviceAt(index))) index++;
+  const [name, service] = [`backend-${index}`, serviceAt(index)];
+  const taken = portsNamed(existing.dataplanes);
+  const port = freePort(18080, taken);
+  const servicePort = freePort(8080, taken.add(port));
+  const outboundPort = freePort(10001, taken.add(servicePort));
   return `type: Dataplane
 mesh: ${mesh}
 name: ${name}
@@ -74,12 +84,12 @@ networking:
   address: ${TEMPLATE_ADDRESS}
   inbound:
     - port: ${port}          # Envoy listens here
-      servicePort: 8080    # the app; defaults to port
+      servicePort: ${servicePort}    # the app; defaults to port
       tags:
-        kuma.io/service: backend
+        kuma.io/service: ${service}
         kuma.io/protocol: http
   outbound:
-    - port: 10001          # Envoy listens on 127.0.0.1:10001 and forwards to service "web"
+    - port: ${outboundPort}          # Envoy listens on 127.0.0.1:${outboundPort} and forwards to service "web"
       tags:
         kuma.io/service: web
 `;
@@ -203,14 +213,26 @@ function freeName(stem: string, taken: ReadonlySet<string>): string {
   return `${stem}-${index}`;
 }
 
-function freePort(from: number, dataplanes: readonly KumaObject[]): number {
-  const taken = new Set<number>();
-  for (const dataplane of dataplanes) {
-    const networking = (dataplane as { networking?: { address?: string; inbound?: { port?: number; address?: string }[] } }).networking;
-    for (const inbound of networking?.inbound ?? []) {
-      if ((inbound.address ?? networking?.address) === TEMPLATE_ADDRESS && typeof inbound.port === 'number') taken.add(inbound.port);
-    }
-  }
+interface TemplateNetworking {
+  inbound?: { port?: number; servicePort?: number; tags?: Record<string, string> }[];
+  outbound?: { port?: number }[];
+  admin?: { port?: number };
+}
+
+function networkingOf(dataplane: KumaObject): TemplateNetworking {
+  return (dataplane as { networking?: TemplateNetworking }).networking ?? {};
+}
+
+/** Every port the Dataplanes name: inbound, app, outbound and admin ports. */
+function portsNamed(dataplanes: readonly KumaObject[]): Set<number> {
+  const ports = dataplanes.flatMap((dataplane) => {
+    const { inbound = [], outbound = [], admin } = networkingOf(dataplane);
+    return [...inbound.flatMap((each) => [each.port, each.servicePort]), ...outbound.map((each) => each.port), admin?.port];
+  });
+  return new Set(ports.filter((port): port is number => typeof port === 'number'));
+}
+
+function freePort(from: number, taken: ReadonlySet<number>): number {
   let port = from;
   while (taken.has(port)) port++;
   return port;

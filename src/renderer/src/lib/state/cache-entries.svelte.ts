@@ -28,10 +28,25 @@ const MIN_GAP_MS = 40;
 export class CacheEntriesState {
   #answer = $state.raw<{ entries: CacheEntry[]; askedAt: number }>();
   #error = $state<string>();
+  /**
+   * When the last entry to run out did: an entry leaves the table at its expiry, not at the next
+   * tick of the 100 ms clock that counts times down (it would be shown past it, while the core has
+   * dropped it or loaded it again).
+   */
+  #expiredAt = $state(0);
 
   readonly #subscribe = createSubscriber(() => {
     let stopped = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let expiryTimer: ReturnType<typeof setTimeout> | undefined;
+    const expiriesAfter = (now: number) =>
+      (this.#answer?.entries ?? []).map((entry) => this.#answer!.askedAt + entry.timeLeftMs).filter((at) => at > now);
+    const dropExpired = (): void => {
+      const now = Date.now();
+      this.#expiredAt = now;
+      const next = Math.min(...expiriesAfter(now));
+      if (Number.isFinite(next)) expiryTimer = setTimeout(dropExpired, next - now);
+    };
     const read = async (): Promise<void> => {
       const askedAt = Date.now();
       try {
@@ -39,11 +54,14 @@ export class CacheEntriesState {
         if (stopped) return;
         this.#answer = { entries, askedAt };
         this.#error = undefined;
+        clearTimeout(expiryTimer);
+        dropExpired();
       } catch (error) {
         if (stopped) return;
         this.#error = errorMessage(error);
       }
-      const firstExpiry = Math.min(...(this.#answer?.entries ?? []).map((entry) => this.#answer!.askedAt + entry.timeLeftMs));
+      // Read again once the first entry has run out (the core has dropped it or loaded it again), and every POLL_MS for new ones.
+      const firstExpiry = Math.min(...expiriesAfter(0));
       const wait = Math.min(POLL_MS, Math.max(MIN_GAP_MS, firstExpiry - Date.now()));
       timer = setTimeout(() => void read(), wait);
     };
@@ -51,6 +69,7 @@ export class CacheEntriesState {
     return () => {
       stopped = true;
       clearTimeout(timer);
+      clearTimeout(expiryTimer);
     };
   });
 
@@ -59,7 +78,7 @@ export class CacheEntriesState {
     this.#subscribe();
     const answer = this.#answer;
     if (!answer) return undefined;
-    const elapsed = Math.max(0, fineClock.now - answer.askedAt);
+    const elapsed = Math.max(0, Math.max(fineClock.now, this.#expiredAt) - answer.askedAt);
     return answer.entries
       .map((entry) => ({ ...entry, timeLeftNowMs: entry.timeLeftMs - elapsed, ageNowMs: entry.ageMs + elapsed }))
       .filter((entry) => entry.timeLeftNowMs > 0)

@@ -21,6 +21,9 @@ export function describeState(status: ProxyStatus | undefined): DescribedState {
         tone: 'busy',
       };
     case 'configured':
+      if (status.stale) {
+        return { label: 'stale', title: `Connected, but what it has is not its latest configuration, because ${status.stale.reason}`, tone: 'bad' };
+      }
       return { label: 'online', title: 'Connected and sent its configuration', tone: 'ok' };
     case 'no-dataplane':
       return { label: 'no Dataplane', title: 'Connected, but no Dataplane has its node id: it gets no configuration until one is created', tone: 'bad' };
