@@ -181,19 +181,24 @@ describe('SnapshotHistory when the database refuses writes', () => {
     // A real SQLITE_FULL: the file may not grow past the pages it has.
     db.pragma(`max_page_count = ${pages}`);
 
+    // One batch: a snapshot that needs no new page (counted while it is written), then two that do.
+    history.recordSoon(snapshot('default.web-3', 'c0'));
     history.recordSoon(bigSnapshot('default.web-1', 'c1'));
     history.recordSoon(bigSnapshot('default.web-2', 'w1'));
     await turn();
 
-    expect(history.writeStatus()).toMatchObject({ lostSnapshots: 2, pendingSnapshots: 0, failing: true, lastFailure: { kind: 'disk-full' } });
+    expect(history.writeStatus()).toMatchObject({ lostSnapshots: 3, pendingSnapshots: 0, failing: true, lastFailure: { kind: 'disk-full' } });
     expect(history.writeStatus().lastFailure!.message).toMatch(/disk full.*SQLITE_FULL/);
-    expect(lost).toEqual([[2, 'disk-full']]);
+    expect(lost).toEqual([[3, 'disk-full']]);
     expect(versionsOf('default.web-1')).toEqual(['c0']);
+    // The rolled-back writes count for nothing: the same as a history that reads the rows afresh.
+    expect(history.storedBytes()).toBe(new SnapshotHistory(db).storedBytes());
+    expect(history.storedBytes('default.web-3')).toBe(0);
 
     db.pragma(`max_page_count = ${pages * 100}`);
     history.recordSoon(bigSnapshot('default.web-1', 'c2'));
     await eventually(() => expect(versionsOf('default.web-1')).toEqual(['c2', 'c0']));
-    expect(history.writeStatus()).toMatchObject({ lostSnapshots: 2, pendingSnapshots: 0, failing: false });
+    expect(history.writeStatus()).toMatchObject({ lostSnapshots: 3, pendingSnapshots: 0, failing: false });
   });
 
   it(`holds at most ${MAX_PENDING_SNAPSHOTS} snapshots while writes pause after a failure, counting the oldest it drops`, async () => {

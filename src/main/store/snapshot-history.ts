@@ -139,6 +139,8 @@ export class SnapshotHistory {
   /** What the stored history counts for, in all and per proxy (see HISTORY_BYTES_PER_PROXY). */
   #bytes = 0;
   readonly #bytesByProxy = new Map<string, number>();
+  /** Inside a transaction: each proxy's count before it, so that a rollback puts the counts back. */
+  #countsBefore: Map<string, number | undefined> | undefined;
   /** A payload was deleted since the last reclaim: free pages may wait to be given back. */
   #payloadsDeleted = false;
   /** Writes `recordSoon` and `deleteProxy` queued, written together by the next flush. */
@@ -195,14 +197,18 @@ export class SnapshotHistory {
     // The byte counts follow the rows: what a transaction rolled back is counted back.
     this.#inTransaction = <T>(write: () => T) => {
       const bytesBefore = this.#bytes;
-      const proxiesBefore = new Map(this.#bytesByProxy);
+      const countsBefore = (this.#countsBefore = new Map());
       try {
         return transaction(write) as T;
       } catch (error) {
         this.#bytes = bytesBefore;
-        this.#bytesByProxy.clear();
-        for (const [proxyId, bytes] of proxiesBefore) this.#bytesByProxy.set(proxyId, bytes);
+        for (const [proxyId, bytes] of countsBefore) {
+          if (bytes === undefined) this.#bytesByProxy.delete(proxyId);
+          else this.#bytesByProxy.set(proxyId, bytes);
+        }
         throw error;
+      } finally {
+        this.#countsBefore = undefined;
       }
     };
   }
@@ -439,7 +445,9 @@ export class SnapshotHistory {
 
   #counted(proxyId: string, bytes: number): void {
     this.#bytes += bytes;
-    const proxyBytes = (this.#bytesByProxy.get(proxyId) ?? 0) + bytes;
+    const before = this.#bytesByProxy.get(proxyId);
+    if (this.#countsBefore && !this.#countsBefore.has(proxyId)) this.#countsBefore.set(proxyId, before);
+    const proxyBytes = (before ?? 0) + bytes;
     if (proxyBytes > 0) this.#bytesByProxy.set(proxyId, proxyBytes);
     else this.#bytesByProxy.delete(proxyId);
   }
