@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { Core } from '../../src/main/core.js';
@@ -200,6 +201,48 @@ describe('boxes hold their text at 1024, 1280 and 1440 px', () => {
     const { page } = await ui.open(core, '#/sync');
     expect(await page.locator('[data-strategy="sleep"][data-expiration="0"]').getByTestId('expiration').innerText()).toBe('0 s (caching off)');
     expect(await page.locator('.view-header .subtitle').innerText()).toContain('cache expiration 0 s (caching off)');
+  });
+
+  it('Proxies: every state a proxy can reach keeps its label, its detail and its first-config cell inside their columns', async () => {
+    const core = await ui.core();
+    core.settings.update({ 'xds.dataplaneDeregistrationDelay': '10m' });
+    await ackedProxy(core, 'online-web', 18300);
+    // Refused and departed: its Dataplane names a mesh that does not exist (the longest code name a refusal shows).
+    const stray = { type: 'Dataplane', mesh: 'nowhere', name: 'stray', networking: { address: '127.0.0.1', inbound: [{ port: 18301, servicePort: 8080, tags: { 'kuma.io/service': 'stray' } }] } };
+    const refused = new RawAdsClient(core.xds.port, { id: 'nowhere.stray', metadata: { [DATAPLANE_METADATA_KEY]: JSON.stringify(stray) } });
+    onTestFinished(() => refused.close());
+    refused.send(CLUSTER_TYPE_URL);
+    expect((await refused.status).code).toBe(9);
+    // Offline, its Dataplane deleted when the countdown ends.
+    (await ackedProxy(core, 'gone-web', 18302)).close();
+    // Connected with no Dataplane.
+    const ghost = new RawAdsClient(core.xds.port, { id: 'default.ghost' });
+    onTestFinished(() => ghost.close());
+    ghost.send(CLUSTER_TYPE_URL);
+    // In the post-create wait, its countdown running.
+    core.settings.update({ 'xds.postCreateStrategy': 'sleep', 'store.cache.expirationTime': '10m' });
+    const waiting = { type: 'Dataplane', mesh: 'default', name: 'waiting-web', networking: { address: '127.0.0.1', inbound: [{ port: 18303, servicePort: 8080, tags: { 'kuma.io/service': 'waiting-web' } }] } };
+    const sleeper = new RawAdsClient(core.xds.port, { id: 'default.waiting-web', metadata: { [DATAPLANE_METADATA_KEY]: JSON.stringify(waiting) } });
+    onTestFinished(() => sleeper.close());
+    sleeper.send(CLUSTER_TYPE_URL);
+
+    const problems: string[] = [];
+    for (const viewport of WIDTHS) {
+      const { page } = await ui.open(core, '#/proxies', { viewport });
+      const table = page.locator('[role=grid][aria-label=Proxies]');
+      for (const state of ['configured', 'refused', 'offline', 'no-dataplane', 'waiting']) await table.locator(`[data-state="${state}"]`).first().waitFor();
+      await expect.poll(() => table.locator('[data-state=refused]').innerText()).toMatch(/FAILED_PRECONDITION/);
+      await expect.poll(() => table.locator('[data-state=offline]').innerText()).toMatch(/left/);
+      const { boxes, problems: found } = await textOutsideItsBox(page, '[role=grid][aria-label=Proxies] :is(.name, .state-cell, .first-config)');
+      expect(boxes).toBe(15);
+      problems.push(...found.map((each) => `${viewport.width}px ${each}`));
+      const overflowing = (await page.evaluate(
+        `[...document.querySelectorAll('[role=grid][aria-label=Proxies] [role=row]')].filter((row) => row.scrollWidth > row.clientWidth + 1).map((row) => row.scrollWidth + '>' + row.clientWidth).join(' ')`,
+      )) as string;
+      if (overflowing) problems.push(`${viewport.width}px: rows are wider than the table: ${overflowing}`);
+      if (process.env.MESHDESK_SCREENSHOT_DIR) await page.screenshot({ path: join(process.env.MESHDESK_SCREENSHOT_DIR, `proxies-states-${viewport.width}.png`) });
+    }
+    expect(problems).toEqual([]);
   });
 
   it('the permission matrix with mTLS off keeps every cell’s words inside the cell', async () => {
