@@ -12,7 +12,9 @@ import type { KnownDataplane } from './xds/generate/admin-port.js';
 import { parseResourceText } from './resources/parse.js';
 import { validateResource } from './resources/validate.js';
 import { ValidationError } from './resources/validation-error.js';
+import type { MeshAnalysis } from '../shared/analysis-types.js';
 import type { ImportReport } from '../shared/api-types.js';
+import { formatAnalysis } from './analysis/format-findings.js';
 import { formatImported } from './transfer/import.js';
 import { bootstrapToYaml, generateEnvoyBootstrap, generateGrpcBootstrap, unstoredDataplane } from './xds/generate/bootstrap.js';
 import { XDS_PROTOCOLS, type XdsProtocol } from './xds/protocol/ads-service.js';
@@ -22,6 +24,7 @@ const DEFAULT_ADS_ADDRESS = '127.0.0.1:5678';
 const USAGE = `usage: npm run meshdesk -- bootstrap [--grpc] [--data-dir DIR] [--ads-address HOST:PORT] [--xds-protocol sotw|delta] [--token-file FILE] [--out FILE] DATAPLANE_FILE
        npm run meshdesk -- export [--data-dir DIR] [--include-proxy-registered] [--out FILE]
        npm run meshdesk -- import [--data-dir DIR] [--overwrite] [--dry-run] FILE
+       npm run meshdesk -- analyze [--data-dir DIR] [--mesh MESH] [--json] [FILE...]
 
 Prints the bootstrap that connects a proxy to meshdesk as the Dataplane in DATAPLANE_FILE
 (YAML or JSON, Kuma universal format); connecting registers that Dataplane.
@@ -55,12 +58,21 @@ and nothing is written. Nothing is ever deleted.
   --overwrite             update resources that exist with other content (refused without it)
   --dry-run               say what would be created and updated, write nothing
 
-export and import talk to the meshdesk running on the data directory (--data-dir DIR, else
+analyze: what will not work in a mesh (docs/analysis.md lists every finding): policies overridden
+everywhere, route matches that can never be chosen, outbounds denied with mTLS on, retries that
+cannot fit their timeout. With FILEs (policies, YAML or JSON, "-" for standard input), the mesh as it
+would be with them applied; nothing is written. Exits 3 when there is an error finding, so that a
+pre-commit hook or CI can stop on it.
+  --mesh MESH             the mesh (default: default)
+  --json                  the analysis as GET /meshes/{mesh}/_analysis answers it
+
+export, import and analyze talk to the meshdesk running on the data directory (--data-dir DIR, else
 MESHDESK_DATA_DIR, else the default), through its API; without one they refuse.`;
 
-/** Exit codes: 0 done, 1 the input is wrong (file, Dataplane), 2 the command line is wrong. */
+/** Exit codes: 0 done, 1 the input is wrong (file, Dataplane), 2 the command line is wrong, 3 the analysis found an error. */
 const EXIT_INVALID_INPUT = 1;
 const EXIT_USAGE = 2;
+const EXIT_ANALYSIS_ERRORS = 3;
 
 class UsageError extends Error {}
 class InputError extends Error {}
@@ -93,7 +105,16 @@ interface ImportCommand {
   dryRun: boolean;
 }
 
-type Command = BootstrapCommand | ExportCommand | ImportCommand;
+interface AnalyzeCommand {
+  kind: 'analyze';
+  dataDir: string;
+  mesh: string;
+  json: boolean;
+  /** Policies to analyze before they are applied; '-' is standard input. */
+  files: string[];
+}
+
+type Command = BootstrapCommand | ExportCommand | ImportCommand | AnalyzeCommand;
 
 async function main(argv: string[]): Promise<number> {
   try {
@@ -104,6 +125,7 @@ async function main(argv: string[]): Promise<number> {
     }
     if (command.kind === 'bootstrap') await bootstrap(command);
     else if (command.kind === 'export') await exportStore(command);
+    else if (command.kind === 'analyze') return await analyze(command);
     else await importFile(command);
     return 0;
   } catch (error) {
@@ -160,6 +182,10 @@ function parseCommandLine(argv: string[]): Command | 'help' {
       overwrite: flags.has('--overwrite'),
       dryRun: flags.has('--dry-run'),
     };
+  }
+  if (command === 'analyze') {
+    const { flags, files } = readArgs(args, { switches: ['--json'], values: ['--data-dir', '--mesh'] });
+    return { kind: 'analyze', dataDir: dataDirOf(flags), mesh: flags.value('--mesh') ?? 'default', json: flags.has('--json'), files };
   }
   throw new UsageError(`unknown command "${command}"`);
 }
@@ -292,14 +318,14 @@ function apiBaseUrl(apiAddress: string): string {
 }
 
 /**
- * The running meshdesk's API. Export and import refuse without one: the data directory's database
+ * The running meshdesk's API. Export, import and analyze refuse without one: the data directory's database
  * belongs to the meshdesk that holds it, and nothing opens it behind a running meshdesk's back.
  */
 function runningApi(dataDir: string): string {
   const instance = runningOwner(dataDir);
   if (!instance) {
     throw new InputError(
-      `no meshdesk is running on data directory ${dataDir}; export and import go through a running meshdesk's API: start it (npm run headless -- --data-dir ${dataDir}, or the desktop app) and try again`,
+      `no meshdesk is running on data directory ${dataDir}; export, import and analyze go through a running meshdesk's API: start it (npm run headless -- --data-dir ${dataDir}, or the desktop app) and try again`,
     );
   }
   if (!instance.apiAddress) {
@@ -373,6 +399,22 @@ async function importFile(command: ImportCommand): Promise<void> {
   const report = JSON.parse(await callApi(base, 'POST', `/import?${query}`, text)) as ImportReport;
   for (const resource of report.resources) console.log(formatImported(resource));
   if (report.dryRun) console.log('dry run: nothing was written');
+}
+
+async function analyze(command: AnalyzeCommand): Promise<number> {
+  const base = runningApi(command.dataDir);
+  const path = `/meshes/${encodeURIComponent(command.mesh)}/_analysis`;
+  const texts = command.files.map((file) => {
+    try {
+      return readFileSync(file === '-' ? 0 : file, 'utf8');
+    } catch (error) {
+      throw new InputError(`cannot read ${file}: ${(error as Error).message}`);
+    }
+  });
+  const answer = texts.length === 0 ? await callApi(base, 'GET', path) : await callApi(base, 'POST', path, texts.join('\n---\n'));
+  const analysis = JSON.parse(answer) as MeshAnalysis;
+  console.log(command.json ? JSON.stringify(analysis, null, 2) : formatAnalysis(analysis));
+  return analysis.counts.error > 0 ? EXIT_ANALYSIS_ERRORS : 0;
 }
 
 /** A token file holds the token alone, as issued; a trailing newline (an editor's, `echo`'s) is not part of it. */

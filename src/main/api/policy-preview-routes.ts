@@ -6,7 +6,8 @@ import { validateResource } from '../resources/validate.js';
 import type { ConnectedProxy } from '../xds/callbacks/proxy-callbacks.js';
 import type { MeshContext } from '../xds/context/mesh-context.js';
 import { ApiError, titled } from './api-error.js';
-import { previewPolicyChange, type PolicyChange } from './policy-preview.js';
+import type { PolicyChange } from '../xds/context/with-policy-change.js';
+import { previewPolicyChange } from './policy-preview.js';
 import { readBody } from './resource-routes.js';
 import type { Route } from './router.js';
 
@@ -63,7 +64,7 @@ export function policyPreviewRoutes(deps: PolicyPreviewDependencies): Route[] {
 }
 
 /** The policy as the store would hold it after the write: the labels the API computes, the next version. */
-function asPolicy(input: ReturnType<typeof validateResource>, current: PolicyResource | undefined): PolicyResource {
+export function asPolicy(input: ReturnType<typeof validateResource>, current: PolicyResource | undefined): PolicyResource {
   const time = new Date().toISOString();
   return {
     type: input.type as PolicyResource['type'],

@@ -1,29 +1,11 @@
 // What one policy change would do to one proxy's configuration, before it is applied: the proxy
 // generated from its MeshContext as it is, and from the same context with that policy changed.
 import type { PolicyPreviewBody, SnapshotResourcesJson } from '../../shared/api-types.js';
-import type { PolicyType } from '../../shared/policy-types.js';
-import type { PolicyResource } from '../policies/core/policy.js';
-import { buildMeshContext } from '../xds/context/build-mesh-context.js';
 import type { MeshContext } from '../xds/context/mesh-context.js';
-import { besideOf } from '../xds/context/carried-memo.js';
+import { withPolicyChange, type PolicyChange } from '../xds/context/with-policy-change.js';
 import { generateProxy } from '../xds/generate/profile.js';
 import type { Proxy } from '../xds/generate/proxy.js';
 import { asSent } from '../xds/status/config-dump.js';
-
-/** One policy written as given (created or replaced), or the policy of that type and name removed. */
-export type PolicyChange = { apply: PolicyResource } | { remove: { type: PolicyType; name: string } };
-
-/**
- * The context with one policy changed. Pure: the cached context stays as it is, and nothing is
- * written; the new context's hash says it differs, so nothing memoized per context is reused wrongly.
- */
-function withPolicyChange(context: MeshContext, change: PolicyChange): MeshContext {
-  const { type, name } = 'apply' in change ? { type: change.apply.type, name: change.apply.meta.name } : change.remove;
-  const others = context.policies.filter((policy) => !(policy.type === type && policy.meta.name === name));
-  const policies = 'apply' in change ? [...others, change.apply] : others;
-  // Finds the tick's objects (see carriedMemo), without becoming what the next tick carries from.
-  return besideOf(buildMeshContext(context.mesh, [...context.dataplanesByName.values()], { policies }), context);
-}
 
 /**
  * The proxy's resources that the change would add, remove or change, as the wire carries them

@@ -4,6 +4,7 @@ import type { ResourceManager } from '../manager/interfaces.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { bootstrapPreviewRoutes } from './bootstrap-preview-routes.js';
 import { bootstrapRoutes, type BootstrapDependencies } from './bootstrap-routes.js';
+import { analysisRoutes, type AnalysisDependencies } from './analysis-routes.js';
 import { apiIndex } from './control-plane-identity.js';
 import { dataplaneOverviewRoutes } from './dataplane-overview.js';
 import { demoRoutes, type DemoDependencies } from './demo-routes.js';
@@ -33,6 +34,7 @@ export interface ApiDependencies
     KumaDpDependencies,
     MtlsDependencies,
     PermissionDependencies,
+    AnalysisDependencies,
     DemoDependencies {
   manager: ResourceManager;
   cachedManager: CachedManager;
@@ -57,6 +59,7 @@ export function createApiRouter(deps: ApiDependencies): Router {
     ...dataplaneOverviewRoutes(deps),
     ...mtlsRoutes(deps),
     ...permissionRoutes(deps),
+    ...analysisRoutes(deps),
     ...resourceRoutes(deps.manager),
     ...transferRoutes(deps.manager),
     ...settingsRoutes(deps.settings),

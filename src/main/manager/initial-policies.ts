@@ -67,3 +67,8 @@ export function initialPolicies(mesh: string, spec: MeshSpec): ResourceInput[] {
     spec: structuredClone(policySpec),
   }));
 }
+
+/** Whether the policy is one of those Kuma creates with the mesh (by its name, as Kuma names them). */
+export function isInitialPolicy(type: PolicyType, name: string, mesh: string): boolean {
+  return INITIAL_POLICIES.some((initial) => initial.type === type && `${initial.prefix}-${mesh}` === name);
+}

@@ -1,0 +1,20 @@
+import type { Finding, FindingSeverity } from '../../shared/analysis-types.js';
+import type { MeshContext } from '../xds/context/mesh-context.js';
+
+/**
+ * One check of a mesh (as istioctl's analyzers): it reads the MeshContext and the rules that
+ * generation computes from it, never a second reading of Kuma's rules, and says what will not work.
+ */
+export interface Analyzer {
+  /** The stable code of every finding it makes (`MD0002`). */
+  code: string;
+  severity: FindingSeverity;
+  /** One line for docs/analysis.md and the Analysis view's legend. */
+  title: string;
+  analyze(context: MeshContext): Finding[];
+}
+
+/** The proxy id of a Dataplane of the context's mesh, as the Proxies view and the ADS node id name it. */
+export function proxyIdOf(context: MeshContext, dataplane: string): string {
+  return `${context.mesh.meta.name}.${dataplane}`;
+}
