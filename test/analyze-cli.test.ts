@@ -33,7 +33,9 @@ describe('meshdesk analyze against a running meshdesk', { timeout: PROCESS_TIMEO
   it('prints the findings of the mesh, or of files before they are applied, and exits 3 on an error finding', async () => {
     const dataDir = tempDir();
     const headless = await startHeadless(['--data-dir', dataDir, '--api-port', '0', '--ads-port', '0']);
-    onTestFinished(() => headless.stop());
+    onTestFinished(async () => {
+      await headless.stop();
+    });
     for (const each of [dataplane('web-1', 'web', 18080, 'backend'), dataplane('backend-1', 'backend', 18081)]) {
       expect((await fetch(`${headless.apiUrl}/meshes/default/dataplanes/${each.name}`, { method: 'PUT', body: JSON.stringify(each) })).status).toBe(201);
     }

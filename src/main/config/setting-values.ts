@@ -1,4 +1,4 @@
-import { DurationSyntaxError, formatDuration, parseDuration } from './duration.js';
+import { DurationSyntaxError, formatDuration, parseDuration } from '../../shared/duration.js';
 import {
   SETTINGS,
   type SettingDefinition,

@@ -1,4 +1,4 @@
-import { parseDuration } from './duration.js';
+import { parseDuration } from '../../shared/duration.js';
 
 // The one list of meshdesk's settings. Everything else (value types, validation, the API's and
 // the UI's descriptions) is derived from it, so a setting is added here and nowhere else.

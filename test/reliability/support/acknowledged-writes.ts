@@ -1,4 +1,4 @@
-import { parseDuration } from '../../../src/main/config/duration.js';
+import { parseDuration } from '../../../src/shared/duration.js';
 import { ORIGIN_LABEL, PROXY_ORIGIN } from '../../../src/main/xds/callbacks/dataplane-lifecycle.js';
 import { resourceId, type DatabaseContents } from './database-check.js';
 

@@ -27,6 +27,7 @@ import type { KumaDpInstructions } from '../../../../shared/kuma-dp-types.js';
 import type { StorageStatus } from '../../../../shared/storage-types.js';
 import type { DemoStatus } from '../../../../shared/demo-types.js';
 import type { MeshMtlsView, ProxyIdentityView } from '../../../../shared/mtls-types.js';
+import type { MeshAnalysis } from '../../../../shared/analysis-types.js';
 import type { PermissionMatrixView } from '../../../../shared/permission-types.js';
 import type { CoreEvent } from '../../../../shared/events.js';
 import type { ProxyPolicyEffects } from '../../../../shared/policy-types.js';
@@ -260,6 +261,11 @@ export class MeshdeskClient {
   /** The mesh's mTLS (backend, mode, CA fingerprint and validity); `mtls: null` when off. */
   meshMtls(mesh: string): Promise<MeshMtlsView> {
     return this.json('GET', `/meshes/${segment(mesh)}/_mtls`);
+  }
+
+  /** What will not work in the mesh (docs/analysis.md): findings worst first. */
+  analysis(mesh: string): Promise<MeshAnalysis> {
+    return this.json('GET', `/meshes/${segment(mesh)}/_analysis`);
   }
 
   /**

@@ -1,0 +1,93 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Core } from '../../src/main/core.js';
+import { applyDataplane } from '../support/dataplanes.js';
+import { putResource } from '../support/put-resource.js';
+import { textOutsideItsBox } from './support/text-fit.js';
+import { useUi } from './support/ui-fixture.js';
+
+const ui = useUi();
+
+const MESH = { kind: 'Mesh' };
+const BACKEND = { kind: 'MeshService', name: 'backend' };
+
+/**
+ * web calling backend (both HTTP) and what issue 25 tried as a new user: a mesh-wide MeshTimeout
+ * that Kuma's default overrides, a header rule behind a 90/10 split, and a MeshTrafficPermission
+ * with mTLS off.
+ */
+async function meshWithMistakes(core: Core): Promise<void> {
+  const dataplane = (name: string, service: string, port: number, outbound?: string) => ({
+    type: 'Dataplane',
+    mesh: 'default',
+    name,
+    networking: {
+      address: '127.0.0.1',
+      inbound: [{ port, tags: { 'kuma.io/service': service, 'kuma.io/protocol': 'http' } }],
+      ...(outbound && { outbound: [{ port: 10001, tags: { 'kuma.io/service': outbound } }] }),
+    },
+  });
+  await applyDataplane(core, dataplane('web-1', 'web', 18080, 'backend'));
+  await applyDataplane(core, dataplane('backend-1', 'backend', 18081));
+  await applyDataplane(core, dataplane('backend-v2-1', 'backend-v2', 18082));
+  const policy = (type: string, collection: string, name: string, spec: object) =>
+    putResource(core.api.url, `/meshes/default/${collection}/${name}`, { type, mesh: 'default', name, spec });
+  await policy('MeshTimeout', 'meshtimeouts', 'slow-timeout', { targetRef: MESH, to: [{ targetRef: MESH, default: { http: { requestTimeout: '60s' } } }] });
+  await policy('MeshHTTPRoute', 'meshhttproutes', 'canary', {
+    targetRef: MESH,
+    to: [
+      {
+        targetRef: BACKEND,
+        rules: [
+          { matches: [{ headers: [{ name: 'x-version', value: 'v2' }] }], default: { backendRefs: [{ kind: 'MeshService', name: 'backend-v2' }] } },
+          { matches: [{ path: { type: 'PathPrefix', value: '/' } }], default: { backendRefs: [{ ...BACKEND, weight: 90 }, { kind: 'MeshService', name: 'backend-v2', weight: 10 }] } },
+        ],
+      },
+    ],
+  });
+  await policy('MeshTrafficPermission', 'meshtrafficpermissions', 'allow-web', { targetRef: BACKEND, from: [{ targetRef: { kind: 'MeshService', name: 'web' }, default: { action: 'Allow' } }] });
+}
+
+describe('the Analysis view', () => {
+  it('lists what will not work, worst first, links each finding to its resource, and follows the mesh live', async () => {
+    const core = await ui.core();
+    await meshWithMistakes(core);
+    const { page } = await ui.open(core, '#/analysis');
+    const findings = page.getByRole('list', { name: 'Findings' }).locator('[data-finding]');
+    await expect.poll(() => findings.evaluateAll((items) => items.map((item) => item.getAttribute('data-finding')))).toEqual(['MD0002', 'MD0003', 'MD0011']);
+    expect(await page.getByTestId('analysis-counts').innerText()).toBe('0 errors · 3 warnings · 0 info');
+    const unreachable = page.locator('[data-finding=MD0003]');
+    expect(await unreachable.innerText()).toContain('(any path, header x-version: v2) can never match for traffic to backend');
+    expect(await unreachable.locator('.field').innerText()).toBe('spec.to[0].rules[0].matches[0]');
+
+    // mTLS on: allow-web now lets web reach backend, so its finding leaves (and no outbound is denied).
+    await putResource(core.api.url, '/meshes/default', { type: 'Mesh', name: 'default', mtls: { enabledBackend: 'ca-1', backends: [{ name: 'ca-1', type: 'builtin' }] } });
+    await expect.poll(() => findings.evaluateAll((items) => items.map((item) => item.getAttribute('data-finding')))).toEqual(['MD0002', 'MD0003']);
+
+    await page.getByRole('radio', { name: /^Errors/ }).click();
+    await page.getByText('No errors in mesh default.').waitFor();
+    await page.getByRole('radio', { name: /^All/ }).click();
+
+    await page.locator('[data-finding=MD0002] a.where').click();
+    await expect.poll(() => page.url()).toMatch(/#\/policies\/MeshTimeout\/default\/slow-timeout$/);
+  });
+
+  it('holds its findings inside their cards at 1024, 1280 and 1440 px, in light and dark', async () => {
+    const core = await ui.core();
+    await meshWithMistakes(core);
+    const problems: string[] = [];
+    for (const colorScheme of ['light', 'dark'] as const) {
+      for (const width of [1024, 1280, 1440]) {
+        const viewport = { width, height: width === 1024 ? 768 : width === 1280 ? 800 : 900 };
+        const { page } = await ui.open(core, '#/analysis/default', { viewport, colorScheme });
+        await page.locator('[data-finding=MD0011]').waitFor();
+        const { boxes, problems: found } = await textOutsideItsBox(page, '[data-finding]', '.severity, .code');
+        expect(boxes).toBe(3);
+        problems.push(...found.map((each) => `${width}px ${colorScheme} ${each}`));
+        if ((await page.evaluate('document.scrollingElement.scrollWidth > innerWidth')) as boolean) problems.push(`${width}px: the page scrolls sideways`);
+        if (process.env.MESHDESK_SCREENSHOT_DIR && width === 1280) await page.screenshot({ path: join(process.env.MESHDESK_SCREENSHOT_DIR, `analysis-${colorScheme}.png`) });
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+});
