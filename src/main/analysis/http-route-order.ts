@@ -8,6 +8,7 @@ import type { PolicySpec } from '../policies/core/policy.js';
 import { ruleFor, type Rule } from '../policies/core/rules.js';
 import { SERVICE_TAG, type DataplaneResource } from '../../shared/resources.js';
 import type { MeshContext } from '../xds/context/mesh-context.js';
+import { memoizedForContext } from '../xds/generate/context-memo.js';
 
 /** One route of a destination, with the policy field it came from (none: Kuma's catch-all). */
 export interface LocatedRoute {
@@ -25,8 +26,12 @@ export interface DestinationRouteOrder {
   routes: LocatedRoute[];
 }
 
-/** Every proxy's outbounds that a MeshHTTPRoute rule reaches, with their routes in Envoy's order. */
-export function httpRouteOrders(context: MeshContext): DestinationRouteOrder[] {
+/** Every proxy's outbounds that a MeshHTTPRoute rule reaches, with their routes in Envoy's order (once per context: three analyzers read them). */
+export function httpRouteOrders(context: MeshContext): readonly DestinationRouteOrder[] {
+  return memoizedForContext(context, 'analysis:http-route-orders', () => buildRouteOrders(context));
+}
+
+function buildRouteOrders(context: MeshContext): DestinationRouteOrder[] {
   const orders: DestinationRouteOrder[] = [];
   for (const dataplane of context.dataplanesByName.values()) {
     const rules = computeProxyRules(context, dataplane, 'MeshHTTPRoute').rules.to as readonly Rule<MeshHTTPRouteConf>[];

@@ -8,6 +8,7 @@ import type { MeshRetryConf } from '../policies/meshretry/api.js';
 import type { MeshTimeoutPolicyConf } from '../policies/meshtimeout/api.js';
 import { parseGoDuration } from '../resources/go-duration.js';
 import { serviceProtocol, type MeshContext } from '../xds/context/mesh-context.js';
+import { memoizedForContext } from '../xds/generate/context-memo.js';
 
 export interface DestinationTimeouts {
   dataplane: DataplaneResource;
@@ -27,8 +28,12 @@ export interface DestinationTimeouts {
   userWritten: boolean;
 }
 
-/** Every HTTP or gRPC outbound of every proxy, with its timeout and retry confs. */
-export function destinationTimeouts(context: MeshContext): DestinationTimeouts[] {
+/** Every HTTP or gRPC outbound of every proxy, with its timeout and retry confs (once per context: two analyzers read them). */
+export function destinationTimeouts(context: MeshContext): readonly DestinationTimeouts[] {
+  return memoizedForContext(context, 'analysis:destination-timeouts', () => buildDestinationTimeouts(context));
+}
+
+function buildDestinationTimeouts(context: MeshContext): DestinationTimeouts[] {
   const mesh = context.mesh.meta.name;
   const found: DestinationTimeouts[] = [];
   for (const dataplane of context.dataplanesByName.values()) {

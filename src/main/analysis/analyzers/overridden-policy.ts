@@ -52,8 +52,17 @@ function overriddenEverywhere(context: MeshContext, policy: PolicyResource): Fin
   };
 }
 
+/** Rules objects are shared by the proxies they are the same for: their effect is written once. */
+const effects = new WeakMap<ProxyRules<unknown>, string>();
+
 /** What `rules` do to a proxy: the confs and where they apply, not which policy items made them (nor in which order they set fields). */
 function effectOf(rules: ProxyRules<unknown>): string {
+  let effect = effects.get(rules);
+  if (effect === undefined) effects.set(rules, (effect = writeEffect(rules)));
+  return effect;
+}
+
+function writeEffect(rules: ProxyRules<unknown>): string {
   return JSON.stringify(withSortedKeys({
     to: rules.to.map(({ subset, conf }) => [subset, conf]),
     from: [...rules.from].map(([inbound, list]) => [inbound, list.map(({ subset, conf }) => [subset, conf])]),

@@ -53,6 +53,21 @@ export function buildMeshContext(
 }
 
 /**
+ * The context with other policies and the same Mesh and Dataplanes: what a preview or an analysis
+ * asks "what if" with. The Dataplane side is shared, not rebuilt, and the hash is derived from the
+ * context's own and the new policies', so different content still means a different hash.
+ */
+export function withPolicies(context: MeshContext, policies: readonly PolicyResource[]): MeshContext {
+  const hash = createHash('sha256').update(context.hash).update('\npolicies replaced');
+  for (const policy of policies) {
+    const { name, version, labels } = policy.meta;
+    hash.update('\n').update(canonicalJson({ type: policy.type, name, version, labels, spec: policy.spec }));
+  }
+  const sortedPolicies = [...policies].sort((a, b) => compareStrings(a.type, b.type) || compareStrings(a.meta.name, b.meta.name));
+  return { ...context, policies: sortedPolicies, policiesByType: byType(sortedPolicies), hash: hash.digest('hex') };
+}
+
+/**
  * The hash `buildMeshContext` puts in the context, without building it: the cache layer can
  * compare it with the cached context's hash and keep that context when they are equal.
  *

@@ -1,6 +1,6 @@
 import type { PolicyType } from '../../../shared/policy-types.js';
 import type { PolicyResource } from '../../policies/core/policy.js';
-import { buildMeshContext } from './build-mesh-context.js';
+import { withPolicies } from './build-mesh-context.js';
 import { besideOf } from './carried-memo.js';
 import type { MeshContext } from './mesh-context.js';
 
@@ -17,5 +17,5 @@ export function withPolicyChange(context: MeshContext, change: PolicyChange): Me
   const others = context.policies.filter((policy) => !(policy.type === type && policy.meta.name === name));
   const policies = 'apply' in change ? [...others, change.apply] : others;
   // Finds the tick's objects (see carriedMemo), without becoming what the next tick carries from.
-  return besideOf(buildMeshContext(context.mesh, [...context.dataplanesByName.values()], { policies }), context);
+  return besideOf(withPolicies(context, policies), context);
 }
