@@ -178,6 +178,21 @@ describe('mesh analysis', () => {
     expect(idle).toMatchObject({ severity: 'info', location: { name: 'backend-timeout', field: 'spec.to[0].default.http.streamIdleTimeout' } });
   });
 
+  it('MD0030: an outbound to a service no Dataplane serves; once one does, nothing', async () => {
+    const mesh = await webAndBackend();
+    await applyDataplane(core, {
+      type: 'Dataplane', mesh, name: 'client-1', networking: { address: '127.0.0.1', outbound: [{ port: 10001, tags: { 'kuma.io/service': 'backend' } }, { port: 10002, tags: { 'kuma.io/service': 'ledger' } }] },
+    } as { mesh: string; name: string });
+    const [finding, ...others] = await findings(mesh, 'MD0030');
+    expect(others).toEqual([]);
+    expect(finding).toMatchObject({ location: { type: 'Dataplane', name: 'client-1', field: 'networking.outbound[1].tags' }, proxies: [`${mesh}.client-1`] });
+    expect(finding!.message).toContain('has an outbound to ledger, and no Dataplane');
+    await applyDataplane(core, {
+      type: 'Dataplane', mesh, name: 'ledger-1', networking: { address: '127.0.0.1', inbound: [{ port: 18090, tags: { 'kuma.io/service': 'ledger' } }] },
+    } as { mesh: string; name: string });
+    expect(await findings(mesh, 'MD0030')).toEqual([]);
+  });
+
   it('POST analyzes policies as they would be with the mesh, without writing them, and refuses what is not a policy', async () => {
     const mesh = await webAndBackend();
     const yaml = `type: MeshTimeout\nname: slow-timeout\nmesh: ${mesh}\nspec:\n  targetRef: {kind: Mesh}\n  to:\n    - targetRef: {kind: Mesh}\n      default: {http: {requestTimeout: 60s}}\n`;

@@ -2,6 +2,7 @@
 import type { Analyzer } from './analyzer.js';
 import { deniedOutbound } from './analyzers/denied-outbound.js';
 import { duplicateRouteMatch } from './analyzers/duplicate-route-match.js';
+import { outboundWithoutEndpoints } from './analyzers/outbound-without-endpoints.js';
 import { overriddenPolicy } from './analyzers/overridden-policy.js';
 import { permissionsWithoutMtls } from './analyzers/permissions-without-mtls.js';
 import { permissiveMtls } from './analyzers/permissive-mtls.js';
@@ -20,4 +21,5 @@ export const ANALYZERS: readonly Analyzer[] = [
   permissiveMtls,
   retriesBeyondTimeout,
   streamIdleBelowRequestTimeout,
+  outboundWithoutEndpoints,
 ];
