@@ -72,6 +72,19 @@ describe('the Analysis view', () => {
     await expect.poll(() => page.url()).toMatch(/#\/policies\/MeshTimeout\/default\/slow-timeout$/);
   });
 
+  it("shows a proxy's own findings in its Findings tab: only those naming it", async () => {
+    const core = await ui.core();
+    await meshWithMistakes(core);
+    const { page, errors } = await ui.open(core, '#/proxies/default.web-1/findings');
+    const list = page.getByRole('list', { name: 'Findings for this proxy' });
+    await expect.poll(() => list.locator('[data-finding]').evaluateAll((items) => items.map((item) => item.getAttribute('data-finding')))).toEqual(['MD0002', 'MD0003']);
+    await page.goto(page.url().replace(/#.*$/, '#/proxies/default.backend-v2-1/findings'));
+    await expect.poll(() => page.locator('[data-finding]').evaluateAll((items) => items.map((item) => item.getAttribute('data-finding')))).toEqual(['MD0002']);
+    await page.getByRole('tab', { name: 'Findings' }).waitFor();
+    // Never connected, these proxies have no configuration: the detail asked for it and was told so.
+    errors.splice(0, errors.length, ...errors.filter((error) => !error.includes('status of 404')));
+  });
+
   it('holds its findings inside their cards at 1024, 1280 and 1440 px, in light and dark', async () => {
     const core = await ui.core();
     await meshWithMistakes(core);
