@@ -137,7 +137,43 @@ const VIEWS: ViewShot[] = [
       await page.getByTestId('permission-tip').waitFor();
     },
   },
+  {
+    // What issue 25 tried as a new user, in the default mesh: each finding with its fix.
+    name: 'analysis',
+    hash: '#/analysis/default',
+    ready: async (page) => {
+      await addDefaultMeshMistakes(page);
+      await page.locator('[data-finding=MD0011]').waitFor();
+    },
+  },
 ];
+
+/**
+ * A mesh-wide MeshTimeout that Kuma's default overrides, a header rule behind a 90/10 split, and a
+ * MeshTrafficPermission with mTLS off, in the default mesh.
+ */
+async function addDefaultMeshMistakes(page: Page): Promise<void> {
+  const put = async (collection: string, type: string, name: string, spec: object) => {
+    const response = await page.request.put(new URL(`/meshes/default/${collection}/${name}`, page.url()).href, { data: { type, mesh: 'default', name, spec } });
+    if (!response.ok()) throw new Error(`PUT ${collection}/${name} answered ${response.status()}: ${await response.text()}`);
+  };
+  const mesh = { kind: 'Mesh' };
+  const echo = { kind: 'MeshService', name: 'echo' };
+  await put('meshtimeouts', 'MeshTimeout', 'slow-timeout', { targetRef: mesh, to: [{ targetRef: mesh, default: { http: { requestTimeout: '60s' } } }] });
+  await put('meshhttproutes', 'MeshHTTPRoute', 'echo-canary', {
+    targetRef: mesh,
+    to: [
+      {
+        targetRef: echo,
+        rules: [
+          { matches: [{ headers: [{ name: 'x-version', value: 'v2' }] }], default: { backendRefs: [echo] } },
+          { matches: [{ path: { type: 'PathPrefix', value: '/' } }], default: { backendRefs: [{ ...echo, weight: 90 }, { ...echo, weight: 10 }] } },
+        ],
+      },
+    ],
+  });
+  await put('meshtrafficpermissions', 'MeshTrafficPermission', 'allow-web', { targetRef: echo, from: [{ targetRef: { kind: 'MeshService', name: 'web' }, default: { action: 'Allow' } }] });
+}
 
 /** Streams the screenshots open besides the demo's, closed before the core. */
 const openStreams: RawAdsClient[] = [];
