@@ -314,6 +314,11 @@ export interface PolicyPreviewBody {
   kind: 'envoy' | 'grpc';
   before: SnapshotResourcesJson;
   after: SnapshotResourcesJson;
+  /**
+   * The policy previewed is a shadow one (`kuma.io/effect: shadow`): the diff is what it would do if
+   * it were live; applying it as it is changes nothing.
+   */
+  shadow: boolean;
 }
 
 /** A resource's identity in Kuma's inspection answers (api_common.Meta). */

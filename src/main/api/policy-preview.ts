@@ -3,6 +3,8 @@
 import type { PolicyPreviewBody, SnapshotResourcesJson } from '../../shared/api-types.js';
 import type { PolicyType } from '../../shared/policy-types.js';
 import type { PolicyResource } from '../policies/core/policy.js';
+import { asLive, everyPolicy } from '../policies/shadow/shadow-context.js';
+import { isShadow } from '../../shared/policy-effect.js';
 import { buildMeshContext } from '../xds/context/build-mesh-context.js';
 import type { MeshContext } from '../xds/context/mesh-context.js';
 import { besideOf } from '../xds/context/carried-memo.js';
@@ -16,11 +18,13 @@ export type PolicyChange = { apply: PolicyResource } | { remove: { type: PolicyT
 /**
  * The context with one policy changed. Pure: the cached context stays as it is, and nothing is
  * written; the new context's hash says it differs, so nothing memoized per context is reused wrongly.
+ * A shadow policy applied is previewed as if it were live (`asLive`): what it would do, which is
+ * what its author is testing; applying it changes nothing (the answer's `shadow` says so).
  */
 function withPolicyChange(context: MeshContext, change: PolicyChange): MeshContext {
   const { type, name } = 'apply' in change ? { type: change.apply.type, name: change.apply.meta.name } : change.remove;
-  const others = context.policies.filter((policy) => !(policy.type === type && policy.meta.name === name));
-  const policies = 'apply' in change ? [...others, change.apply] : others;
+  const others = everyPolicy(context).filter((policy) => !(policy.type === type && policy.meta.name === name));
+  const policies = 'apply' in change ? [...others, asLive(change.apply)] : others;
   // Finds the tick's objects (see carriedMemo), without becoming what the next tick carries from.
   return besideOf(buildMeshContext(context.mesh, [...context.dataplanesByName.values()], { policies }), context);
 }
@@ -40,5 +44,6 @@ export function previewPolicyChange(context: MeshContext, proxy: Proxy, change: 
         return [typeUrl, list.filter(({ name, resource }) => others.get(name) !== JSON.stringify(resource))];
       }),
     );
-  return { proxyId: proxy.id, kind: proxy.kind, before: changedOnly(before, after), after: changedOnly(after, before) };
+  const shadow = 'apply' in change && isShadow(change.apply.meta.labels);
+  return { proxyId: proxy.id, kind: proxy.kind, before: changedOnly(before, after), after: changedOnly(after, before), shadow };
 }

@@ -32,8 +32,14 @@ export interface MeshContext {
    * this is replayed when an endpoint comes or goes: plugin-replay.ts).
    */
   protocolByService: ReadonlyMap<string, Protocol>;
-  /** Every targetRef policy of the mesh, by type then name. */
+  /** Every targetRef policy of the mesh that applies, by type then name (shadow ones are not among them). */
   policies: readonly PolicyResource[];
+  /**
+   * The mesh's shadow policies (`kuma.io/effect: shadow`), by type then name: stored and shown, never
+   * matched, so no generator or plugin sees them (Kuma's matchers skip them). A context built with
+   * `shadow: 'apply'` (the shadow view, `policies/shadow/`) has them among `policies` too.
+   */
+  shadowPolicies: readonly PolicyResource[];
   /** The same policies grouped by type, each group by name: what a reader of one type's policies reads. */
   policiesByType: ReadonlyMap<PolicyType, readonly PolicyResource[]>;
   hash: string;
