@@ -70,7 +70,7 @@ export function proxyOf(deps: Pick<PolicyPreviewDependencies, 'connectedProxies'
 }
 
 /** The policy as the store would hold it after the write: the labels the API computes, the next version. */
-function asPolicy(input: ReturnType<typeof validateResource>, current: PolicyResource | undefined): PolicyResource {
+export function asPolicy(input: ReturnType<typeof validateResource>, current: PolicyResource | undefined): PolicyResource {
   const time = new Date().toISOString();
   return {
     type: input.type as PolicyResource['type'],

@@ -1,6 +1,9 @@
 import { notAppliedFields } from '../../shared/not-applied.js';
 import type { NotAppliedBody, ResourceTypeDescription, ResourceTypeDescriptionList } from '../../shared/api-types.js';
 import { isMeshScoped, type Resource, type ResourceType } from '../../shared/resources.js';
+import { isPolicyType } from '../../shared/policy-types.js';
+import type { PolicyResource } from '../policies/core/policy.js';
+import { warningsNow } from './policy-warnings.js';
 import { POLICY_DESCRIPTORS } from '../policies/descriptors.js';
 import type { ResourceManager } from '../manager/interfaces.js';
 import { SHORT_NAMES, parseKri } from '../resources/kri.js';
@@ -135,7 +138,8 @@ function refuseProxyRegistered(current: Resource | undefined, takeOver: boolean)
 
 /**
  * Kuma's resource endpoints (pkg/api-server/resource_endpoints.go): lists filtered and paged, items,
- * PUT answered `{}` (201 created, 200 updated; `warnings` when Kuma has some), DELETE `{}`, and
+ * PUT answered `{}` (201 created, 200 updated; `warnings` when Kuma has some, and for a policy that
+ * selects nothing, policies/warnings/), DELETE `{}`, and
  * `GET /_kri/{kri}`. A mesh-scoped list or write in a mesh that does not exist is a 404.
  */
 export function resourceRoutes(manager: ResourceManager): Route[] {
@@ -226,7 +230,9 @@ export function resourceRoutes(manager: ResourceManager): Route[] {
             });
             return result.created;
           });
-          const warnings = meshNameWarnings(expected.type, expected.name);
+          const warnings = isPolicyType(expected.type)
+            ? await warningsNow(manager, (await manager.get(expected.type, expected)) as unknown as PolicyResource)
+            : meshNameWarnings(expected.type, expected.name);
           return { status: created ? 201 : 200, json: warnings.length > 0 ? { warnings } : {} };
         },
       },

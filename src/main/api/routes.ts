@@ -15,6 +15,7 @@ import { permissionRoutes, type PermissionDependencies } from './permission-rout
 import { policyInspectionRoutes, type PolicyInspectionDependencies } from './policy-inspection-routes.js';
 import { policyPreviewRoutes, type PolicyPreviewDependencies } from './policy-preview-routes.js';
 import { proxyConfigRoutes } from './proxy-config-routes.js';
+import { policyWarningsRoutes } from './policy-warnings-routes.js';
 import { resourceRoutes, unservedCollectionRoute } from './resource-routes.js';
 import { Router } from './router.js';
 import { settingsRoutes } from './settings-routes.js';
@@ -68,6 +69,7 @@ export function createApiRouter(deps: ApiDependencies): Router {
     ...policyInspectionRoutes(deps),
     ...policyPreviewRoutes(deps),
     ...proxyConfigRoutes(deps),
+    ...policyWarningsRoutes(deps),
     ...tokenRoutes(deps),
     ...statsRoutes(deps),
     ...storageRoutes(deps),
