@@ -321,6 +321,15 @@ export interface PolicyPreviewBody {
   shadow: boolean;
 }
 
+/**
+ * `POST /meshes/{mesh}/_policy-warnings`: what applying a policy would be warned about (the PUT's
+ * `warnings`), or, for a policy the PUT would refuse, that refusal (Apply shows its fields).
+ */
+export interface PolicyWarningsBody {
+  warnings: string[];
+  refusal?: { status: number; title: string; detail: string };
+}
+
 /** A resource's identity in Kuma's inspection answers (api_common.Meta). */
 export interface ResourceMetaBody {
   type: string;

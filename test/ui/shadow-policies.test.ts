@@ -111,7 +111,8 @@ spec:
     await warnings.getByText(warning).waitFor();
 
     // A Dataplane providing the service: the same text is no longer warned about.
-    await applyDataplane(core, { type: 'Dataplane', mesh: 'default', name: 'ghost-1', networking: { address: '127.0.0.1', inbound: [{ port: 18099, tags: { 'kuma.io/service': 'ghost' } }] } });
+    const ghost = { type: 'Dataplane', mesh: 'default', name: 'ghost-1', networking: { address: '127.0.0.1', inbound: [{ port: 18099, tags: { 'kuma.io/service': 'ghost' } }] } };
+    await applyDataplane(core, ghost);
     await page.locator('.cm-line', { hasText: 'connectionTimeout: 2s' }).click();
     await page.keyboard.press('End');
     await page.keyboard.press('Backspace');

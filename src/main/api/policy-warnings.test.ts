@@ -94,19 +94,21 @@ describe('policy warnings in the PUT answer', () => {
     ]);
 
     // The mesh gets what the policy names: the same policy is answered without a word.
-    await applyDataplane(core, {
+    const ghost = {
       type: 'Dataplane',
       mesh: 'default',
       name: 'ghost-1',
       labels: { app: 'ghost' },
       networking: { address: '127.0.0.1', inbound: [{ port: 18090, tags: { 'kuma.io/service': 'ghost', 'kuma.io/protocol': 'http' } }] },
-    });
-    await applyDataplane(core, {
+    };
+    const backendV9 = {
       type: 'Dataplane',
       mesh: 'default',
       name: 'backend-v9',
       networking: { address: '127.0.0.1', inbound: [{ port: 18091, tags: { 'kuma.io/service': 'backend', 'kuma.io/protocol': 'http', version: 'v9' } }] },
-    });
+    };
+    await applyDataplane(core, ghost);
+    await applyDataplane(core, backendV9);
     expect(await send('PUT', '/meshes/default/meshhttproutes/to-ghost', route)).toEqual({ status: 200, body: {} });
   });
 
@@ -162,6 +164,14 @@ describe('policy warnings in the PUT answer', () => {
     });
     expect((await send('GET', '/meshes/default/meshtimeouts/not-yet')).status).toBe(404);
     expect((await send('PUT', '/meshes/default/meshtimeouts/not-yet', text)).body).toEqual(before.body);
+  });
+
+  it('answers a policy the PUT would refuse with that refusal, not with warnings', async () => {
+    const { send } = await startCore();
+    const invalid = await send('POST', '/meshes/default/_policy-warnings', policy('MeshTimeout', 'bad', '  to:\n    - targetRef:\n        kind: Mesh\n      default:\n        connectionTimeout: soon\n'));
+    expect(invalid).toEqual({ status: 200, body: { warnings: [], refusal: { status: 400, title: 'Could not process a resource', detail: 'Resource is not valid' } } });
+    const noMesh = await send('POST', '/meshes/nowhere/_policy-warnings', policy('MeshTimeout', 'bad', '  to: []\n'));
+    expect(noMesh.body.refusal).toMatchObject({ status: 404, title: 'Failed to retrieve Mesh' });
   });
 });
 

@@ -8,6 +8,7 @@ import type {
   ImportReport,
   ListBody,
   PolicyPreviewBody,
+  PolicyWarningsBody,
   ProxyRulesBody,
   ProxyStatus,
   ProxyStatusDetail,
@@ -231,9 +232,9 @@ export class MeshdeskClient {
     return { resource: await this.resource(key), warnings: answer.warnings ?? [] };
   }
 
-  /** What applying the policy `text` in `mesh` would be warned about (the PUT's `warnings`), without writing it. */
-  async policyWarnings(mesh: string, text: string): Promise<string[]> {
-    return (await this.json<{ warnings: string[] }>('POST', `/meshes/${segment(mesh)}/_policy-warnings`, text)).warnings;
+  /** What applying the policy `text` in `mesh` would be warned about (the PUT's `warnings`), or its refusal, without writing it. */
+  policyWarnings(mesh: string, text: string): Promise<PolicyWarningsBody> {
+    return this.json('POST', `/meshes/${segment(mesh)}/_policy-warnings`, text);
   }
 
   async deleteResource(key: ResourceKey): Promise<void> {

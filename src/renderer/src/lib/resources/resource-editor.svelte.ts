@@ -75,7 +75,8 @@ export class ResourceEditor {
       return;
     }
     try {
-      const list = await client.policyWarnings(read.key.mesh, text);
+      // A text the PUT would refuse has no warnings here: Apply shows the refusal at its fields.
+      const { warnings: list } = await client.policyWarnings(read.key.mesh, text);
       if (this.text === text) this.#warnings = { text, list, applied: false };
     } catch {
       if (this.text === text) this.#warnings = undefined;
