@@ -55,6 +55,11 @@ describe('shadow policies in the UI', () => {
     await page.getByRole('combobox', { name: 'Proxy to preview on' }).selectOption('web-1');
     await page.getByRole('button', { name: 'Preview change' }).click();
     await page.getByTestId('preview-summary').getByText(/Applying it changes nothing: it is a shadow policy\. Were it live, it would change \d+ resources? of default\.web-1/).waitFor();
+
+    // Resources lists it badged too.
+    const resources = await ui.open(core, '#/resources');
+    await resources.page.locator('[data-resource="MeshTimeout:default:backend-timeout"]').getByTestId('shadow-badge').waitFor();
+    expect(await resources.page.locator('[data-resource="MeshTimeout:default:mesh-timeout-all-default"]').getByTestId('shadow-badge').count()).toBe(0);
   });
 
   it("shows on a proxy's Policies tab which shadow policies would select it, and their rules on request", async () => {
