@@ -128,6 +128,23 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
   },
   {
     area: 'api',
+    case: "a policy PUT's warnings beyond Kuma's deprecations",
+    reason:
+      "Kuma answers `{}` for a policy whose targetRef, `to` item or route backendRef selects nothing, or that aims at " +
+      'builtin gateways; meshdesk adds a warning for each (policies/warnings/) after Kuma\'s deprecation warnings, and ' +
+      'stores the policy all the same. kumactl prints each as `Warning: …`.',
+  },
+  {
+    area: 'api',
+    case: '_config and _rules with shadow=true',
+    reason:
+      "Kuma's `_config` needs the proxy's DataplaneInsight (a proxy that connected); meshdesk generates for any " +
+      "Dataplane, as a connected proxy of its kind or else as Envoy. Kuma's `_rules` has no `shadow` parameter (it " +
+      "ignores one); meshdesk's applies the shadow policies, and refuses a bad value with `_config`'s 400. Kuma's diff " +
+      "(jd) aligns the items of arrays of different lengths; meshdesk replaces such an array whole (test, remove, add).",
+  },
+  {
+    area: 'api',
     case: "a resource's version field",
     reason:
       'meshdesk adds `version` to every resource it answers, for the optimistic concurrency its UI uses; Kuma has ' +
