@@ -214,11 +214,10 @@ export function resourceRoutes(manager: ResourceManager): Route[] {
           const createOnly =
             context.request.headers['if-none-match']?.trim() === '*' || context.query.get(CREATE_ONLY_PARAMETER) === 'true';
           const takeOver = context.query.get(TAKE_OVER_PARAMETER) === 'true';
-          const created = await titled('Could not process a resource', async () => {
+          const { resource: written, created } = await titled('Could not process a resource', async () => {
             if (createOnly) {
               requireValidWorkloadLabel(write);
-              await manager.create(write);
-              return true;
+              return { resource: await manager.create(write), created: true };
             }
             // With a version in the body: update exactly that version or fail (optimistic concurrency).
             const result = await manager.upsert(write, {
@@ -228,11 +227,10 @@ export function resourceRoutes(manager: ResourceManager): Route[] {
                 if (current !== undefined) requireImmutableLabelsKept(current, write);
               },
             });
-            return result.created;
+            return result;
           });
-          const warnings = isPolicyType(expected.type)
-            ? await warningsNow(manager, (await manager.get(expected.type, expected)) as unknown as PolicyResource)
-            : meshNameWarnings(expected.type, expected.name);
+          // A policy's warnings are about what was written (with the labels the manager computed).
+          const warnings = isPolicyType(written.type) ? await warningsNow(manager, written as unknown as PolicyResource) : meshNameWarnings(expected.type, expected.name);
           return { status: created ? 201 : 200, json: warnings.length > 0 ? { warnings } : {} };
         },
       },
