@@ -10,6 +10,7 @@ import { fleet } from './suites/fleet.js';
 import { generation, policyGeneration } from './suites/generation.js';
 import { hostileParsing } from './suites/hostile-parsing.js';
 import { policyBounds } from './suites/policy-bounds.js';
+import { policyWarnings } from './suites/policy-warnings.js';
 import { proxiesView } from './suites/proxies-view.js';
 import { proxyRecords } from './suites/proxy-records.js';
 
@@ -24,6 +25,7 @@ const SUITES: Record<string, (options: BenchOptions) => Promise<BenchRow[]>> = {
   'proxy records': proxyRecords,
   'policy bounds': policyBounds,
   analysis,
+  'policy warnings': policyWarnings,
 };
 
 const args = process.argv.slice(2);

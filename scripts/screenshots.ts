@@ -124,6 +124,43 @@ const VIEWS: ViewShot[] = [
     },
   },
   {
+    // A shadow MeshTimeout (kuma.io/effect: shadow): badged in the list, and previewed as if it were live.
+    name: 'policies-shadow',
+    hash: '#/policies/MeshTimeout',
+    ready: async (page) => {
+      await putShadowTimeout(page);
+      await page.locator('[data-policy="default/echo-shadow-timeout"]').getByRole('link', { name: 'echo-shadow-timeout' }).click();
+      await page.getByTestId('shadow-notice').waitFor();
+      await page.getByLabel('Proxy to preview on').selectOption('frontend-1');
+      await page.getByRole('button', { name: 'Preview change' }).click();
+      await page.getByTestId('preview-summary').waitFor();
+    },
+  },
+  {
+    // The proxy's rules with its shadow policies applied, each origin badged.
+    name: 'proxy-policies-shadow',
+    hash: '#/proxies/default.frontend-1/policies',
+    ready: async (page) => {
+      await putShadowTimeout(page);
+      await page.getByTestId('show-shadow').check();
+      await page.locator('[data-matched-policy="MeshTimeout/echo-shadow-timeout"]').waitFor();
+    },
+  },
+  {
+    // The API's warnings about a policy, before Apply: a `to` item that names a service no Dataplane has.
+    name: 'policies-warnings',
+    hash: '#/policies/new/MeshTimeout',
+    ready: async (page) => {
+      await page.getByTestId('editor-title').getByText('New MeshTimeout').waitFor();
+      await page.locator('.cm-content').click();
+      await page.keyboard.press('ControlOrMeta+A');
+      await page.keyboard.insertText(
+        'type: MeshTimeout\nmesh: default\nname: payments-timeout\nspec:\n  targetRef:\n    kind: MeshSubset\n    tags:\n      kuma.io/service: frontend\n  to:\n    - targetRef:\n        kind: MeshService\n        name: payments\n      default:\n        http:\n          requestTimeout: 2s\n',
+      );
+      await page.getByTestId('editor-warnings').waitFor();
+    },
+  },
+  {
     // Who may call whom in the payments mesh once mTLS is on; one cell's RBAC config open, another's tooltip.
     name: 'permission-matrix',
     hash: '#/policies/permissions/payments',
@@ -217,6 +254,15 @@ async function addPaymentsPermissions(page: Page, core: Core): Promise<void> {
     rules: [{ default: { deny: [{ spiffeID: { type: 'Prefix', value: 'spiffe://payments/reports' } }], allow: [{ spiffeID: { type: 'Prefix', value: 'spiffe://payments' } }] } }],
   });
   await permission('reports-open', { targetRef: { kind: 'MeshService', name: 'reports' }, from: [{ targetRef: { kind: 'Mesh' }, default: { action: 'Allow' } }] });
+}
+
+/** A MeshTimeout for frontend's calls to echo, labelled `kuma.io/effect: shadow`, then the view anew. */
+async function putShadowTimeout(page: Page): Promise<void> {
+  const spec = { targetRef: { kind: 'Mesh' }, to: [{ targetRef: { kind: 'MeshService', name: 'echo' }, default: { http: { requestTimeout: '300ms' } } }] };
+  const data = { type: 'MeshTimeout', mesh: 'default', name: 'echo-shadow-timeout', labels: { 'kuma.io/effect': 'shadow' }, spec };
+  const response = await page.request.put(new URL('/meshes/default/meshtimeouts/echo-shadow-timeout', page.url()).href, { data });
+  if (!response.ok()) throw new Error(`PUT echo-shadow-timeout answered ${response.status()}: ${await response.text()}`);
+  await page.reload();
 }
 
 /** Builtin mTLS in the payments mesh, STRICT, 24h certificates (Kuma's default), then the view anew. */

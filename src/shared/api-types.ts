@@ -314,6 +314,20 @@ export interface PolicyPreviewBody {
   kind: 'envoy' | 'grpc';
   before: SnapshotResourcesJson;
   after: SnapshotResourcesJson;
+  /**
+   * The policy previewed is a shadow one (`kuma.io/effect: shadow`): the diff is what it would do if
+   * it were live; applying it as it is changes nothing.
+   */
+  shadow: boolean;
+}
+
+/**
+ * `POST /meshes/{mesh}/_policy-warnings`: what applying a policy would be warned about (the PUT's
+ * `warnings`), or, for a policy the PUT would refuse, that refusal (Apply shows its fields).
+ */
+export interface PolicyWarningsBody {
+  warnings: string[];
+  refusal?: { status: number; title: string; detail: string };
 }
 
 /** A resource's identity in Kuma's inspection answers (api_common.Meta). */

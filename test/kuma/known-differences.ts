@@ -20,7 +20,28 @@ export interface KnownDifference {
   status?: number;
 }
 
+/**
+ * Kuma's MeshHTTPRoute validator cases with a `to` item without `rules`, or a rule without `matches` or
+ * `default`: Kuma's Go test hands them to Validate() directly, but through Kuma's API its OpenAPI schema
+ * refuses them first (`spec.to[0].rules[0].matches in body is required`) and answers that alone.
+ * meshdesk checks the schema as Kuma's API does.
+ */
+const ROUTE_RULES_KUMA_SCHEMA_REFUSES = [
+  'meshhttproute[4]: spec.to.targetRef error',
+  'meshhttproute[5]: spec.to.targetRef Mesh not allowed',
+  'meshhttproute[6]: incorrect path match value',
+  'meshhttproute[7]: repeated match query param names',
+  'meshhttproute[8]: empty filter',
+  'meshhttproute[9]: invalid HeaderModifier filter',
+  'meshhttproute[11]: non-empty value for header present/absent match',
+];
+
 export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
+  ...ROUTE_RULES_KUMA_SCHEMA_REFUSES.map((name) => ({
+    area: 'policy-validation' as const,
+    case: name,
+    reason: "A `to` item without `rules`, or a rule without `matches` or `default`, which Kuma's API schema refuses before its validator runs (the case calls the validator directly); meshdesk answers as Kuma's API.",
+  })),
   {
     area: 'policy-validation',
     case: 'meshtcproute[3]: accepts MeshGateway with listener tags targeted route',
@@ -104,6 +125,23 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     case: 'put_dataplanes_09',
     status: 400,
     reason: "As put_dataplanes_00: dp-6 also takes dp-1's 10.1.2.1:1234.",
+  },
+  {
+    area: 'api',
+    case: "a policy PUT's warnings beyond Kuma's deprecations",
+    reason:
+      "Kuma answers `{}` for a policy whose targetRef, `to` item or route backendRef selects nothing, or that aims at " +
+      'builtin gateways; meshdesk adds a warning for each (policies/warnings/) after Kuma\'s deprecation warnings, and ' +
+      'stores the policy all the same. kumactl prints each as `Warning: …`.',
+  },
+  {
+    area: 'api',
+    case: '_config and _rules with shadow=true',
+    reason:
+      "Kuma's `_config` needs the proxy's DataplaneInsight (a proxy that connected); meshdesk generates for any " +
+      "Dataplane, as a connected proxy of its kind or else as Envoy. Kuma's `_rules` has no `shadow` parameter (it " +
+      "ignores one); meshdesk's applies the shadow policies, and refuses a bad value with `_config`'s 400. Kuma's diff " +
+      "(jd) aligns the items of arrays of different lengths; meshdesk replaces such an array whole (test, remove, add).",
   },
   {
     area: 'api',

@@ -64,6 +64,18 @@ describe('mesh analysis', () => {
     expect((await analysis(await webAndBackend({ mtls: MTLS }))).findings.map((finding) => finding.code)).toEqual(['MD0010']);
   });
 
+  it('MD0001: a to item naming a service nothing provides or calls, and a top-level targetRef no Dataplane matches', async () => {
+    const mesh = await webAndBackend();
+    await policy(mesh, 'MeshTimeout', 'ledger-timeout', { targetRef: { kind: 'MeshService', name: 'web' }, to: [{ targetRef: { kind: 'MeshService', name: 'ledger' }, default: { http: { requestTimeout: '5s' } } }] });
+    await policy(mesh, 'MeshRetry', 'nobody-retry', { targetRef: { kind: 'MeshService', name: 'nobody' }, to: [{ targetRef: BACKEND, default: { http: { numRetries: 1 } } }] });
+    const found = await findings(mesh, 'MD0001');
+    expect(found.map((finding) => `${finding.location.name} ${finding.location.field}`)).toEqual(['nobody-retry spec.targetRef', 'ledger-timeout spec.to[0].targetRef']);
+    expect(found[1]!.message).toContain('names service "ledger", which no Dataplane');
+    // Kuma's docs write to: MeshService backend where backend exists: nothing to say.
+    await policy(mesh, 'MeshTimeout', 'ledger-timeout', { targetRef: { kind: 'MeshService', name: 'web' }, to: [{ targetRef: BACKEND, default: { http: { requestTimeout: '5s' } } }] });
+    expect((await findings(mesh, 'MD0001')).map((finding) => finding.location.name)).toEqual(['nobody-retry']);
+  });
+
   it('MD0002: a mesh-wide MeshTimeout that loses every field to mesh-timeout-all-default, named with Kuma’s reason', async () => {
     const mesh = await webAndBackend();
     await policy(mesh, 'MeshTimeout', 'slow-timeout', { targetRef: MESH, to: [{ targetRef: MESH, default: { http: { requestTimeout: '60s' } } }] });

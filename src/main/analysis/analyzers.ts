@@ -7,11 +7,13 @@ import { overriddenPolicy } from './analyzers/overridden-policy.js';
 import { permissionsWithoutMtls } from './analyzers/permissions-without-mtls.js';
 import { permissiveMtls } from './analyzers/permissive-mtls.js';
 import { retriesBeyondTimeout } from './analyzers/retries-beyond-timeout.js';
+import { selectsNothing } from './analyzers/selects-nothing.js';
 import { streamIdleBelowRequestTimeout } from './analyzers/stream-idle-below-request-timeout.js';
 import { unreachableRouteMatch } from './analyzers/unreachable-route-match.js';
 import { zeroWeightRoute } from './analyzers/zero-weight-route.js';
 
 export const ANALYZERS: readonly Analyzer[] = [
+  selectsNothing,
   overriddenPolicy,
   unreachableRouteMatch,
   duplicateRouteMatch,

@@ -5,6 +5,8 @@ import type { PolicyEffects } from '../xds/status/policy-effects.js';
 import { ApiError, titled } from './api-error.js';
 import { dataplanesForPolicy, inspectRules } from './policy-inspection.js';
 import type { Route } from './router.js';
+import { readShadowParameter } from './shadow-parameter.js';
+import { withShadowApplied } from '../policies/shadow/shadow-context.js';
 
 export interface PolicyInspectionDependencies {
   manager: ReadOnlyResourceManager;
@@ -15,7 +17,8 @@ export interface PolicyInspectionDependencies {
 
 /**
  * What policies do to proxies. Kuma's paths and shapes:
- * - `GET /meshes/{mesh}/dataplanes/{name}/_rules`: the rules each policy type computes for the proxy;
+ * - `GET /meshes/{mesh}/dataplanes/{name}/_rules`: the rules each policy type computes for the proxy
+ *   (meshdesk's `?shadow=true`, as Kuma's `_config` takes it: with the shadow policies applied);
  * - `GET /meshes/{mesh}/{policies}/{name}/_resources/dataplanes`: the Dataplanes a policy selects.
  * And meshdesk's own `GET /meshes/{mesh}/dataplanes/{name}/_policy-effects`: the config fields
  * each policy set on the proxy as last generated, and what the proxy could not apply.
@@ -25,10 +28,12 @@ export function policyInspectionRoutes(deps: PolicyInspectionDependencies): Rout
     {
       method: 'GET',
       path: '/meshes/:mesh/dataplanes/:name/_rules',
-      handler: async ({ params }) => {
+      handler: async ({ params, query }) => {
         await titled('Failed to retrieve Mesh', () => deps.manager.get('Mesh', { mesh: '', name: params.mesh! }));
+        const shadow = readShadowParameter(query);
         const dataplane = await titled('Could not retrieve Dataplane', () => deps.manager.get('Dataplane', { mesh: params.mesh!, name: params.name! }));
-        return { json: inspectRules(await deps.meshContexts.get(params.mesh!), dataplane) };
+        const context = await deps.meshContexts.get(params.mesh!);
+        return { json: inspectRules(shadow ? withShadowApplied(context) : context, dataplane) };
       },
     },
     ...POLICY_DESCRIPTORS.map(
@@ -37,7 +42,8 @@ export function policyInspectionRoutes(deps: PolicyInspectionDependencies): Rout
         path: `/meshes/:mesh/${descriptor.path}/:name/_resources/dataplanes`,
         handler: async ({ params, query }) => {
           await titled('Failed to retrieve Mesh', () => deps.manager.get('Mesh', { mesh: '', name: params.mesh! }));
-          const context = await deps.meshContexts.get(params.mesh!);
+          // A shadow policy's Dataplanes are those it would select if it were live.
+          const context = withShadowApplied(await deps.meshContexts.get(params.mesh!));
           const policy = context.policies.find((each) => each.type === descriptor.type && each.meta.name === params.name);
           if (!policy) throw new ApiError(404, 'Could not retrieve policy', 'Not found');
           return { json: dataplanesForPolicy(context, policy, query.get('name') ?? '') };

@@ -4,12 +4,14 @@ import type { PolicyResource } from '../policies/core/policy.js';
 import { computeLabels, ZONE_NAME } from '../resources/computed-labels.js';
 import { validateResource } from '../resources/validate.js';
 import type { ConnectedProxy } from '../xds/callbacks/proxy-callbacks.js';
-import type { MeshContext } from '../xds/context/mesh-context.js';
+import { everyPolicy, type MeshContext } from '../xds/context/mesh-context.js';
 import { ApiError, titled } from './api-error.js';
 import type { PolicyChange } from '../xds/context/with-policy-change.js';
 import { previewPolicyChange } from './policy-preview.js';
 import { readBody } from './resource-routes.js';
 import type { Route } from './router.js';
+import type { DataplaneResource } from '../../shared/resources.js';
+import type { Proxy } from '../xds/generate/proxy.js';
 
 export interface PolicyPreviewDependencies {
   manager: ReadOnlyResourceManager;
@@ -42,25 +44,29 @@ export function policyPreviewRoutes(deps: PolicyPreviewDependencies): Route[] {
         }
         const input = await titled('Could not process a resource', async () => validateResource(raw, { type, mesh }));
         const context = await deps.meshContexts.get(mesh);
-        const current = context.policies.find((policy) => policy.type === type && policy.meta.name === input.name);
+        const current = everyPolicy(context).find((policy) => policy.type === type && policy.meta.name === input.name);
         const change: PolicyChange =
           query.get('delete') === 'true'
             ? { remove: { type, name: input.name } }
             : { apply: asPolicy(input, current) };
-        const proxyId = `${mesh}.${dataplane.meta.name}`;
-        const connected = deps.connectedProxies.connectedProxy(proxyId);
-        const proxy = {
-          id: proxyId,
-          dataplane,
-          kind: connected?.kind ?? 'envoy',
-          ...(connected?.features && { features: connected.features }),
-          ...(connected?.workDir !== undefined && { workDir: connected.workDir }),
-          ...(connected?.userAgent !== undefined && { userAgent: connected.userAgent }),
-        };
-        return { json: previewPolicyChange(context, proxy, change) };
+        return { json: previewPolicyChange(context, proxyOf(deps, dataplane), change) };
       },
     },
   ];
+}
+
+/** The proxy of `dataplane` as generation sees it: its connection's kind and features, or an Envoy proxy when it is not connected. */
+export function proxyOf(deps: Pick<PolicyPreviewDependencies, 'connectedProxies'>, dataplane: DataplaneResource): Proxy {
+  const id = `${dataplane.meta.mesh}.${dataplane.meta.name}`;
+  const connected = deps.connectedProxies.connectedProxy(id);
+  return {
+    id,
+    dataplane,
+    kind: connected?.kind ?? 'envoy',
+    ...(connected?.features && { features: connected.features }),
+    ...(connected?.workDir !== undefined && { workDir: connected.workDir }),
+    ...(connected?.userAgent !== undefined && { userAgent: connected.userAgent }),
+  };
 }
 
 /** The policy as the store would hold it after the write: the labels the API computes, the next version. */

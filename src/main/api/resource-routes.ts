@@ -1,6 +1,9 @@
 import { notAppliedFields } from '../../shared/not-applied.js';
 import type { NotAppliedBody, ResourceTypeDescription, ResourceTypeDescriptionList } from '../../shared/api-types.js';
 import { isMeshScoped, type Resource, type ResourceType } from '../../shared/resources.js';
+import { isPolicyType } from '../../shared/policy-types.js';
+import type { PolicyResource } from '../policies/core/policy.js';
+import { warningsNow } from './policy-warnings.js';
 import { POLICY_DESCRIPTORS } from '../policies/descriptors.js';
 import type { ResourceManager } from '../manager/interfaces.js';
 import { SHORT_NAMES, parseKri } from '../resources/kri.js';
@@ -135,7 +138,8 @@ function refuseProxyRegistered(current: Resource | undefined, takeOver: boolean)
 
 /**
  * Kuma's resource endpoints (pkg/api-server/resource_endpoints.go): lists filtered and paged, items,
- * PUT answered `{}` (201 created, 200 updated; `warnings` when Kuma has some), DELETE `{}`, and
+ * PUT answered `{}` (201 created, 200 updated; `warnings` when Kuma has some, and for a policy that
+ * selects nothing, policies/warnings/), DELETE `{}`, and
  * `GET /_kri/{kri}`. A mesh-scoped list or write in a mesh that does not exist is a 404.
  */
 export function resourceRoutes(manager: ResourceManager): Route[] {
@@ -210,11 +214,10 @@ export function resourceRoutes(manager: ResourceManager): Route[] {
           const createOnly =
             context.request.headers['if-none-match']?.trim() === '*' || context.query.get(CREATE_ONLY_PARAMETER) === 'true';
           const takeOver = context.query.get(TAKE_OVER_PARAMETER) === 'true';
-          const created = await titled('Could not process a resource', async () => {
+          const { resource: written, created } = await titled('Could not process a resource', async () => {
             if (createOnly) {
               requireValidWorkloadLabel(write);
-              await manager.create(write);
-              return true;
+              return { resource: await manager.create(write), created: true };
             }
             // With a version in the body: update exactly that version or fail (optimistic concurrency).
             const result = await manager.upsert(write, {
@@ -224,9 +227,10 @@ export function resourceRoutes(manager: ResourceManager): Route[] {
                 if (current !== undefined) requireImmutableLabelsKept(current, write);
               },
             });
-            return result.created;
+            return result;
           });
-          const warnings = meshNameWarnings(expected.type, expected.name);
+          // A policy's warnings are about what was written (with the labels the manager computed).
+          const warnings = isPolicyType(written.type) ? await warningsNow(manager, written as unknown as PolicyResource) : meshNameWarnings(expected.type, expected.name);
           return { status: created ? 201 : 200, json: warnings.length > 0 ? { warnings } : {} };
         },
       },

@@ -15,6 +15,8 @@ import { mtlsRoutes, type MtlsDependencies } from './mtls-routes.js';
 import { permissionRoutes, type PermissionDependencies } from './permission-routes.js';
 import { policyInspectionRoutes, type PolicyInspectionDependencies } from './policy-inspection-routes.js';
 import { policyPreviewRoutes, type PolicyPreviewDependencies } from './policy-preview-routes.js';
+import { proxyConfigRoutes } from './proxy-config-routes.js';
+import { policyWarningsRoutes } from './policy-warnings-routes.js';
 import { resourceRoutes, unservedCollectionRoute } from './resource-routes.js';
 import { Router } from './router.js';
 import { settingsRoutes } from './settings-routes.js';
@@ -69,6 +71,8 @@ export function createApiRouter(deps: ApiDependencies): Router {
     ...inspectionRoutes(deps),
     ...policyInspectionRoutes(deps),
     ...policyPreviewRoutes(deps),
+    ...proxyConfigRoutes(deps),
+    ...policyWarningsRoutes(deps),
     ...tokenRoutes(deps),
     ...statsRoutes(deps),
     ...storageRoutes(deps),

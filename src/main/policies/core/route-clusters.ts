@@ -121,7 +121,7 @@ export class RouteClusters {
 }
 
 /** A backendRef by `kuma.io/service` (Kuma's legacy backendRef), the only kind a meshdesk mesh can resolve. */
-function isServiceTagRef(ref: BackendRef): boolean {
+export function isServiceTagRef(ref: BackendRef): boolean {
   if (!ref.name) return false;
   if (ref.kind === 'MeshServiceSubset') return true;
   return ref.kind === 'MeshService' && ref.port === undefined && ref.sectionName === undefined && ref.labels === undefined;

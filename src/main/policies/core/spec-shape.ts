@@ -25,12 +25,13 @@ export type SpecShape =
   | ServedShape
   | { readonly object: { readonly [field: string]: SpecShape }; readonly required?: readonly string[] }
   | { readonly oneOf: readonly string[] }
-  | { readonly list: SpecShape }
+  | { readonly list: SpecShape; readonly minItems?: number }
   | { readonly map: SpecShape };
 
 /** An object of these fields; `required` ones (Kuma's schema's `required`) must be there and not null. */
 export const object = (fields: { readonly [field: string]: SpecShape }, required?: readonly string[]): SpecShape => ({ object: fields, ...(required && { required }) });
-export const list = (item: SpecShape): SpecShape => ({ list: item });
+/** A list of `item`s; `minItems` is Kuma's schema's (an empty list is then refused, an absent one is not). */
+export const list = (item: SpecShape, minItems?: number): SpecShape => ({ list: item, ...(minItems !== undefined && { minItems }) });
 /** A string among Kuma's schema's `enum` values. */
 export const oneOf = (...values: readonly string[]): SpecShape => ({ oneOf: values });
 export const map = (value: SpecShape): SpecShape => ({ map: value });
@@ -65,6 +66,7 @@ export function readShape(value: unknown, shape: SpecShape, path: string, violat
   }
   if ('list' in shape) {
     if (!Array.isArray(value)) return refuse(value, 'array', path, violations);
+    if (shape.minItems !== undefined && value.length < shape.minItems) violations.add(path, `in body should have at least ${shape.minItems} items`);
     // A null item is not an absent field: it is refused as a value of the wrong type.
     return value.map((item: unknown, index) =>
       item === null && shape.list !== 'any'

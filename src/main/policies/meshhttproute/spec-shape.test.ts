@@ -7,7 +7,7 @@ const route = (rule: object) => ({
   type: 'MeshHTTPRoute',
   mesh: 'default',
   name: 'route',
-  spec: { targetRef: { kind: 'Mesh' }, to: [{ targetRef: { kind: 'MeshService', name: 'backend' }, rules: [rule] }] },
+  spec: { targetRef: { kind: 'Mesh' }, to: [{ targetRef: { kind: 'MeshService', name: 'backend' }, rules: [{ matches: [{ path: { type: 'PathPrefix', value: '/' } }], ...rule }] }] },
 });
 
 const RULE = 'spec.to[0].rules[0]';
@@ -27,5 +27,20 @@ describe("MeshHTTPRoute's spec shape", () => {
     ],
   ])('names %s', (_name, rule, field, message) => {
     expect(violationsOf(route(rule))).toEqual([{ field, message }]);
+  });
+
+  // Kuma's schema (rest.yaml) requires both; its API answers a rule without one with the schema's words alone.
+  it.each([
+    ['a rule without matches', { matches: undefined, default: {} }, `${RULE}.matches`, 'in body is required'],
+    ['a rule with an empty matches list', { matches: [], default: {} }, `${RULE}.matches`, 'in body should have at least 1 items'],
+    ['a rule without default', {}, `${RULE}.default`, 'in body is required'],
+  ])('refuses %s as Kuma does', (_name, rule, field, message) => {
+    expect(violationsOf(route(rule))).toEqual([{ field, message }]);
+  });
+
+  it('refuses a to item without rules', () => {
+    const policy = route({});
+    delete (policy.spec.to[0] as { rules?: unknown }).rules;
+    expect(violationsOf(policy)).toEqual([{ field: 'spec.to[0].rules', message: 'in body is required' }]);
   });
 });

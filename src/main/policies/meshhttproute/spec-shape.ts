@@ -35,12 +35,19 @@ const filter = object({
   requestMirror: object({ percentage: 'int-or-string', backendRef: backendRefShape }, ['backendRef']),
 }, ['type']);
 
-/** Kuma's MeshHTTPRoute schema (rest.yaml): each `to` item's hostnames and rules (a route policy has no `default` per item). */
+/**
+ * Kuma's MeshHTTPRoute schema (rest.yaml): each `to` item's hostnames and rules (a route policy has
+ * no `default` per item). The schema requires an item's `targetRef` and `rules`, and a rule's
+ * `matches` (at least one) and `default`: Kuma refuses a rule without them, so meshdesk does too.
+ */
 export const meshHTTPRouteSpecShape: SpecShape = object({
   to: list(
-    object({
-      hostnames: list('string'),
-      rules: list(object({ matches: list(match), default: object({ filters: list(filter), backendRefs: list(backendRefShape) }) })),
-    }),
+    object(
+      {
+        hostnames: list('string'),
+        rules: list(object({ matches: list(match, 1), default: object({ filters: list(filter), backendRefs: list(backendRefShape) }) }, ['default', 'matches'])),
+      },
+      ['rules', 'targetRef'],
+    ),
   ),
 });

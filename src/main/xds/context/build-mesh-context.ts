@@ -10,6 +10,7 @@ import {
 } from '../../../shared/resources.js';
 import type { PolicyResource } from '../../policies/core/policy.js';
 import type { PolicyType } from '../../../shared/policy-types.js';
+import { isShadow } from '../../../shared/policy-effect.js';
 import { ZONE_TAG } from '../../resources/computed-labels.js';
 import type { Endpoint, MeshContext } from './mesh-context.js';
 import { withZoneTags } from './zone-tag.js';
@@ -20,7 +21,8 @@ import { withZoneTags } from './zone-tag.js';
  * computed `hashMeshContextInputs` of the same inputs passes it, sparing a second walk of every spec.
  * With `zone`, the control plane's zone (a running meshdesk's is ZONE_NAME), each Dataplane's inbounds
  * are tagged with it as Kuma's Dataplane manager tags them on write; without, they are taken as Kuma's
- * generator tests hand them in, unwritten.
+ * generator tests hand them in, unwritten. Shadow policies are kept apart (`shadowPolicies`) unless
+ * `shadow` is `'apply'`, which makes them live too: what Kuma's inspection builds with `shadow=true`.
  */
 export function buildMeshContext(
   mesh: MeshResource,
@@ -29,7 +31,8 @@ export function buildMeshContext(
     policies = [],
     hash = hashMeshContextInputs(mesh, dataplanes, policies),
     zone,
-  }: { policies?: readonly PolicyResource[]; hash?: string; zone?: string } = {},
+    shadow = 'skip',
+  }: { policies?: readonly PolicyResource[]; hash?: string; zone?: string; shadow?: 'skip' | 'apply' } = {},
 ): MeshContext {
   const sorted = sortedByName(dataplanes).map((dataplane) => (zone === undefined ? dataplane : withZoneTags(dataplane, mesh, zone)));
   for (const dataplane of sorted) {
@@ -40,21 +43,27 @@ export function buildMeshContext(
     }
   }
   const endpoints = endpointsByService(sorted);
-  const sortedPolicies = [...policies].sort((a, b) => compareStrings(a.type, b.type) || compareStrings(a.meta.name, b.meta.name));
   return {
     mesh,
     dataplanesByName: new Map(sorted.map((dataplane) => [dataplane.meta.name, dataplane])),
     endpointsByService: endpoints,
     protocolByService: new Map([...endpoints].map(([service, each]) => [service, protocolOfEndpoints(each)])),
-    policies: sortedPolicies,
-    policiesByType: byType(sortedPolicies),
+    ...policyParts(policies, shadow),
     hash,
   };
 }
 
+/** The policies by type then name, the shadow ones kept apart unless `shadow` is `'apply'`. */
+function policyParts(policies: readonly PolicyResource[], shadow: 'skip' | 'apply'): Pick<MeshContext, 'policies' | 'shadowPolicies' | 'policiesByType'> {
+  const sortedPolicies = [...policies].sort((a, b) => compareStrings(a.type, b.type) || compareStrings(a.meta.name, b.meta.name));
+  const shadowPolicies = sortedPolicies.filter((policy) => isShadow(policy.meta.labels));
+  const live = shadow === 'apply' || shadowPolicies.length === 0 ? sortedPolicies : sortedPolicies.filter((policy) => !isShadow(policy.meta.labels));
+  return { policies: live, shadowPolicies, policiesByType: byType(live) };
+}
+
 /**
- * The context with other policies and the same Mesh and Dataplanes: what a preview or an analysis
- * asks "what if" with. The Dataplane side is shared, not rebuilt, and the hash is derived from the
+ * The context with other policies (shadow ones kept apart) and the same Mesh and Dataplanes: what a
+ * preview or an analysis asks "what if" with. The Dataplane side is shared, not rebuilt, and the hash is derived from the
  * context's own and the new policies', so different content still means a different hash.
  */
 export function withPolicies(context: MeshContext, policies: readonly PolicyResource[]): MeshContext {
@@ -63,8 +72,7 @@ export function withPolicies(context: MeshContext, policies: readonly PolicyReso
     const { name, version, labels } = policy.meta;
     hash.update('\n').update(canonicalJson({ type: policy.type, name, version, labels, spec: policy.spec }));
   }
-  const sortedPolicies = [...policies].sort((a, b) => compareStrings(a.type, b.type) || compareStrings(a.meta.name, b.meta.name));
-  return { ...context, policies: sortedPolicies, policiesByType: byType(sortedPolicies), hash: hash.digest('hex') };
+  return { ...context, ...policyParts(policies, 'skip'), hash: hash.digest('hex') };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { isShadow } from '../../../shared/policy-effect.js';
 import type { PolicyResource } from '../../policies/core/policy.js';
 import type { PolicyType } from '../../../shared/policy-types.js';
 import type { DataplaneResource, MeshResource, Protocol, Tags } from '../../../shared/resources.js';
@@ -32,8 +33,14 @@ export interface MeshContext {
    * this is replayed when an endpoint comes or goes: plugin-replay.ts).
    */
   protocolByService: ReadonlyMap<string, Protocol>;
-  /** Every targetRef policy of the mesh, by type then name. */
+  /** Every targetRef policy of the mesh that applies, by type then name (shadow ones are not among them). */
   policies: readonly PolicyResource[];
+  /**
+   * The mesh's shadow policies (`kuma.io/effect: shadow`), by type then name: stored and shown, never
+   * matched, so no generator or plugin sees them (Kuma's matchers skip them). A context built with
+   * `shadow: 'apply'` (the shadow view, `policies/shadow/`) has them among `policies` too.
+   */
+  shadowPolicies: readonly PolicyResource[];
   /** The same policies grouped by type, each group by name: what a reader of one type's policies reads. */
   policiesByType: ReadonlyMap<PolicyType, readonly PolicyResource[]>;
   hash: string;
@@ -53,4 +60,10 @@ export function policiesOf(context: Pick<MeshContext, 'policiesByType'>, type: P
  */
 export function serviceProtocol(context: Pick<MeshContext, 'protocolByService'>, service: string): Protocol {
   return context.protocolByService.get(service) ?? 'tcp';
+}
+
+/** Every policy of the context, live and shadow (each once, also in a context with its shadow policies applied). */
+export function everyPolicy(context: Pick<MeshContext, 'policies' | 'shadowPolicies'>): PolicyResource[] {
+  const live = context.policies.filter((policy) => !isShadow(policy.meta.labels));
+  return [...live, ...context.shadowPolicies];
 }

@@ -2,7 +2,7 @@ import type { PolicyType } from '../../../shared/policy-types.js';
 import type { PolicyResource } from '../../policies/core/policy.js';
 import { withPolicies } from './build-mesh-context.js';
 import { besideOf } from './carried-memo.js';
-import type { MeshContext } from './mesh-context.js';
+import { everyPolicy, type MeshContext } from './mesh-context.js';
 
 /** One policy written as given (created or replaced), or the policy of that type and name removed. */
 export type PolicyChange = { apply: PolicyResource } | { remove: { type: PolicyType; name: string } };
@@ -14,7 +14,7 @@ export type PolicyChange = { apply: PolicyResource } | { remove: { type: PolicyT
  */
 export function withPolicyChange(context: MeshContext, change: PolicyChange): MeshContext {
   const { type, name } = 'apply' in change ? { type: change.apply.type, name: change.apply.meta.name } : change.remove;
-  const others = context.policies.filter((policy) => !(policy.type === type && policy.meta.name === name));
+  const others = everyPolicy(context).filter((policy) => !(policy.type === type && policy.meta.name === name));
   const policies = 'apply' in change ? [...others, change.apply] : others;
   // Finds the tick's objects (see carriedMemo), without becoming what the next tick carries from.
   return besideOf(withPolicies(context, policies), context);

@@ -11,22 +11,36 @@ import { TYPE_URL_PREFIX } from './type-urls.js';
 
 /** The resource an Any carries, with its `@type` first (as Envoy's config dumps show it). */
 export function decodeResource(any: EncodedAny): ProtoJson {
-  return anyJson(any.type_url, any.value);
+  return anyJson(any.type_url, any.value, PROTO_NAMES);
+}
+
+/**
+ * The resource an Any carries as Go's protojson prints it (Kuma's API, `_config`): fields by their
+ * JSON names (`connectTimeout`), no `@type` at the top (nested Anys keep theirs).
+ */
+export function decodeResourceJsonNames(any: EncodedAny): ProtoJson {
+  const { '@type': _type, ...fields } = anyJson(any.type_url, any.value, JSON_NAMES) as ProtoJson & { '@type'?: string };
+  return fields;
 }
 
 export function decodeMessage(typeName: string, bytes: Uint8Array): ProtoJson {
   const type = messageType(typeName);
-  return messageJson(type, type.decode(bytes) as unknown as Message) as ProtoJson;
+  return messageJson(type, type.decode(bytes) as unknown as Message, PROTO_NAMES) as ProtoJson;
 }
 
 type Message = Record<string, unknown>;
 
-function messageJson(type: protobuf.Type, message: Message): unknown {
+/** How a field is named in the JSON: its proto name (Envoy's config dumps) or its JSON name (protojson's default). */
+type FieldNaming = (field: protobuf.Field) => string;
+const PROTO_NAMES: FieldNaming = (field) => field.name;
+const JSON_NAMES: FieldNaming = (field) => protobuf.util.camelCase(field.name);
+
+function messageJson(type: protobuf.Type, message: Message, naming: FieldNaming): unknown {
   const wrapped = WRAPPER_SCALARS[type.fullName];
   if (wrapped) return scalarJson(wrapped, message.value ?? defaultScalar(wrapped));
   switch (type.fullName) {
     case WELL_KNOWN.any:
-      return anyJson(message.type_url as string, message.value as Uint8Array);
+      return anyJson(message.type_url as string, message.value as Uint8Array, naming);
     case WELL_KNOWN.duration:
       return durationJson(message);
     case WELL_KNOWN.timestamp:
@@ -42,7 +56,7 @@ function messageJson(type: protobuf.Type, message: Message): unknown {
   }
   const json: Record<string, unknown> = {};
   for (const field of type.fieldsArray) {
-    if (isPresent(field, message)) json[field.name] = fieldJson(field, message[field.name]);
+    if (isPresent(field, message)) json[naming(field)] = fieldJson(field, message[field.name], naming);
   }
   return json;
 }
@@ -57,15 +71,15 @@ function isPresent(field: protobuf.Field, message: Message): boolean {
   return !isDefaultScalar(value);
 }
 
-function fieldJson(field: protobuf.Field, value: unknown): unknown {
-  if (field.map) return Object.fromEntries(Object.entries(value as Message).map(([key, entry]) => [key, singleJson(field, entry)]));
-  if (field.repeated) return (value as unknown[]).map((item) => singleJson(field, item));
-  return singleJson(field, value);
+function fieldJson(field: protobuf.Field, value: unknown, naming: FieldNaming): unknown {
+  if (field.map) return Object.fromEntries(Object.entries(value as Message).map(([key, entry]) => [key, singleJson(field, entry, naming)]));
+  if (field.repeated) return (value as unknown[]).map((item) => singleJson(field, item, naming));
+  return singleJson(field, value, naming);
 }
 
-function singleJson(field: protobuf.Field, value: unknown): unknown {
+function singleJson(field: protobuf.Field, value: unknown, naming: FieldNaming): unknown {
   const resolved = field.resolvedType;
-  if (resolved instanceof protobuf.Type) return messageJson(resolved, value as Message);
+  if (resolved instanceof protobuf.Type) return messageJson(resolved, value as Message, naming);
   if (resolved instanceof protobuf.Enum) return resolved.valuesById[value as number] ?? value;
   return scalarJson(field.type, value);
 }
@@ -81,10 +95,10 @@ function scalarJson(kind: string, value: unknown): unknown {
  * An Any of a type this root does not know cannot be expanded: it is shown as its type URL and
  * base64 bytes rather than failing, since the server also decodes what clients send.
  */
-function anyJson(typeUrl: string, value: Uint8Array): ProtoJson {
+function anyJson(typeUrl: string, value: Uint8Array, naming: FieldNaming): ProtoJson {
   const type = typeUrl.startsWith(TYPE_URL_PREFIX) ? findMessageType(typeUrl.slice(TYPE_URL_PREFIX.length)) : undefined;
   if (!type) return { '@type': typeUrl, value: Buffer.from(value).toString('base64') };
-  const inner = messageJson(type, type.decode(value) as unknown as Message);
+  const inner = messageJson(type, type.decode(value) as unknown as Message, naming);
   return hasSpecialJson(type.fullName) ? { '@type': typeUrl, value: inner } : { '@type': typeUrl, ...(inner as ProtoJson) };
 }
 

@@ -8,6 +8,7 @@ import type {
   ImportReport,
   ListBody,
   PolicyPreviewBody,
+  PolicyWarningsBody,
   ProxyRulesBody,
   ProxyStatus,
   ProxyStatusDetail,
@@ -221,15 +222,20 @@ export class MeshdeskClient {
   }
 
   /**
-   * Creates or updates a resource from YAML or JSON text (or an object) and reads it back: Kuma's
-   * PUT answers `{}` (or `{warnings}`), not the stored resource. `createOnly` never replaces an
+   * Creates or updates a resource from YAML or JSON text (or an object) and reads it back, with the
+   * PUT's `warnings` (Kuma's PUT answers `{}` or `{warnings}`, not the stored resource). `createOnly` never replaces an
    * existing one (409); `takeOver` is the explicit consent to update a Dataplane its proxy
    * registered (without it the API answers 409).
    */
-  async applyResource(key: ResourceKey, body: string | object, options: { createOnly?: boolean; takeOver?: boolean } = {}): Promise<KumaObject> {
+  async applyResource(key: ResourceKey, body: string | object, options: { createOnly?: boolean; takeOver?: boolean } = {}): Promise<{ resource: KumaObject; warnings: string[] }> {
     const query = options.createOnly ? '?createOnly=true' : options.takeOver ? '?takeOver=true' : '';
-    await this.request('PUT', `${await this.#resourcePath(key)}${query}`, body);
-    return this.resource(key);
+    const answer = JSON.parse(await this.request('PUT', `${await this.#resourcePath(key)}${query}`, body)) as { warnings?: string[] };
+    return { resource: await this.resource(key), warnings: answer.warnings ?? [] };
+  }
+
+  /** What applying the policy `text` in `mesh` would be warned about (the PUT's `warnings`), or its refusal, without writing it. */
+  policyWarnings(mesh: string, text: string): Promise<PolicyWarningsBody> {
+    return this.json('POST', `/meshes/${segment(mesh)}/_policy-warnings`, text);
   }
 
   async deleteResource(key: ResourceKey): Promise<void> {
@@ -297,8 +303,9 @@ export class MeshdeskClient {
   }
 
   /** The rules each policy type computes for the proxy, as Kuma's `_rules` answers them. */
-  rules(mesh: string, name: string): Promise<ProxyRulesBody> {
-    return this.json('GET', `${proxyPath(mesh, name)}/_rules`);
+  /** `shadow`: with the mesh's shadow policies applied as if live (what they would do). */
+  rules(mesh: string, name: string, { shadow = false } = {}): Promise<ProxyRulesBody> {
+    return this.json('GET', `${proxyPath(mesh, name)}/_rules${shadow ? '?shadow=true' : ''}`);
   }
 
   /** Which config field each policy item set on the proxy as last generated. */

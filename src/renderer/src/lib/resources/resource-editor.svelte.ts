@@ -1,4 +1,5 @@
 import { untrack } from 'svelte';
+import { isPolicyType } from '../../../../shared/policy-types.js';
 import type { ResourceKey, Violation } from '../../../../shared/resources.js';
 import { ApiRequestError, client, type KumaObject } from '../api/index.js';
 import { errorMessage } from '../format/error-message.js';
@@ -15,6 +16,14 @@ export interface Conflict {
   /** The resource as stored now; overwriting sends the user's text with its version. */
   current: KumaObject;
   lines: DiffLine[];
+}
+
+/** What the API warns about a policy's text: before Apply (checked), or as the PUT answered it (applied). */
+export interface PolicyWarnings {
+  /** The text they are about: they show only while the editor holds it. */
+  text: string;
+  list: string[];
+  applied: boolean;
 }
 
 /** The label the proxy lifecycle puts on a Dataplane its proxy registered (see the API's takeOver). */
@@ -45,6 +54,34 @@ export class ResourceEditor {
   busy = $state(false);
   /** Someone else wrote the open resource (its new version), or deleted it. */
   changedElsewhere = $state<number | 'deleted'>();
+  #warnings = $state.raw<PolicyWarnings>();
+
+  /** The API's warnings about the text in the editor (a policy that selects nothing, a deprecated field), if any. */
+  get warnings(): PolicyWarnings | undefined {
+    const warnings = this.#warnings;
+    return warnings?.text === this.text && warnings.list.length > 0 ? warnings : undefined;
+  }
+
+  /**
+   * Asks the API what applying the text would be warned about (a policy's only). Text that does not
+   * read as a policy has none: its problems are the API's answer to Apply or to a preview.
+   */
+  async checkWarnings(): Promise<void> {
+    const text = this.text;
+    if (this.#warnings?.text === text) return;
+    const read = keyFromText(text);
+    if ('violations' in read || !isPolicyType(read.key.type)) {
+      this.#warnings = undefined;
+      return;
+    }
+    try {
+      // A text the PUT would refuse has no warnings here: Apply shows the refusal at its fields.
+      const { warnings: list } = await client.policyWarnings(read.key.mesh, text);
+      if (this.text === text) this.#warnings = { text, list, applied: false };
+    } catch {
+      if (this.text === text) this.#warnings = undefined;
+    }
+  }
 
   get dirty(): boolean {
     return this.text !== this.original;
@@ -125,11 +162,12 @@ export class ResourceEditor {
     const editing = target?.kind === 'stored' && sameKey(target.key, read.key) && this.stored !== undefined && this.changedElsewhere !== 'deleted';
     this.busy = true;
     try {
-      const resource = editing
+      const { resource, warnings } = editing
         ? await client.applyResource(read.key, withVersion(this.text, version ?? Number(this.stored!.version)), { takeOver })
         : await client.applyResource(read.key, this.text, { createOnly: true });
       this.target = { kind: 'stored', key: read.key };
       this.#show(resource);
+      this.#warnings = { text: this.text, list: warnings, applied: true };
       this.notice = `${editing ? 'Applied' : 'Created'} ${describeKey(read.key)}: version ${String(resource.version)}`;
       return read.key;
     } catch (error) {
