@@ -1,3 +1,4 @@
+import type { MessagePort } from 'node:worker_threads';
 import type { CoreEvent } from '../../../shared/events.js';
 import type { Resource, ResourceInput, ResourceKey, ResourceType } from '../../../shared/resources.js';
 import type { BrokenRow, HistoryWriteStatus, StorageFailure } from '../../../shared/storage-types.js';
@@ -96,4 +97,8 @@ export type FromWorker =
   | { kind: 'event'; event: CoreEvent }
   /** The broken rows reads have met, whenever they change. */
   | { kind: 'broken-rows'; rows: BrokenRow[] }
-  | { kind: 'history-lost'; count: number; fault: StorageFailure['kind'] };
+  | { kind: 'history-lost'; count: number; fault: StorageFailure['kind'] }
+  /** What the stores log, logged again by the main thread, where the process's log is read and kept. */
+  | { kind: 'log'; level: LogLevel; text: string };
+
+export type LogLevel = 'error' | 'warn' | 'info' | 'log';

@@ -1,6 +1,4 @@
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort, type WorkerOptions } from 'node:worker_threads';
 import type { CoreEvent } from '../../../shared/events.js';
 import type { BrokenRow, StorageFailure } from '../../../shared/storage-types.js';
@@ -54,7 +52,13 @@ export class StorageClient {
     const workerData: StorageWorkerData = { file, nativeBinding: options.nativeBinding, syncPort: port2, syncSignal };
     const worker = startWorker({ workerData, transferList: [port2] });
     const opened = await new Promise<FromWorker>((resolve, reject) => {
-      worker.once('message', resolve);
+      const receive = (message: FromWorker) => {
+        if (message.kind === 'log') return console[message.level](message.text);
+        worker.off('message', receive);
+        worker.off('error', reject);
+        resolve(message);
+      };
+      worker.on('message', receive);
       worker.once('error', reject);
     });
     if (opened.kind === 'open-failed') {
@@ -163,6 +167,9 @@ export class StorageClient {
       case 'history-lost':
         for (const listener of this.#lostListeners) listener(message.count, message.fault);
         return;
+      case 'log':
+        console[message.level](message.text);
+        return;
       default:
         return;
     }
@@ -185,15 +192,12 @@ export class StorageClient {
 
 /**
  * The worker from its TypeScript source beside this file when running from source (tsx, vitest),
- * loaded through tsx's loader; in a build, from the `storage-worker` entry electron.vite.config.ts
+ * through tsx's loader; in a build, from the `storage-worker` entry electron.vite.config.ts
  * emits into the main bundle's folder, which is this module's folder or its parent (shared chunks).
  */
 function startWorker(options: WorkerOptions): Worker {
   if (import.meta.url.endsWith('.ts')) {
-    const source = new URL('./storage-worker.ts', import.meta.url).href;
-    const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api')).href;
-    const load = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(source)}); })`;
-    return new Worker(load, { ...options, eval: true });
+    return new Worker(new URL('./storage-worker-from-source.mjs', import.meta.url), options);
   }
   const candidates = ['./storage-worker.js', '../storage-worker.js', './storage-worker.mjs'].map((path) => new URL(path, import.meta.url));
   const built = candidates.find((url) => existsSync(url));

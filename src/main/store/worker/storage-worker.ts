@@ -1,3 +1,4 @@
+import { format } from 'node:util';
 import { parentPort, workerData } from 'node:worker_threads';
 import { EventBus } from '../../events/event-bus.js';
 import { ResourceManager } from '../../manager/resource-manager.js';
@@ -9,7 +10,7 @@ import { ResourceStore } from '../resource-store.js';
 import { settingsTable } from '../settings-table.js';
 import { SnapshotHistory } from '../snapshot-history.js';
 import { tokenTable } from '../token-table.js';
-import type { CallMessage, FromWorker, NoticesMessage, StorageCalls, StorageNotices, StorageWorkerData, ToWorker } from './protocol.js';
+import type { CallMessage, FromWorker, LogLevel, NoticesMessage, StorageCalls, StorageNotices, StorageWorkerData, ToWorker } from './protocol.js';
 import { serializeError } from './serialized-error.js';
 
 /**
@@ -26,6 +27,10 @@ const data = workerData as StorageWorkerData;
 
 function post(message: FromWorker): void {
   port.postMessage(message);
+}
+
+for (const level of ['error', 'warn', 'info', 'log'] as const satisfies readonly LogLevel[]) {
+  console[level] = (...args: unknown[]) => post({ kind: 'log', level, text: format(...args) });
 }
 
 function start(db: Db): void {
