@@ -49,10 +49,13 @@ export interface StorageCalls {
   'tokens.all': () => TokenRow[];
   'tokens.put': (row: TokenRow) => void;
   /**
-   * Blocks the worker's thread until `release[0]` is set, as a disk that stops answering blocks it
-   * in a read or an fsync: how tests and the benchmark stall storage for as long as they choose.
+   * Test controls. `stall.hold` blocks the worker's thread (after setting `signal[1]`) until
+   * `signal[0]` is set, as a disk that stops answering blocks it in a read or an fsync: tests and
+   * the benchmark stall storage for as long as they choose. `faults.readOnly` makes the connection
+   * refuse writes with SQLite's own SQLITE_READONLY, as a disk remounted read-only does.
    */
-  'stall.hold': (release: SharedArrayBuffer) => void;
+  'stall.hold': (signal: SharedArrayBuffer) => void;
+  'faults.readOnly': (readOnly: boolean) => void;
   /** Writes what is queued, closes the stores and the database. */
   close: () => void;
 }

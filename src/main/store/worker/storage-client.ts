@@ -6,6 +6,11 @@ import { StorageFaultError } from '../errors.js';
 import type { CallMessage, CallName, FromWorker, NoticeName, NoticesMessage, Reply, StorageCalls, StorageNotices, StorageWorkerData } from './protocol.js';
 import { deserializeError, type SerializedError } from './serialized-error.js';
 
+/** Node has it since 16; TypeScript's lib only from ES2024, past this project's target. */
+interface AtomicsWithWaitAsync {
+  waitAsync(array: Int32Array, index: number, value: number): { async: false } | { async: true; value: Promise<unknown> };
+}
+
 type Result<N extends CallName> = ReturnType<StorageCalls[N]>;
 
 interface Pending {
@@ -116,17 +121,20 @@ export class StorageClient {
 
   /**
    * Blocks the worker's thread, as a stalled disk would, until `release` is called (tests and the
-   * benchmark); `held` settles once the worker runs again.
+   * benchmark): `holding` settles once the worker is blocked, `resumed` once it runs again.
    */
-  stall(): { release: () => void; held: Promise<void> } {
-    const signal = new SharedArrayBuffer(4);
-    const held = this.call('stall.hold', signal);
+  stall(): { holding: Promise<void>; release: () => void; resumed: Promise<void> } {
+    const signal = new SharedArrayBuffer(8);
+    const words = new Int32Array(signal);
+    const resumed = this.call('stall.hold', signal);
+    const waiting = (Atomics as unknown as AtomicsWithWaitAsync).waitAsync(words, 1, 0);
     return {
+      holding: waiting.async ? waiting.value.then(() => undefined) : Promise.resolve(),
       release: () => {
-        Atomics.store(new Int32Array(signal), 0, 1);
-        Atomics.notify(new Int32Array(signal), 0);
+        Atomics.store(words, 0, 1);
+        Atomics.notify(words, 0);
       },
-      held,
+      resumed,
     };
   }
 

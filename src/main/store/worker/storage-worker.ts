@@ -71,7 +71,13 @@ function start(db: Db): void {
     'settings.save': (rows, modificationTime) => settings.save(rows, modificationTime),
     'tokens.all': () => tokens.all(),
     'tokens.put': (row) => tokens.put(row),
-    'stall.hold': (release) => void Atomics.wait(new Int32Array(release), 0, 0),
+    'stall.hold': (signal) => {
+      const words = new Int32Array(signal);
+      Atomics.store(words, 1, 1);
+      Atomics.notify(words, 1);
+      Atomics.wait(words, 0, 0);
+    },
+    'faults.readOnly': (readOnly) => void db.pragma(`query_only = ${readOnly ? 'ON' : 'OFF'}`),
     close: () => {
       history.close();
       records.close();
