@@ -11,6 +11,7 @@ import { hostileParsing } from './suites/hostile-parsing.js';
 import { policyBounds } from './suites/policy-bounds.js';
 import { proxiesView } from './suites/proxies-view.js';
 import { proxyRecords } from './suites/proxy-records.js';
+import { storageLag } from './suites/storage-lag.js';
 
 const SUITES: Record<string, (options: BenchOptions) => Promise<BenchRow[]>> = {
   'cached reads': cachedReads,
@@ -22,6 +23,7 @@ const SUITES: Record<string, (options: BenchOptions) => Promise<BenchRow[]>> = {
   'hostile parsing': hostileParsing,
   'proxy records': proxyRecords,
   'policy bounds': policyBounds,
+  'storage lag': storageLag,
 };
 
 const args = process.argv.slice(2);

@@ -31,7 +31,7 @@ export function bundledEntry(entry: string): Promise<string> {
     const outfile = join(BUNDLES, `${basename(entry, '.ts')}.mjs`);
     bundle = build({
       // The storage worker beside the entry, where the bundled StorageClient looks for it.
-      entryPoints: [join(ROOT, entry), join(ROOT, STORAGE_WORKER)],
+      entryPoints: { [basename(entry, '.ts')]: join(ROOT, entry), 'storage-worker': join(ROOT, STORAGE_WORKER) },
       outdir: BUNDLES,
       outExtension: { '.js': '.mjs' },
       bundle: true,

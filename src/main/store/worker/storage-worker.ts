@@ -78,7 +78,9 @@ function start(db: Db): void {
       Atomics.wait(words, 0, 0);
     },
     'faults.readOnly': (readOnly) => void db.pragma(`query_only = ${readOnly ? 'ON' : 'OFF'}`),
-    close: () => {
+    close: async () => {
+      // Calls sent before the close may still wait for their group's commit (GroupCommit).
+      await Promise.allSettled(inFlight);
       history.close();
       records.close();
       db.close();
@@ -105,7 +107,16 @@ function start(db: Db): void {
     post({ kind: 'broken-rows', rows });
   };
 
-  const call = async ({ name, args }: Pick<CallMessage, 'name' | 'args'>): Promise<unknown> => {
+  const inFlight = new Set<Promise<unknown>>();
+  const call = ({ name, args }: Pick<CallMessage, 'name' | 'args'>): Promise<unknown> => {
+    const answer = run(name, args);
+    if (name !== 'close') {
+      inFlight.add(answer);
+      void answer.finally(() => inFlight.delete(answer)).catch(() => {});
+    }
+    return answer;
+  };
+  const run = async (name: CallMessage['name'], args: unknown[]): Promise<unknown> => {
     try {
       return await (calls[name] as (...args: unknown[]) => unknown)(...args);
     } catch (error) {
