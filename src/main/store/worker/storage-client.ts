@@ -192,6 +192,8 @@ export class StorageClient {
 
   #stopped(error: Error): void {
     if (this.#gone) return;
+    // Not closed by us: nothing can be read or written from now on, which the log must say.
+    console.error(`storage: ${error.message}; meshdesk can no longer read or write its database, restart it`);
     this.#gone = error;
     for (const { reject } of this.#pending.values()) reject(error);
     this.#pending.clear();
