@@ -2,7 +2,7 @@ import type { EventBus } from '../../events/event-bus.js';
 import type { ListOptions, ResourceManager, UpsertOptions, UpsertResult } from '../../manager/interfaces.js';
 import type { Resource, ResourceInput, ResourceKey, ResourceType } from '../../../shared/resources.js';
 import type { BrokenRow } from '../../../shared/storage-types.js';
-import { ResourceAlreadyExistsError, ResourceConflictError } from '../errors.js';
+import { ResourceAlreadyExistsError, ResourceConflictError, ResourceNotFoundError } from '../errors.js';
 import type { StorageClient } from './storage-client.js';
 
 /**
@@ -51,7 +51,8 @@ export class RemoteResourceManager implements ResourceManager {
         return { resource: await this.update({ ...input, version: judged }), created: false };
       } catch (error) {
         const changedMeanwhile =
-          input.version === undefined && (error instanceof ResourceAlreadyExistsError || error instanceof ResourceConflictError);
+          input.version === undefined &&
+          (error instanceof ResourceAlreadyExistsError || error instanceof ResourceConflictError || error instanceof ResourceNotFoundError);
         if (!changedMeanwhile) throw error;
       }
     }
