@@ -10,6 +10,8 @@ export default defineConfig({
         input: {
           index: resolve(__dirname, 'src/main/index.ts'),
           headless: resolve(__dirname, 'src/main/headless.ts'),
+          // Started as a worker thread by store/worker/storage-client.ts, which looks for it here.
+          'storage-worker': resolve(__dirname, 'src/main/store/worker/storage-worker.ts'),
         },
       },
     },

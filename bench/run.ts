@@ -13,6 +13,7 @@ import { policyBounds } from './suites/policy-bounds.js';
 import { policyWarnings } from './suites/policy-warnings.js';
 import { proxiesView } from './suites/proxies-view.js';
 import { proxyRecords } from './suites/proxy-records.js';
+import { storageLag } from './suites/storage-lag.js';
 
 const SUITES: Record<string, (options: BenchOptions) => Promise<BenchRow[]>> = {
   'cached reads': cachedReads,
@@ -26,6 +27,7 @@ const SUITES: Record<string, (options: BenchOptions) => Promise<BenchRow[]>> = {
   'policy bounds': policyBounds,
   analysis,
   'policy warnings': policyWarnings,
+  'storage lag': storageLag,
 };
 
 const args = process.argv.slice(2);

@@ -7,12 +7,12 @@ import { Settings, type SettingOverrides } from './config/settings.js';
 import type { CoreOptions } from './core-options.js';
 import { DemoRunner } from './demo/demo-runner.js';
 import { EventBus } from './events/event-bus.js';
-import { ResourceManager } from './manager/resource-manager.js';
 import { DataDirInUseError, InstanceFile, runningOwner, type InstanceInfo } from './instance/instance-file.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
-import { openDatabase, type Db } from './store/database.js';
 import { DatabaseInUseError, StorageFaultError } from './store/errors.js';
-import { ResourceStore } from './store/resource-store.js';
+import { RemoteResourceManager } from './store/worker/remote-resource-manager.js';
+import { remoteSettingsTable } from './store/worker/remote-tables.js';
+import { StorageClient } from './store/worker/storage-client.js';
 import { dialableAddress } from './net/dialable-address.js';
 import { loadOrCreateControlPlaneCert, type ControlPlaneCert } from './tls/control-plane-cert.js';
 import { startXds, type Xds } from './xds/components.js';
@@ -25,7 +25,9 @@ export interface Core {
   readonly events: EventBus;
   readonly metrics: Metrics;
   readonly settings: Settings;
-  readonly manager: ResourceManager;
+  readonly manager: RemoteResourceManager;
+  /** The storage worker, the one thread that reads and writes the database. */
+  readonly storage: StorageClient;
   readonly cachedManager: CachedManager;
   readonly xds: Xds;
   readonly api: RunningApiServer;
@@ -33,7 +35,7 @@ export interface Core {
   readonly controlPlaneCert: ControlPlaneCert;
   /** The demo mesh (`npm run demo`, the UI's "Start a demo mesh", `/demo`); stopped first on close. */
   readonly demo: DemoRunner;
-  /** Stops listeners first, then closes the database, so no write is cut off half-way, then frees the data directory. */
+  /** Stops listeners first, then closes the storage worker and its database, so no write is cut off half-way, then frees the data directory. */
   close(): Promise<void>;
 }
 
@@ -48,23 +50,23 @@ export const DATABASE_FILE = 'meshdesk.db';
  * The composition root: store → cached manager → xDS → API, in that order, and nothing else wires
  * parts together. Start-up writes nothing until it holds the data directory and both listeners
  * are bound: a start that is refused (directory in use, port taken) leaves the database as it was.
- * Holding the data directory is holding its database: the connection keeps the file's lock for
- * its life, and the kernel frees it when this process ends, however it ends.
+ * Holding the data directory is holding its database: the storage worker's connection keeps the
+ * file's lock for its life, and the kernel frees it when this process ends, however it ends.
  */
 export async function startCore(options: CoreOptions): Promise<Core> {
-  const db = openDataDirectory(options.dataDir, options.nativeBinding);
+  const storage = await openDataDirectory(options.dataDir, options.nativeBinding);
   let instance: InstanceFile;
   try {
     instance = InstanceFile.write(options.dataDir);
   } catch (error) {
-    db.close();
+    await storage.close();
     throw dataDirError(options.dataDir, error);
   }
   try {
     const events = new EventBus();
     const metrics = createMetrics();
-    const settings = new Settings({ db, events, overrides: portOverrides(options) });
-    const manager = new ResourceManager({ store: new ResourceStore(db), events });
+    const settings = new Settings({ table: await remoteSettingsTable(storage), events, overrides: portOverrides(options) });
+    const manager = new RemoteResourceManager(storage, events);
     await manager.checkStoredResources(); // read-only: logs each broken row by its key; start-up goes on
     const cachedManager = new CachedManager({
       delegate: manager,
@@ -78,7 +80,7 @@ export async function startCore(options: CoreOptions): Promise<Core> {
       dataDir: options.dataDir,
       host: options.host,
       port: settings.get('xds.port'),
-      db,
+      storage,
       manager,
       cachedManager,
       settings,
@@ -136,6 +138,7 @@ export async function startCore(options: CoreOptions): Promise<Core> {
       metrics,
       settings,
       manager,
+      storage,
       cachedManager,
       xds,
       api,
@@ -149,13 +152,13 @@ export async function startCore(options: CoreOptions): Promise<Core> {
           cachedManager.close();
           instance.remove(); // while the database, and so the directory, is still ours
         } finally {
-          db.close();
+          await storage.close();
         }
       },
     };
   } catch (error) {
     instance.remove();
-    db.close();
+    await storage.close();
     throw error;
   }
 }
@@ -166,9 +169,9 @@ function hostPort(host: string, port: number): string {
 }
 
 /** Opens the data directory's database, and with it takes the directory, or says who holds it. */
-function openDataDirectory(dataDir: string, nativeBinding: string | undefined): Db {
+async function openDataDirectory(dataDir: string, nativeBinding: string | undefined): Promise<StorageClient> {
   try {
-    return openDatabase(join(dataDir, DATABASE_FILE), { nativeBinding });
+    return await StorageClient.start(join(dataDir, DATABASE_FILE), { nativeBinding });
   } catch (error) {
     if (error instanceof DatabaseInUseError) throw new DataDirInUseError(dataDir, error.file, runningOwner(dataDir), { cause: error });
     // A damaged database says which file and what to do; another folder is not the answer.

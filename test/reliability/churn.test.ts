@@ -68,7 +68,7 @@ async function leftovers(core: Core) {
     snapshots: xds.snapshots.nodeIds().length,
     statuses: xds.statusTracker.proxies().length,
     timelines: xds.timeline.proxyIds().length,
-    historyRows: proxyIds.reduce((sum, proxyId) => sum + xds.history.list(proxyId).length, 0),
+    historyRows: (await Promise.all(proxyIds.map((proxyId) => xds.history.list(proxyId)))).reduce((sum, rows) => sum + rows.length, 0),
   };
 }
 

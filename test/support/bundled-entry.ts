@@ -11,6 +11,8 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const ALL_BUNDLES = join(ROOT, 'out', 'test-bundles');
 const BUNDLES = join(ALL_BUNDLES, String(process.pid));
 
+const STORAGE_WORKER = 'src/main/store/worker/storage-worker.ts';
+
 const bundles = new Map<string, Promise<string>>();
 
 /**
@@ -28,8 +30,10 @@ export function bundledEntry(entry: string): Promise<string> {
     }
     const outfile = join(BUNDLES, `${basename(entry, '.ts')}.mjs`);
     bundle = build({
-      entryPoints: [join(ROOT, entry)],
-      outfile,
+      // The storage worker beside the entry, where the bundled StorageClient looks for it.
+      entryPoints: { [basename(entry, '.ts')]: join(ROOT, entry), 'storage-worker': join(ROOT, STORAGE_WORKER) },
+      outdir: BUNDLES,
+      outExtension: { '.js': '.mjs' },
       bundle: true,
       platform: 'node',
       format: 'esm',

@@ -25,9 +25,10 @@ export async function startHeadless(args: string[], env: NodeJS.ProcessEnv = {})
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
   const apiUrl = await new Promise<string>((resolve, reject) => {
+    // Both lines: they are two writes, which may reach this end in two chunks.
     const onData = () => {
       const match = /API listening on (http:\/\/\S+)/.exec(output);
-      if (match) resolve(match[1]!);
+      if (match && output.includes('ADS (xDS) listening on')) resolve(match[1]!);
     };
     child.stdout.on('data', onData);
     child.once('exit', (code) => reject(new Error(`headless exited with ${code} before listening:\n${output}`)));

@@ -13,6 +13,7 @@ import { startApiServer, type RunningApiServer } from './api-server.js';
 import { bootstrapRoutes } from './bootstrap-routes.js';
 import type { AdsAddress } from './inspection-routes.js';
 import { Router } from './router.js';
+import { tokenTable } from '../store/token-table.js';
 
 const ADS_PORT = 15678;
 
@@ -27,7 +28,7 @@ beforeEach(async () => {
   dir = database.dir;
   const db = database.open();
   manager = new ResourceManager({ store: new ResourceStore(db), events: new EventBus() });
-  tokens = new DataplaneTokens(db, Buffer.alloc(32, 1));
+  tokens = new DataplaneTokens(tokenTable(db), Buffer.alloc(32, 1));
   await manager.ensureDefaultMesh();
   await manager.create({
     type: 'Dataplane',

@@ -1,7 +1,7 @@
 import type { Resource } from '../../shared/resources.js';
 import type { Settings } from '../config/settings.js';
 import type { ReadOnlyResourceManager } from '../manager/interfaces.js';
-import type { SnapshotHistory } from '../store/snapshot-history.js';
+import type { RemoteSnapshotHistory } from '../store/worker/remote-snapshot-history.js';
 import type { ChainLink } from '../xds/callbacks/chain.js';
 import type { StatusTracker } from '../xds/callbacks/status-tracker.js';
 import type { SnapshotCache } from '../xds/server/snapshot-cache.js';
@@ -25,7 +25,7 @@ export interface InspectionDependencies {
   timeline: ProxyTimeline;
   statusTracker: Pick<StatusTracker, 'status' | 'proxies'>;
   snapshots: Pick<SnapshotCache, 'getSnapshot'>;
-  snapshotHistory: Pick<SnapshotHistory, 'list' | 'get'>;
+  snapshotHistory: Pick<RemoteSnapshotHistory, 'list' | 'get'>;
   /** The running ADS server (its live streams). */
   adsServer: { streams(): StreamInfo[] };
   /** The very list the ADS server's callbacks chain is made of, in order, with each link's name. */
@@ -109,9 +109,9 @@ export function inspectionRoutes(deps: InspectionDependencies): Route[] {
     {
       method: 'GET',
       path: `${proxy}/_history`,
-      handler: (context) => {
+      handler: async (context) => {
         const proxyId = proxyIdOf(context);
-        const snapshots = deps.snapshotHistory.list(proxyId);
+        const snapshots = await deps.snapshotHistory.list(proxyId);
         // History outlives a restart, so a proxy with history is known even if it has not connected since.
         if (snapshots.length === 0 && deps.timeline.events(proxyId).length === 0) throw unknownProxy(proxyId);
         return listBody(snapshots);
@@ -120,13 +120,13 @@ export function inspectionRoutes(deps: InspectionDependencies): Route[] {
     {
       method: 'GET',
       path: `${proxy}/_history/:id`,
-      handler: (context) => {
+      handler: async (context) => {
         const proxyId = proxyIdOf(context);
         const id = Number(context.params.id);
         if (!/^\d+$/.test(context.params.id!) || !Number.isSafeInteger(id)) {
           throw new ApiError(400, 'Bad request', `snapshot id must be a positive integer, got "${context.params.id}"`);
         }
-        const snapshot = deps.snapshotHistory.get(id);
+        const snapshot = await deps.snapshotHistory.get(id);
         if (snapshot?.proxyId !== proxyId) {
           throw notFound(`proxy "${proxyId}" has no snapshot ${id} in its history (only its newest snapshots are kept)`);
         }

@@ -1,11 +1,11 @@
 import type { StorageStatus } from '../../shared/storage-types.js';
 import type { ResourceManager } from '../manager/interfaces.js';
-import type { SnapshotHistory } from '../store/snapshot-history.js';
+import type { RemoteSnapshotHistory } from '../store/worker/remote-snapshot-history.js';
 import type { Route } from './router.js';
 
 export interface StorageDependencies {
   manager: Pick<ResourceManager, 'brokenRows'>;
-  historyWrites: Pick<SnapshotHistory, 'writeStatus'>;
+  historyWrites: Pick<RemoteSnapshotHistory, 'writeStatus'>;
 }
 
 /**
@@ -17,8 +17,8 @@ export function storageRoutes(deps: StorageDependencies): Route[] {
     {
       method: 'GET',
       path: '/storage',
-      handler: () => {
-        const status: StorageStatus = { history: deps.historyWrites.writeStatus(), brokenRows: deps.manager.brokenRows() };
+      handler: async () => {
+        const status: StorageStatus = { history: await deps.historyWrites.writeStatus(), brokenRows: deps.manager.brokenRows() };
         return { json: status };
       },
     },

@@ -10,6 +10,7 @@ import type { Db } from '../store/database.js';
 import { ResourceNotFoundError } from '../store/errors.js';
 import { ResourceStore } from '../store/resource-store.js';
 import { CachedManager, type CachedManagerOptions } from './cached-manager.js';
+import { settingsTable } from '../store/settings-table.js';
 
 /** The real manager, with a count of the reads that reach it. */
 class CountingReads implements ReadOnlyResourceManager {
@@ -122,7 +123,7 @@ describe('CachedManager', () => {
 
   describe('follows store.cache.expirationTime changed at run time', () => {
     function cacheWithSettings(expirationTime: string) {
-      const settings = new Settings({ db, events });
+      const settings = new Settings({ table: settingsTable(db), events });
       settings.update({ 'store.cache.expirationTime': expirationTime });
       return { settings, cache: cachedManager({ ttl: () => settings.get('store.cache.expirationTime') }) };
     }

@@ -5,6 +5,7 @@ import { ValidationError } from '../resources/validation-error.js';
 import type { Db } from '../store/database.js';
 import { SETTINGS, SETTING_NAMES } from './settings-schema.js';
 import { Settings, type SettingsOptions } from './settings.js';
+import { settingsTable } from '../store/settings-table.js';
 
 let database: TempDatabase;
 let db: Db;
@@ -24,7 +25,7 @@ function open(options: Partial<SettingsOptions> = {}) {
   events.subscribe((event) => {
     if (event.topic === 'settings.changed') published.push(event);
   });
-  return { settings: new Settings({ db, events, ...options }), published };
+  return { settings: new Settings({ table: settingsTable(db), events, ...options }), published };
 }
 
 function reopen(options: Partial<SettingsOptions> = {}) {

@@ -1,9 +1,8 @@
-import type Database from 'better-sqlite3';
 import type { SettingDescription as SettingDescriptionBody, SettingSource } from '../../shared/api-types.js';
 import type { Violation } from '../../shared/resources.js';
 import type { EventBus } from '../events/event-bus.js';
 import { ValidationError } from '../resources/validation-error.js';
-import type { Db } from '../store/database.js';
+import type { SettingsTable } from '../store/settings-table.js';
 import { checkSettingValue, formatSettingValue, parseSettingValue, type Checked } from './setting-values.js';
 import {
   SETTINGS,
@@ -27,7 +26,7 @@ export interface SettingOverride<V = unknown> {
 export type SettingOverrides = { [N in SettingName]?: SettingOverride<SettingValues[N]> };
 
 export interface SettingsOptions {
-  db: Db;
+  table: SettingsTable;
   events: EventBus;
   /** Values for this run only (flags, environment variables): they win over saved values and are never saved. */
   overrides?: SettingOverrides;
@@ -55,9 +54,8 @@ type Listener<N extends SettingName> = (value: SettingValues[N]) => void;
  * effect at once; the others are saved for the next start and keep their value in force until then.
  */
 export class Settings {
-  readonly #db: Db;
+  readonly #table: SettingsTable;
   readonly #events: EventBus;
-  readonly #upsert: Database.Statement<[string, string, string]>;
   /** Values saved in the database; absent means "the default". */
   readonly #stored: Partial<SettingValues> = {};
   readonly #current: SettingValues;
@@ -65,13 +63,9 @@ export class Settings {
   readonly #overrides: SettingOverrides;
   readonly #listeners = new Map<SettingName, Set<Listener<never>>>();
 
-  constructor({ db, events, overrides = {} }: SettingsOptions) {
-    this.#db = db;
+  constructor({ table, events, overrides = {} }: SettingsOptions) {
+    this.#table = table;
     this.#events = events;
-    this.#upsert = db.prepare(
-      `INSERT INTO settings (name, value, modification_time) VALUES (?, ?, ?)
-       ON CONFLICT (name) DO UPDATE SET value = excluded.value, modification_time = excluded.modification_time`,
-    );
     checkOverrides(overrides);
     this.#overrides = overrides;
     this.#loadStored();
@@ -146,12 +140,10 @@ export class Settings {
     const toSave = accepted.filter(([name, value]) => value !== this.#configured(name));
     const toApply = accepted.filter(([name, value]) => SETTINGS[name].appliesLive && value !== this.#current[name]);
 
-    const modificationTime = new Date().toISOString();
-    this.#db.transaction(() => {
-      for (const [name, value] of toSave) {
-        this.#upsert.run(name, JSON.stringify(formatSettingValue(name, value)), modificationTime);
-      }
-    })();
+    this.#table.save(
+      toSave.map(([name, value]) => ({ name, value: JSON.stringify(formatSettingValue(name, value)) })),
+      new Date().toISOString(),
+    );
 
     const changed: Partial<Record<SettingName, SettingUserValue>> = {};
     const current = this.#current as Record<SettingName, unknown>;
@@ -203,8 +195,7 @@ export class Settings {
   }
 
   #loadStored(): void {
-    const rows = this.#db.prepare('SELECT name, value FROM settings ORDER BY name').all() as { name: string; value: string }[];
-    for (const { name, value } of rows) {
+    for (const { name, value } of this.#table.rows()) {
       // A bad row must not stop meshdesk from starting: say why and fall back to the default.
       if (!isSettingName(name)) {
         console.warn(`ignoring stored setting "${name}": this version of meshdesk does not know it`);

@@ -5,6 +5,7 @@ import { tempDatabase } from '../../../test/support/temp-database.js';
 import { tempDir } from '../../../test/support/temp-dir.js';
 import { DataplaneTokens } from './dataplane-tokens.js';
 import { loadOrCreateTokenSigningKey, TOKEN_SIGNING_KEY_FILE } from './token-signing-key.js';
+import { tokenTable } from '../store/token-table.js';
 
 const BACKEND = { mesh: 'default', name: 'backend-1' };
 
@@ -12,7 +13,7 @@ const KEY = Buffer.alloc(32, 7);
 
 describe('DataplaneTokens', () => {
   it('gives every Dataplane its own token from the start, the same every time, valid for it only', () => {
-    const tokens = new DataplaneTokens(tempDatabase().open(), KEY);
+    const tokens = new DataplaneTokens(tokenTable(tempDatabase().open()), KEY);
     const token = tokens.tokenFor(BACKEND)!;
 
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/); // HMAC-SHA256, base64url
@@ -22,12 +23,12 @@ describe('DataplaneTokens', () => {
     expect(tokens.check({ mesh: 'default', name: 'web-1' }, token)).toMatchObject({ valid: false });
     expect(tokens.check({ mesh: 'other', name: 'backend-1' }, token)).toMatchObject({ valid: false });
     // Another data directory's key makes other tokens.
-    expect(new DataplaneTokens(tempDatabase().open(), Buffer.alloc(32, 8)).tokenFor(BACKEND)).not.toBe(token);
+    expect(new DataplaneTokens(tokenTable(tempDatabase().open()), Buffer.alloc(32, 8)).tokenFor(BACKEND)).not.toBe(token);
     expect(tokens.list()).toEqual([]);
   });
 
   it('says why a token is refused', () => {
-    const tokens = new DataplaneTokens(tempDatabase().open(), KEY);
+    const tokens = new DataplaneTokens(tokenTable(tempDatabase().open()), KEY);
     expect(tokens.check(BACKEND, undefined)).toMatchObject({ reason: 'it sent no token, and Dataplane "backend-1" in mesh "default" requires one' });
     expect(tokens.check(BACKEND, { nested: true })).toMatchObject({ reason: 'its token must be a string, got object' });
     expect(tokens.check(BACKEND, '')).toMatchObject({ reason: expect.stringContaining('is not the one issued') });
@@ -41,19 +42,19 @@ describe('DataplaneTokens', () => {
   it('keeps only a hash of an issued token: it is nowhere in the database file, yet checks valid and is given again after a restart', () => {
     const database = tempDatabase();
     const db = database.open();
-    const { token } = new DataplaneTokens(db, KEY).issue(BACKEND);
+    const { token } = new DataplaneTokens(tokenTable(db), KEY).issue(BACKEND);
     db.close();
 
     for (const file of ['meshdesk.db', 'meshdesk.db-wal'].map((name) => join(database.dir, name)).filter(existsSync)) {
       expect(readFileSync(file).includes(Buffer.from(token))).toBe(false);
     }
-    const reopened = new DataplaneTokens(database.open(), KEY);
+    const reopened = new DataplaneTokens(tokenTable(database.open()), KEY);
     expect(reopened.check(BACKEND, token)).toEqual({ valid: true });
     expect(reopened.tokenFor(BACKEND)).toBe(token);
   });
 
   it('issuing replaces the token; revoking leaves none until the next issue; listeners hear every change', () => {
-    const tokens = new DataplaneTokens(tempDatabase().open(), KEY);
+    const tokens = new DataplaneTokens(tokenTable(tempDatabase().open()), KEY);
     const heard: string[] = [];
     tokens.onChange(({ mesh, name }) => heard.push(`${mesh}/${name}`));
     const initial = tokens.tokenFor(BACKEND)!;

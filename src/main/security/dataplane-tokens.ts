@@ -1,6 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import type Database from 'better-sqlite3';
-import type { Db } from '../store/database.js';
+import type { TokenTable } from '../store/token-table.js';
 
 /** The Dataplane a token lets a proxy speak for. */
 export interface TokenSubject {
@@ -35,19 +34,12 @@ const REVOKED = '';
  */
 export class DataplaneTokens {
   readonly #signingKey: Buffer;
-  readonly #upsert: Database.Statement<[string, string, string, string]>;
-  readonly #row: Database.Statement<[string, string], { token_hash: string; issued_at: string }>;
-  readonly #list: Database.Statement<[], { mesh: string; name: string; token_hash: string; issued_at: string }>;
+  readonly #table: TokenTable;
   readonly #listeners = new Set<Listener>();
 
-  constructor(db: Db, signingKey: Buffer) {
+  constructor(table: TokenTable, signingKey: Buffer) {
     this.#signingKey = signingKey;
-    this.#upsert = db.prepare(
-      `INSERT INTO dataplane_tokens (mesh, name, token_hash, issued_at) VALUES (?, ?, ?, ?)
-       ON CONFLICT (mesh, name) DO UPDATE SET token_hash = excluded.token_hash, issued_at = excluded.issued_at`,
-    );
-    this.#row = db.prepare('SELECT token_hash, issued_at FROM dataplane_tokens WHERE mesh = ? AND name = ?');
-    this.#list = db.prepare('SELECT mesh, name, token_hash, issued_at FROM dataplane_tokens ORDER BY mesh, name');
+    this.#table = table;
   }
 
   /**
@@ -55,45 +47,45 @@ export class DataplaneTokens {
    * by a meshdesk before tokens were derived (only its hash is known): a new one must be issued.
    */
   tokenFor(subject: TokenSubject): string | undefined {
-    const row = this.#row.get(subject.mesh, subject.name);
+    const row = this.#table.row(subject.mesh, subject.name);
     if (!row) return this.#derive(subject, '');
-    const token = this.#derive(subject, row.issued_at);
-    return row.token_hash === hash(token) ? token : undefined;
+    const token = this.#derive(subject, row.issuedAt);
+    return row.tokenHash === hash(token) ? token : undefined;
   }
 
   /** A new token for the Dataplane, replacing its previous one. */
   issue(subject: TokenSubject): { mesh: string; name: string; issuedAt: string; token: string } {
-    const previous = this.#row.get(subject.mesh, subject.name)?.issued_at;
+    const previous = this.#table.row(subject.mesh, subject.name)?.issuedAt;
     // Two issues within one millisecond must still give two tokens.
     const issuedAt = new Date(Math.max(Date.now(), previous === undefined ? 0 : Date.parse(previous) + 1)).toISOString();
     const token = this.#derive(subject, issuedAt);
-    this.#upsert.run(subject.mesh, subject.name, hash(token), issuedAt);
+    this.#table.put({ mesh: subject.mesh, name: subject.name, tokenHash: hash(token), issuedAt });
     this.#notify(subject);
     return { mesh: subject.mesh, name: subject.name, issuedAt, token };
   }
 
   /** Leaves the Dataplane without a token until one is issued; false when it was revoked already. */
   revoke(subject: TokenSubject): boolean {
-    if (this.#row.get(subject.mesh, subject.name)?.token_hash === REVOKED) return false;
-    this.#upsert.run(subject.mesh, subject.name, REVOKED, new Date().toISOString());
+    if (this.#table.row(subject.mesh, subject.name)?.tokenHash === REVOKED) return false;
+    this.#table.put({ mesh: subject.mesh, name: subject.name, tokenHash: REVOKED, issuedAt: new Date().toISOString() });
     this.#notify(subject);
     return true;
   }
 
   /** The Dataplanes whose token was issued or revoked by hand; every other one has its first token. */
   list(): IssuedToken[] {
-    return this.#list.all().map((row) => ({ mesh: row.mesh, name: row.name, issuedAt: row.issued_at, revoked: row.token_hash === REVOKED }));
+    return this.#table.all().map((row) => ({ mesh: row.mesh, name: row.name, issuedAt: row.issuedAt, revoked: row.tokenHash === REVOKED }));
   }
 
   check(subject: TokenSubject, presented: unknown): TokenCheck {
     const dataplane = `Dataplane "${subject.name}" in mesh "${subject.mesh}"`;
-    const row = this.#row.get(subject.mesh, subject.name);
-    if (row?.token_hash === REVOKED) {
+    const row = this.#table.row(subject.mesh, subject.name);
+    if (row?.tokenHash === REVOKED) {
       return { valid: false, reason: `the token of ${dataplane} is revoked: issue a new one with POST /meshes/${subject.mesh}/dataplanes/${subject.name}/token` };
     }
     if (presented === undefined) return { valid: false, reason: `it sent no token, and ${dataplane} requires one` };
     if (typeof presented !== 'string') return { valid: false, reason: `its token must be a string, got ${typeName(presented)}` };
-    const expected = row?.token_hash ?? hash(this.#derive(subject, ''));
+    const expected = row?.tokenHash ?? hash(this.#derive(subject, ''));
     const matches = timingSafeEqual(Buffer.from(hash(presented), 'hex'), Buffer.from(expected, 'hex'));
     return matches ? { valid: true } : { valid: false, reason: `its token is not the one issued for ${dataplane} (replaced, or another Dataplane's, or mistyped)` };
   }

@@ -74,6 +74,9 @@ export interface SnapshotHistoryOptions {
   maxBytes?: number;
 }
 
+/** What publishing needs of a history: this class, or the storage worker's (store/worker/remote-snapshot-history.ts). */
+export type HistoryRecorder = Pick<SnapshotHistory, 'recordSoon' | 'flush'>;
+
 /** A queued history write: a snapshot to record, or a proxy whose history goes (kept in order with the records). */
 type HistoryWrite = { snapshot: NewSnapshotRecord } | { forgetProxy: string };
 

@@ -7,9 +7,10 @@ import type { Metrics } from '../metrics/metrics.js';
 import { grpcCertificateFiles, removeGrpcCertificates, writeGrpcCertificates } from '../mtls/grpc-certificate-files.js';
 import { MeshCaStore } from '../mtls/mesh-ca-store.js';
 import { ProxyIdentities } from '../mtls/proxy-identities.js';
-import type { Db } from '../store/database.js';
-import { ProxyRecords } from '../store/proxy-records.js';
-import { SnapshotHistory } from '../store/snapshot-history.js';
+import { RemoteProxyRecords } from '../store/worker/remote-proxy-records.js';
+import { RemoteSnapshotHistory } from '../store/worker/remote-snapshot-history.js';
+import { remoteTokenTable } from '../store/worker/remote-tables.js';
+import type { StorageClient } from '../store/worker/storage-client.js';
 import { DataplaneTokens } from '../security/dataplane-tokens.js';
 import { loadOrCreateTokenSigningKey } from '../security/token-signing-key.js';
 import { storedMesh } from '../security/token-requirement.js';
@@ -32,7 +33,8 @@ import { kumaDpBootstrapHandler } from './kuma-dp/bootstrap-handler.js';
 export interface XdsDependencies {
   host: string;
   port: number;
-  db: Db;
+  /** The storage worker: history, proxy records and tokens are kept there. */
+  storage: StorageClient;
   manager: ResourceManager;
   cachedManager: CachedManager;
   settings: Settings;
@@ -49,13 +51,13 @@ export interface Xds {
   server: AdsServer;
   port: number;
   snapshots: SnapshotCache;
-  history: SnapshotHistory;
+  history: RemoteSnapshotHistory;
   timeline: ProxyTimeline;
   statusTracker: StatusTracker;
   /** Proxies that left for good, kept for `xds.departedProxyRetention`. */
   departures: DepartedProxies;
   /** Timelines, statuses and departures stored across restarts. */
-  records: ProxyRecords;
+  records: RemoteProxyRecords;
   lifecycle: DataplaneLifecycle;
   syncTracker: DataplaneSyncTracker;
   meshContexts: MeshContextCache;
@@ -81,7 +83,8 @@ export async function startXds(deps: XdsDependencies): Promise<Xds> {
     metrics,
   });
   const snapshots = new SnapshotCache();
-  const history = new SnapshotHistory(deps.db, { onLost: (count, kind) => metrics.snapshotHistoryLost.inc({ kind }, count) });
+  const history = new RemoteSnapshotHistory(deps.storage);
+  deps.storage.onHistoryLost((count, kind) => metrics.snapshotHistoryLost.inc({ kind }, count));
   const lifecycle = new DataplaneLifecycle({
     manager: deps.manager,
     cachedManager: deps.cachedManager,
@@ -109,7 +112,7 @@ export async function startXds(deps: XdsDependencies): Promise<Xds> {
   const syncTracker = new DataplaneSyncTracker({ meshContexts, snapshots, history, settings, timeline, metrics, policyEffects, identities: ownedIdentities });
   // A departed proxy's story (status, timeline, history) is kept for the retention, then dropped
   // whole, so memory stays bounded by the proxies that exist plus a bounded number that left.
-  const records = new ProxyRecords(deps.db);
+  const records = new RemoteProxyRecords(deps.storage);
   const departures = new DepartedProxies({
     retention: () => settings.get('xds.departedProxyRetention'),
     limit: DEPARTED_PROXIES_KEPT,
@@ -125,11 +128,11 @@ export async function startXds(deps: XdsDependencies): Promise<Xds> {
   // What earlier runs stored comes back before any stream can open; from then on every event and
   // state change is stored (batched, once a second).
   const dataplaneIds = new Set((await deps.manager.list('Dataplane')).map(({ meta }) => `${meta.mesh}.${meta.name}`));
-  restorePreviousRun(records.load(), dataplaneIds, now(), { timeline, statusTracker, departures });
+  restorePreviousRun(await records.load(), dataplaneIds, now(), { timeline, statusTracker, departures });
   timeline.listen((proxyId, { seq: _seq, ...event }) => records.event(proxyId, event));
   statusTracker.onStateChange((status) => records.status(status));
   const nackBackoff = new NackBackoff({ settings });
-  const dataplaneTokens = new DataplaneTokens(deps.db, loadOrCreateTokenSigningKey(deps.dataDir));
+  const dataplaneTokens = new DataplaneTokens(await remoteTokenTable(deps.storage), loadOrCreateTokenSigningKey(deps.dataDir));
   // The server is built from the chain, so auth reaches it late: it only ends streams once they exist.
   const auth = new AuthCallbacks({
     tokens: dataplaneTokens,
@@ -197,8 +200,8 @@ export async function startXds(deps: XdsDependencies): Promise<Xds> {
       await server.stop();
       await lifecycle.close();
       await syncTracker.close();
-      history.close();
-      records.close();
+      history.flush();
+      records.flush();
       meshContexts.close();
     },
   };

@@ -73,6 +73,11 @@ export class DataplaneLifecycle implements ProxyCallbacks {
   readonly #pending = new Map<string, PendingDeregistration & { timer: NodeJS.Timeout }>();
   /** Cuts post-create sleeps short on close, so that shutdown never waits for a long cache TTL. */
   readonly #shutdown = new AbortController();
+  /**
+   * Registration writes still waiting for the storage worker: close waits for them, so that a
+   * Dataplane a proxy registered as meshdesk stopped is deleted with the others, not left behind.
+   */
+  readonly #registrations = new Set<Promise<unknown>>();
 
   constructor(options: DataplaneLifecycleOptions) {
     this.#options = options;
@@ -95,7 +100,9 @@ export class DataplaneLifecycle implements ProxyCallbacks {
       if (!dataplane) {
         this.#useRegistered(proxy, await this.#find(proxy.dataplaneKey));
       } else {
-        const apiOwned = await this.#registerFromMetadata(proxy, dataplane);
+        const registration = this.#registerFromMetadata(proxy, dataplane);
+        this.#registrations.add(registration);
+        const apiOwned = await registration.finally(() => this.#registrations.delete(registration));
         if (apiOwned) {
           requireApiDataplaneAsItIs(proxy, apiOwned, dataplane);
           this.#useRegistered(proxy, apiOwned);
@@ -130,6 +137,7 @@ export class DataplaneLifecycle implements ProxyCallbacks {
   async close(): Promise<void> {
     if (this.#shutdown.signal.aborted) return;
     this.#shutdown.abort();
+    await Promise.allSettled(this.#registrations);
     const leaving = new Map<string, ResourceKey>();
     for (const { proxyId, key, timer } of this.#pending.values()) {
       clearTimeout(timer);

@@ -4,6 +4,7 @@ import { ENDPOINT_TYPE_URL } from '../protocol/type-urls.js';
 import { DataplaneSyncTracker } from './dataplane-sync-tracker.js';
 import { ManualTimers } from './testing/manual-timers.js';
 import { SyncFixture, connectedProxy, sidecar } from './testing/sync-fixture.js';
+import { settingsTable } from '../../store/settings-table.js';
 
 const WEB = connectedProxy('web-1');
 
@@ -18,7 +19,7 @@ function results(proxyId = WEB.proxyId): string[] {
 
 beforeEach(async () => {
   fixture = await SyncFixture.create();
-  settings = new Settings({ db: fixture.db, events: fixture.events });
+  settings = new Settings({ table: settingsTable(fixture.db), events: fixture.events });
   timers = new ManualTimers();
   tracker = new DataplaneSyncTracker({
     meshContexts: fixture.meshContexts,

@@ -2,7 +2,7 @@ import type { MeshContextCache } from '../../cache/mesh-context-cache.js';
 import type { Settings } from '../../config/settings.js';
 import type { Metrics } from '../../metrics/metrics.js';
 import type { ProxyIdentities } from '../../mtls/proxy-identities.js';
-import type { SnapshotHistory } from '../../store/snapshot-history.js';
+import type { HistoryRecorder } from '../../store/snapshot-history.js';
 import type { ConnectedProxy, ProxyCallbacks } from '../callbacks/proxy-callbacks.js';
 import type { SnapshotCache } from '../server/snapshot-cache.js';
 import type { PolicyEffects } from '../status/policy-effects.js';
@@ -17,7 +17,7 @@ const REFRESH_INTERVAL = 'xds.dataplaneConfigurationRefreshInterval';
 export interface DataplaneSyncTrackerOptions {
   meshContexts: Pick<MeshContextCache, 'get' | 'onChange'>;
   snapshots: SnapshotCache;
-  history: SnapshotHistory;
+  history: HistoryRecorder;
   settings: Pick<Settings, 'get' | 'onChange'>;
   timeline: ProxyTimeline;
   metrics: Metrics;

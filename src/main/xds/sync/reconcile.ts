@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { PolicyVersionChange } from '../../../shared/api-types.js';
-import type { SnapshotHistory } from '../../store/snapshot-history.js';
+import type { HistoryRecorder } from '../../store/snapshot-history.js';
 import type { GeneratedResources, NamedResource } from '../generate/resources.js';
 import { SECRET_TYPE_URL, XDS_TYPE_URLS, shortTypeName, type XdsTypeUrl } from '../protocol/type-urls.js';
 import { redactSecret } from '../status/redact-secrets.js';
@@ -26,7 +26,7 @@ export interface ReconcileResult {
 
 export interface SnapshotReconcilerOptions {
   snapshots: SnapshotCache;
-  history: SnapshotHistory;
+  history: HistoryRecorder;
   /** Shared by every proxy this reconciler serves; a fresh one unless a test or benchmark brings its own. */
   encoded?: EncodedResourceCache;
 }
@@ -39,7 +39,7 @@ export interface SnapshotReconcilerOptions {
  */
 export class SnapshotReconciler {
   readonly #snapshots: SnapshotCache;
-  readonly #history: SnapshotHistory;
+  readonly #history: HistoryRecorder;
   readonly #encoded: EncodedResourceCache;
 
   constructor(options: SnapshotReconcilerOptions) {

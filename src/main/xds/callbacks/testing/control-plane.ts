@@ -20,6 +20,7 @@ import { RawDeltaClient } from '../../server/testing/raw-delta-client.js';
 import { RecordingCallbacks } from '../../server/testing/recording-callbacks.js';
 import { ProxyTimeline, type ProxyEvent, type ProxyEventKind } from '../../status/proxy-timeline.js';
 import { DataplaneLifecycle, type DataplaneLifecycleOptions } from '../dataplane-lifecycle.js';
+import { settingsTable } from '../../../store/settings-table.js';
 
 /**
  * A real control plane core for the callbacks' tests: SQLite in a temp dir, the uncached and the
@@ -30,7 +31,7 @@ export class TestControlPlane {
   readonly dir = fs.mkdtempSync(path.join(os.tmpdir(), 'meshdesk-'));
   readonly db: Db = openDatabase(path.join(this.dir, 'meshdesk.db'));
   readonly events = new EventBus();
-  readonly settings = new Settings({ db: this.db, events: this.events });
+  readonly settings = new Settings({ table: settingsTable(this.db), events: this.events });
   readonly manager = new ResourceManager({ store: new ResourceStore(this.db), events: this.events });
   readonly cachedManager = new CachedManager({
     delegate: this.manager,
