@@ -93,7 +93,8 @@ describe('the Analysis view', () => {
       for (const width of [1024, 1280, 1440]) {
         const viewport = { width, height: width === 1024 ? 768 : width === 1280 ? 800 : 900 };
         const { page } = await ui.open(core, '#/analysis/default', { viewport, colorScheme });
-        await page.locator('[data-finding=MD0011]').waitFor();
+        // Each write shows once the mesh's view has it: all three, then measure.
+        await expect.poll(() => page.locator('[data-finding]').count()).toBe(3);
         const { boxes, problems: found } = await textOutsideItsBox(page, '[data-finding]', '.severity, .code');
         expect(boxes).toBe(3);
         problems.push(...found.map((each) => `${width}px ${colorScheme} ${each}`));
