@@ -205,6 +205,19 @@ describe('mesh analysis', () => {
     expect(await findings(mesh, 'MD0030')).toEqual([]);
   });
 
+  it("a policy's PUT answer, and the editor's question before Apply, carry the analysis's findings about it", async () => {
+    const mesh = await webAndBackend();
+    const slow = { type: 'MeshTimeout', mesh, name: 'slow-timeout', spec: { targetRef: MESH, to: [{ targetRef: MESH, default: { http: { requestTimeout: '60s' } } }] } };
+    const before = await fetch(`${core.api.url}/meshes/${mesh}/_policy-warnings`, { method: 'POST', body: JSON.stringify(slow) });
+    expect(((await before.json()) as { warnings: string[] }).warnings).toEqual([expect.stringMatching(/^MD0002: MeshTimeout slow-timeout selects 2 proxies and changes nothing on any of them: .*\. Fix: Rename slow-timeout/)]);
+    const put = await fetch(`${core.api.url}/meshes/${mesh}/meshtimeouts/slow-timeout`, { method: 'PUT', body: JSON.stringify(slow) });
+    expect(put.status).toBe(201);
+    expect(((await put.json()) as { warnings: string[] }).warnings).toEqual([expect.stringMatching(/^MD0002: MeshTimeout slow-timeout/)]);
+    // Renamed to sort first, it wins its field: nothing to say.
+    const winning = await fetch(`${core.api.url}/meshes/${mesh}/meshtimeouts/a-slow-timeout`, { method: 'PUT', body: JSON.stringify({ ...slow, name: 'a-slow-timeout' }) });
+    expect(await winning.json()).toEqual({});
+  });
+
   it('POST analyzes policies as they would be with the mesh, without writing them, and refuses what is not a policy', async () => {
     const mesh = await webAndBackend();
     const yaml = `type: MeshTimeout\nname: slow-timeout\nmesh: ${mesh}\nspec:\n  targetRef: {kind: Mesh}\n  to:\n    - targetRef: {kind: Mesh}\n      default: {http: {requestTimeout: 60s}}\n`;

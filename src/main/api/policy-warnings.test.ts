@@ -19,7 +19,7 @@ async function startCore() {
 const policy = (type: string, name: string, spec: string) => `type: ${type}\nmesh: default\nname: ${name}\nspec:\n${spec}`;
 
 describe('policy warnings in the PUT answer', () => {
-  it("gives Kuma's deprecation warnings in Kuma's words and order, and stores the policy", async () => {
+  it("gives Kuma's deprecation warnings in Kuma's words and order, then the analysis's, and stores the policy", async () => {
     const { send } = await startCore();
     const body = policy(
       'MeshTrafficPermission',
@@ -43,6 +43,8 @@ describe('policy warnings in the PUT answer', () => {
           "'from' field is deprecated and will be removed in 3.0, use 'rules' with MeshIdentity (spiffeId) instead",
           "MeshService value for 'from[].targetRef.kind' is deprecated, use MeshSubset with 'kuma.io/service' instead",
           "MeshService value for 'targetRef.kind' is deprecated, use Dataplane with labels instead",
+          // The default mesh has mTLS off: meshdesk's analysis (docs/analysis.md) says what that means for this policy.
+          'MD0011: MeshTrafficPermission old-style does nothing: mesh default has mTLS off, so no proxy knows who calls it and every call is let through. Fix: Turn mTLS on in mesh default (spec.mtls.enabledBackend naming a builtin backend), then check the permission matrix',
         ],
       },
     });

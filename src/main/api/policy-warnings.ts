@@ -1,20 +1,24 @@
 // The warnings of a policy against its mesh as stored now (uncached: a Dataplane written a moment
-// ago counts), for the PUT answer and the editors' check before Apply (policies/warnings/).
+// ago counts), for the PUT answer and the editors' check before Apply: Kuma's deprecations and
+// meshdesk's own (policies/warnings/), then the mesh analysis's findings about the policy (analysis/).
+import { POLICY_TYPES } from '../../shared/policy-types.js';
+import { analyzePolicy, findingAsWarning } from '../analysis/analyze-policy.js';
 import type { ReadOnlyResourceManager } from '../manager/interfaces.js';
 import type { PolicyResource } from '../policies/core/policy.js';
 import { policyWarnings } from '../policies/warnings/policy-warnings.js';
 import { ZONE_NAME } from '../resources/computed-labels.js';
 import { buildMeshContext } from '../xds/context/build-mesh-context.js';
+import { withPolicyChange } from '../xds/context/with-policy-change.js';
 
-/** `policy`'s warnings in its mesh: built as the MeshContext cache builds a mesh, from the store as it is. */
+/** `policy`'s warnings in its mesh: built as the MeshContext cache builds a mesh, from the store as it is, with `policy` as given. */
 export async function warningsNow(manager: ReadOnlyResourceManager, policy: PolicyResource): Promise<string[]> {
   const { mesh } = policy.meta;
-  const [meshResource, dataplanes, routes] = await Promise.all([
+  const [meshResource, dataplanes, ...policyLists] = await Promise.all([
     manager.get('Mesh', { mesh: '', name: mesh }),
     manager.list('Dataplane', { mesh }),
-    manager.list('MeshHTTPRoute', { mesh }),
+    ...POLICY_TYPES.map((type) => manager.list(type, { mesh })),
   ]);
-  // The routes only: a top-level or `to` MeshHTTPRoute ref is resolved among them.
-  const context = buildMeshContext(meshResource, dataplanes, { policies: routes as unknown as PolicyResource[], zone: ZONE_NAME });
-  return policyWarnings(policy, context);
+  const stored = buildMeshContext(meshResource, dataplanes, { policies: policyLists.flat() as unknown as PolicyResource[], zone: ZONE_NAME });
+  const context = withPolicyChange(stored, { apply: policy });
+  return [...policyWarnings(policy, context), ...analyzePolicy(context, policy).map(findingAsWarning)];
 }

@@ -11,6 +11,7 @@ export const deniedOutbound: Analyzer = {
   code: 'MD0010',
   severity: 'error',
   title: 'With mTLS on, a proxy has an outbound to a service that denies it: its calls will be refused',
+  concerns: ['MeshTrafficPermission'],
   analyze(context) {
     if (!meshMtls(context.mesh)) return [];
     const mesh = context.mesh.meta.name;

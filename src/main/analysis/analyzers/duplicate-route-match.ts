@@ -8,6 +8,7 @@ export const duplicateRouteMatch: Analyzer = {
   code: 'MD0004',
   severity: 'warning',
   title: 'A MeshHTTPRoute match repeats an earlier one for the same destination: only the first is used',
+  concerns: ['MeshHTTPRoute'],
   analyze(context) {
     const groups = new FindingGroups();
     for (const { dataplane, destination, routes } of httpRouteOrders(context)) {

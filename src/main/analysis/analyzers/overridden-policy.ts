@@ -1,6 +1,7 @@
 // MD0002: a policy that selects proxies but changes nothing on any of them, because policies merged
 // after it in Kuma's order set every field it sets.
 import type { Finding } from '../../../shared/analysis-types.js';
+import { POLICY_TYPES } from '../../../shared/policy-types.js';
 import { isInitialPolicy } from '../../manager/initial-policies.js';
 import { compareByTargetRef, displayName, topLevelRef } from '../../policies/core/matching.js';
 import type { PolicyResource } from '../../policies/core/policy.js';
@@ -14,17 +15,17 @@ export const overriddenPolicy: Analyzer = {
   code: 'MD0002',
   severity: 'warning',
   title: 'A policy changes nothing: the policies merged after it set every field it sets, on every proxy it selects',
-  analyze(context) {
-    const findings: Finding[] = [];
-    for (const policy of context.policies) {
-      // Kuma's initial policies are the floor others build on: one covered by the user's is as meant.
-      if (isInitialPolicy(policy.type, policy.meta.name, context.mesh.meta.name)) continue;
-      const finding = overriddenEverywhere(context, policy);
-      if (finding) findings.push(finding);
-    }
-    return findings;
-  },
+  concerns: POLICY_TYPES,
+  analyze: (context) => context.policies.flatMap((policy) => findingsFor(context, policy)),
+  analyzeFor: findingsFor,
 };
+
+function findingsFor(context: MeshContext, policy: PolicyResource): Finding[] {
+  // Kuma's initial policies are the floor others build on: one covered by the user's is as meant.
+  if (isInitialPolicy(policy.type, policy.meta.name, context.mesh.meta.name)) return [];
+  const finding = overriddenEverywhere(context, policy);
+  return finding ? [finding] : [];
+}
 
 /** The finding when every proxy `policy` selects gets the same rules without it; none when it selects none. */
 function overriddenEverywhere(context: MeshContext, policy: PolicyResource): Finding | undefined {

@@ -8,6 +8,7 @@ export const permissionsWithoutMtls: Analyzer = {
   code: 'MD0011',
   severity: 'warning',
   title: 'MeshTrafficPermissions with mTLS off: nothing enforces them',
+  concerns: ['MeshTrafficPermission'],
   analyze(context) {
     if (meshMtls(context.mesh)) return [];
     const mesh = context.mesh.meta.name;

@@ -8,26 +8,27 @@ export const retriesBeyondTimeout: Analyzer = {
   code: 'MD0020',
   severity: 'warning',
   title: "MeshRetry's perTryTimeout × (numRetries + 1) exceeds MeshTimeout's requestTimeout: the last tries never happen",
+  concerns: ['MeshTimeout', 'MeshRetry'],
   analyze(context) {
     const groups = new FindingGroups();
-    for (const found of destinationTimeouts(context)) {
-      const { requestTimeoutMs, perTryTimeoutMs, retrySection, timeout, retry } = found;
-      const tries = (retrySection?.numRetries ?? 0) + 1;
-      if (!found.userWritten || requestTimeoutMs === undefined || perTryTimeoutMs === undefined || !timeout || !retry) continue;
-      if (perTryTimeoutMs * tries <= requestTimeoutMs) continue;
-      const retryOrigin = retry.origins.at(-1)!;
-      const timeoutOrigin = timeout.origins.at(-1)!;
-      const fitting = Math.floor(requestTimeoutMs / perTryTimeoutMs);
-      groups.add(`${retryOrigin.name}/${timeoutOrigin.name}/${found.destination}`, proxyIdOf(context, found.dataplane.meta.name), () => ({
+    for (const { dataplane, destination, requestTimeout, perTryTimeout, tries } of destinationTimeouts(context)) {
+      // Kuma's default retries (16s × 6 tries) outlast its default 15s and most timeouts a user writes:
+      // only retries the user wrote are the user's to fit.
+      if (!requestTimeout || !perTryTimeout || perTryTimeout.initial) continue;
+      if (perTryTimeout.ms * tries <= requestTimeout.ms) continue;
+      const retry = perTryTimeout.origin;
+      const timeout = requestTimeout.origin;
+      const fitting = Math.floor(requestTimeout.ms / perTryTimeout.ms);
+      groups.add(`${retry.name}/${timeout.name}/${destination}`, proxyIdOf(context, dataplane.meta.name), () => ({
         code: retriesBeyondTimeout.code,
         severity: retriesBeyondTimeout.severity,
         message:
-          `Traffic to ${found.destination}: MeshRetry ${retryOrigin.name} allows ${tries} tries of up to ${formatMs(perTryTimeoutMs)} (${formatMs(perTryTimeoutMs * tries)}), ` +
-          `but MeshTimeout ${timeoutOrigin.name} ends the request after ${formatMs(requestTimeoutMs)}, which spans every try: ` +
+          `Traffic to ${destination}: MeshRetry ${retry.name} allows ${tries} tries of up to ${formatMs(perTryTimeout.ms)} (${formatMs(perTryTimeout.ms * tries)}), ` +
+          `but MeshTimeout ${timeout.name} ends the request after ${formatMs(requestTimeout.ms)}, which spans every try: ` +
           (fitting === 0 ? 'not even the first try can run to its own timeout' : `at most ${fitting} slow ${fitting === 1 ? 'try fits' : 'tries fit'}`),
-        location: { type: retryOrigin.type, mesh: retryOrigin.mesh, name: retryOrigin.name, field: `${retryOrigin.item}.default.${found.retrySectionName}.perTryTimeout` },
-        related: [{ type: timeoutOrigin.type, mesh: timeoutOrigin.mesh, name: timeoutOrigin.name, field: `${timeoutOrigin.item}.default.http.requestTimeout` }],
-        fix: `Lower perTryTimeout to at most ${formatMs(Math.floor(requestTimeoutMs / tries))} or numRetries, or raise requestTimeout to at least ${formatMs(perTryTimeoutMs * tries)}`,
+        location: { type: retry.type, mesh: retry.mesh, name: retry.name, field: `${retry.item}.${perTryTimeout.field}` },
+        related: [{ type: timeout.type, mesh: timeout.mesh, name: timeout.name, field: `${timeout.item}.${requestTimeout.field}` }],
+        fix: `Lower perTryTimeout to at most ${formatMs(Math.floor(requestTimeout.ms / tries))} or numRetries, or raise requestTimeout to at least ${formatMs(perTryTimeout.ms * tries)}`,
       }));
     }
     return groups.findings();

@@ -8,22 +8,23 @@ export const streamIdleBelowRequestTimeout: Analyzer = {
   code: 'MD0021',
   severity: 'info',
   title: "MeshTimeout's streamIdleTimeout is shorter than its requestTimeout: a slow response is cut by the first",
+  concerns: ['MeshTimeout'],
   analyze(context) {
     const groups = new FindingGroups();
-    for (const found of destinationTimeouts(context)) {
-      const { requestTimeoutMs, streamIdleTimeoutMs, timeout } = found;
-      if (!found.userWritten || !timeout || requestTimeoutMs === undefined || streamIdleTimeoutMs === undefined) continue;
-      if (streamIdleTimeoutMs >= requestTimeoutMs) continue;
-      const origin = timeout.origins.at(-1)!;
-      groups.add(`${origin.name}/${found.destination}`, proxyIdOf(context, found.dataplane.meta.name), () => ({
+    for (const { dataplane, destination, requestTimeout, streamIdleTimeout } of destinationTimeouts(context)) {
+      if (!requestTimeout || !streamIdleTimeout || (requestTimeout.initial && streamIdleTimeout.initial)) continue;
+      if (streamIdleTimeout.ms >= requestTimeout.ms) continue;
+      const idle = streamIdleTimeout.origin;
+      const request = requestTimeout.origin;
+      groups.add(`${idle.name}/${request.name}/${destination}`, proxyIdOf(context, dataplane.meta.name), () => ({
         code: streamIdleBelowRequestTimeout.code,
         severity: streamIdleBelowRequestTimeout.severity,
         message:
-          `Traffic to ${found.destination}: MeshTimeout ${origin.name} cuts a stream silent for ${formatMs(streamIdleTimeoutMs)}, ` +
-          `before its requestTimeout of ${formatMs(requestTimeoutMs)}: a response that takes longer than ${formatMs(streamIdleTimeoutMs)} to start fails with a stream idle timeout instead`,
-        location: { type: origin.type, mesh: origin.mesh, name: origin.name, field: `${origin.item}.default.http.streamIdleTimeout` },
-        related: [],
-        fix: `Raise streamIdleTimeout to at least ${formatMs(requestTimeoutMs)}, or lower requestTimeout`,
+          `Traffic to ${destination}: MeshTimeout ${idle.name} cuts a stream silent for ${formatMs(streamIdleTimeout.ms)}, ` +
+          `before the requestTimeout of ${formatMs(requestTimeout.ms)}: a response that takes longer than ${formatMs(streamIdleTimeout.ms)} to start fails with a stream idle timeout instead`,
+        location: { type: idle.type, mesh: idle.mesh, name: idle.name, field: `${idle.item}.${streamIdleTimeout.field}` },
+        related: idle.name === request.name ? [] : [{ type: request.type, mesh: request.mesh, name: request.name, field: `${request.item}.${requestTimeout.field}` }],
+        fix: `Raise streamIdleTimeout to at least ${formatMs(requestTimeout.ms)}, or lower requestTimeout`,
       }));
     }
     return groups.findings();

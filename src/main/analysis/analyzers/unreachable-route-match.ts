@@ -10,6 +10,7 @@ export const unreachableRouteMatch: Analyzer = {
   code: 'MD0003',
   severity: 'warning',
   title: 'A MeshHTTPRoute match can never be chosen: a route tried before it takes all of its requests',
+  concerns: ['MeshHTTPRoute'],
   analyze(context) {
     const groups = new FindingGroups();
     for (const { dataplane, destination, routes } of httpRouteOrders(context)) {

@@ -8,6 +8,7 @@ export const zeroWeightRoute: Analyzer = {
   code: 'MD0005',
   severity: 'warning',
   title: 'A MeshHTTPRoute rule whose backendRefs weigh 0 in all: Kuma leaves it out and its traffic goes elsewhere',
+  concerns: ['MeshHTTPRoute'],
   analyze(context) {
     const groups = new FindingGroups();
     for (const { dataplane, destination, routes } of httpRouteOrders(context)) {
