@@ -70,6 +70,11 @@ describe('the Analysis view', () => {
 
     await page.locator('[data-finding=MD0002] a.where').click();
     await expect.poll(() => page.url()).toMatch(/#\/policies\/MeshTimeout\/default\/slow-timeout$/);
+    // The Policies list marks the policy, and only it, with its finding.
+    const badge = page.locator('[data-policy="default/slow-timeout"] [data-findings]');
+    await expect.poll(() => badge.getAttribute('data-findings')).toBe('1');
+    expect(await badge.getAttribute('title')).toMatch(/^MD0002: MeshTimeout slow-timeout selects/);
+    expect(await page.locator('[data-policy="default/mesh-timeout-all-default"] [data-findings]').count()).toBe(0);
   });
 
   it("shows a proxy's own findings in its Findings tab: only those naming it", async () => {
