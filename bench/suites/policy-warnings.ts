@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { warningsNow } from '../../src/main/api/policy-warnings.js';
+import { checkPolicyNow } from '../../src/main/api/policy-warnings.js';
 import { startCore } from '../../src/main/core.js';
 import type { PolicyResource } from '../../src/main/policies/core/policy.js';
 import { medianMicros, type BenchOptions, type BenchRow } from '../measure.js';
@@ -32,7 +32,7 @@ export async function policyWarnings({ quick }: BenchOptions): Promise<BenchRow[
           spec: { networking: { address: '127.0.0.1', inbound: [{ port: 20000 + created, tags: { 'kuma.io/service': `svc-${created % 50}` } }] } },
         });
       }
-      const micros = await medianMicros(() => warningsNow(core.manager, policy), { batch: 3, batches: quick ? 5 : 11 });
+      const micros = await medianMicros(() => checkPolicyNow(core.manager, policy), { batch: 3, batches: quick ? 5 : 11 });
       rows.push({ benchmark: `policy PUT warnings, mesh of ${size} Dataplanes`, value: micros / 1000, unit: 'ms' });
     }
     return rows;

@@ -2,6 +2,7 @@
 // Main produces these shapes with its own types; test/ui/support/api-types-match.ts makes the
 // compiler check that every main type still fits the one declared here.
 
+import type { Finding } from './analysis-types.js';
 import type { PostCreateStrategy, ProxyEvent, StreamEnding, TickResult } from './proxy-events.js';
 import type { PolicyType } from './policy-types.js';
 import type { DataplaneSpec, ResourceType, Violation } from './resources.js';
@@ -327,6 +328,8 @@ export interface PolicyPreviewBody {
  */
 export interface PolicyWarningsBody {
   warnings: string[];
+  /** The mesh analysis's findings about the policy (also among `warnings`, as text): the editor marks their fields. */
+  findings: Finding[];
   refusal?: { status: number; title: string; detail: string };
 }
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Core } from '../../src/main/core.js';
 import { applyDataplane } from '../support/dataplanes.js';
 import { putResource } from '../support/put-resource.js';
+import { waitForEditorText } from './support/editor.js';
 import { textOutsideItsBox } from './support/text-fit.js';
 import { useUi } from './support/ui-fixture.js';
 
@@ -88,6 +89,30 @@ describe('the Analysis view', () => {
     await page.getByRole('tab', { name: 'Findings' }).waitFor();
     // Never connected, these proxies have no configuration: the detail asked for it and was told so.
     errors.splice(0, errors.length, ...errors.filter((error) => !error.includes('status of 404')));
+  });
+
+  it("marks the analysis's findings at their lines in the policy editor, before Apply", async () => {
+    const core = await ui.core();
+    await meshWithMistakes(core);
+    for (const colorScheme of ['light', 'dark'] as const) {
+      const { page } = await ui.open(core, '#/policies/MeshHTTPRoute/default/canary', { colorScheme, viewport: { width: 1280, height: 800 } });
+      await waitForEditorText(page, 'x-version');
+      // An edit (a trailing comment) asks the API what applying it would be warned about.
+      await page.locator('.cm-line', { hasText: 'value: v2' }).click();
+      await page.keyboard.press('End');
+      await page.keyboard.type(' # canary');
+      await page.getByTestId('editor-warnings').getByText(/^MD0003: MeshHTTPRoute canary spec\.to\[0\]\.rules\[0\]\.matches\[0\]/).waitFor();
+      // The unreachable match is marked where it is written, as a warning; the split rule is not.
+      await page.locator('.cm-lintRange-warning').first().waitFor();
+      const marked = (await page.locator('.cm-line:has(.cm-lintRange-warning)').allInnerTexts()).join('\n');
+      expect(marked).toContain('headers');
+      expect(marked).not.toContain('PathPrefix');
+      if (process.env.MESHDESK_SCREENSHOT_DIR) {
+        await page.locator('.cm-lintRange-warning').first().hover();
+        await page.locator('.cm-tooltip-lint').waitFor();
+        await page.screenshot({ path: join(process.env.MESHDESK_SCREENSHOT_DIR, `policies-analysis-${colorScheme}.png`) });
+      }
+    }
   });
 
   it('holds its findings inside their cards at 1024, 1280 and 1440 px, in light and dark', async () => {

@@ -3,7 +3,7 @@ import type { ReadOnlyResourceManager } from '../manager/interfaces.js';
 import { validateResource } from '../resources/validate.js';
 import { ApiError, titled } from './api-error.js';
 import { asPolicy } from './policy-preview-routes.js';
-import { warningsNow } from './policy-warnings.js';
+import { checkPolicyNow } from './policy-warnings.js';
 import { readBody } from './resource-routes.js';
 import type { Route } from './router.js';
 import type { PolicyWarningsBody } from '../../shared/api-types.js';
@@ -37,9 +37,9 @@ export function policyWarningsRoutes(deps: { manager: ReadOnlyResourceManager })
         } catch (error) {
           if (!(error instanceof ApiError) || (error.status !== 400 && error.status !== 404)) throw error;
           const refusal = { status: error.status, title: error.title, detail: error.message };
-          return { json: { warnings: [], refusal } satisfies PolicyWarningsBody };
+          return { json: { warnings: [], findings: [], refusal } satisfies PolicyWarningsBody };
         }
-        return { json: { warnings: await warningsNow(deps.manager, policy) } satisfies PolicyWarningsBody };
+        return { json: (await checkPolicyNow(deps.manager, policy)) satisfies PolicyWarningsBody };
       },
     },
   ];

@@ -1,6 +1,7 @@
 // The warnings of a policy against its mesh as stored now (uncached: a Dataplane written a moment
 // ago counts), for the PUT answer and the editors' check before Apply: Kuma's deprecations and
 // meshdesk's own (policies/warnings/), then the mesh analysis's findings about the policy (analysis/).
+import type { Finding } from '../../shared/analysis-types.js';
 import { POLICY_TYPES } from '../../shared/policy-types.js';
 import { analyzePolicy, findingAsWarning } from '../analysis/analyze-policy.js';
 import type { ReadOnlyResourceManager } from '../manager/interfaces.js';
@@ -10,8 +11,14 @@ import { ZONE_NAME } from '../resources/computed-labels.js';
 import { buildMeshContext } from '../xds/context/build-mesh-context.js';
 import { withPolicyChange } from '../xds/context/with-policy-change.js';
 
+/** What to tell about a policy: every warning as text (the PUT answer's), and the analysis's findings among them. */
+export interface PolicyCheck {
+  warnings: string[];
+  findings: Finding[];
+}
+
 /** `policy`'s warnings in its mesh: built as the MeshContext cache builds a mesh, from the store as it is, with `policy` as given. */
-export async function warningsNow(manager: ReadOnlyResourceManager, policy: PolicyResource): Promise<string[]> {
+export async function checkPolicyNow(manager: ReadOnlyResourceManager, policy: PolicyResource): Promise<PolicyCheck> {
   const { mesh } = policy.meta;
   const [meshResource, dataplanes, ...policyLists] = await Promise.all([
     manager.get('Mesh', { mesh: '', name: mesh }),
@@ -20,5 +27,6 @@ export async function warningsNow(manager: ReadOnlyResourceManager, policy: Poli
   ]);
   const stored = buildMeshContext(meshResource, dataplanes, { policies: policyLists.flat() as unknown as PolicyResource[], zone: ZONE_NAME });
   const context = withPolicyChange(stored, { apply: policy });
-  return [...policyWarnings(policy, context), ...analyzePolicy(context, policy).map(findingAsWarning)];
+  const findings = analyzePolicy(context, policy);
+  return { warnings: [...policyWarnings(policy, context), ...findings.map(findingAsWarning)], findings };
 }

@@ -3,7 +3,7 @@ import type { NotAppliedBody, ResourceTypeDescription, ResourceTypeDescriptionLi
 import { isMeshScoped, type Resource, type ResourceType } from '../../shared/resources.js';
 import { isPolicyType } from '../../shared/policy-types.js';
 import type { PolicyResource } from '../policies/core/policy.js';
-import { warningsNow } from './policy-warnings.js';
+import { checkPolicyNow } from './policy-warnings.js';
 import { POLICY_DESCRIPTORS } from '../policies/descriptors.js';
 import type { ResourceManager } from '../manager/interfaces.js';
 import { SHORT_NAMES, parseKri } from '../resources/kri.js';
@@ -230,7 +230,7 @@ export function resourceRoutes(manager: ResourceManager): Route[] {
             return result;
           });
           // A policy's warnings are about what was written (with the labels the manager computed).
-          const warnings = isPolicyType(written.type) ? await warningsNow(manager, written as unknown as PolicyResource) : meshNameWarnings(expected.type, expected.name);
+          const warnings = isPolicyType(written.type) ? (await checkPolicyNow(manager, written as unknown as PolicyResource)).warnings : meshNameWarnings(expected.type, expected.name);
           return { status: created ? 201 : 200, json: warnings.length > 0 ? { warnings } : {} };
         },
       },

@@ -36,8 +36,8 @@ export function parseFieldPath(path: string): PathSegment[] {
   return segments;
 }
 
-/** Each violation with the place of its field in `text`; the document start when nothing closer is found. */
-export function locateViolations(text: string, violations: readonly Violation[]): LocatedViolation[] {
+/** Each violation (or finding) with the place of its field in `text`; the document start when nothing closer is found. */
+export function locateViolations<V extends Violation>(text: string, violations: readonly V[]): (V & Omit<LocatedViolation, keyof Violation>)[] {
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, keepSourceTokens: false });
   const at = (from: number, to: number): TextLocation => ({ from, to, line: lineCounter.linePos(from).line });

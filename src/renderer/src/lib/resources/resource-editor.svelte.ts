@@ -1,4 +1,5 @@
 import { untrack } from 'svelte';
+import type { Finding } from '../../../../shared/analysis-types.js';
 import { isPolicyType } from '../../../../shared/policy-types.js';
 import type { ResourceKey, Violation } from '../../../../shared/resources.js';
 import { ApiRequestError, client, type KumaObject } from '../api/index.js';
@@ -23,6 +24,8 @@ export interface PolicyWarnings {
   /** The text they are about: they show only while the editor holds it. */
   text: string;
   list: string[];
+  /** The analysis's findings among them, to mark at their fields. */
+  findings: Finding[];
   applied: boolean;
 }
 
@@ -76,8 +79,8 @@ export class ResourceEditor {
     }
     try {
       // A text the PUT would refuse has no warnings here: Apply shows the refusal at its fields.
-      const { warnings: list } = await client.policyWarnings(read.key.mesh, text);
-      if (this.text === text) this.#warnings = { text, list, applied: false };
+      const { warnings: list, findings } = await client.policyWarnings(read.key.mesh, text);
+      if (this.text === text) this.#warnings = { text, list, findings, applied: false };
     } catch {
       if (this.text === text) this.#warnings = undefined;
     }
@@ -167,7 +170,9 @@ export class ResourceEditor {
         : await client.applyResource(read.key, this.text, { createOnly: true });
       this.target = { kind: 'stored', key: read.key };
       this.#show(resource);
-      this.#warnings = { text: this.text, list: warnings, applied: true };
+      // The findings of the check before Apply are about this very text: still where they were.
+      const findings = this.#warnings?.text === this.text ? this.#warnings.findings : [];
+      this.#warnings = { text: this.text, list: warnings, findings, applied: true };
       this.notice = `${editing ? 'Applied' : 'Created'} ${describeKey(read.key)}: version ${String(resource.version)}`;
       return read.key;
     } catch (error) {
