@@ -1,6 +1,9 @@
 import { notAppliedFields } from '../../shared/not-applied.js';
 import type { NotAppliedBody, ResourceTypeDescription, ResourceTypeDescriptionList } from '../../shared/api-types.js';
 import { isMeshScoped, type Resource, type ResourceType } from '../../shared/resources.js';
+import { SERVICE_MODEL_DESCRIPTORS } from '../meshservice/descriptors.js';
+import { serviceModelWarnings } from '../meshservice/deprecations.js';
+import { isMeshServiceModelType } from '../../shared/meshservice-types.js';
 import { POLICY_DESCRIPTORS } from '../policies/descriptors.js';
 import type { ResourceManager } from '../manager/interfaces.js';
 import { SHORT_NAMES, parseKri } from '../resources/kri.js';
@@ -53,6 +56,20 @@ function meshScoped(description: ResourceTypeDescription): Collection {
   };
 }
 
+/** A global type other than Mesh at `/<wsPath>` (HostnameGenerator). */
+function globalScoped(description: ResourceTypeDescription): Collection {
+  return {
+    type: description.name,
+    wsPath: description.path,
+    description,
+    itemPath: `/${description.path}/:name`,
+    listPath: `/${description.path}`,
+    endpoint: `/${description.path}`,
+    meshOf: () => '',
+    nameOf: (params) => params.name!,
+  };
+}
+
 const COLLECTIONS: readonly Collection[] = [
   {
     type: 'Mesh',
@@ -101,6 +118,19 @@ const COLLECTIONS: readonly Collection[] = [
         isTargetRef: true,
         isFromAsRules: descriptor.fromAsRules,
       },
+    }),
+  ),
+  // Kuma's service model (meshservice/): MeshService, MeshExternalService, MeshMultiZoneService, HostnameGenerator.
+  ...SERVICE_MODEL_DESCRIPTORS.map((descriptor) =>
+    (descriptor.scope === 'Mesh' ? meshScoped : globalScoped)({
+      name: descriptor.type,
+      singularDisplayName: descriptor.singularDisplayName,
+      pluralDisplayName: descriptor.pluralDisplayName,
+      path: descriptor.path,
+      scope: descriptor.scope,
+      readOnly: false,
+      includeInFederation: descriptor.includeInFederation,
+      shortName: descriptor.shortName,
     }),
   ),
 ];
@@ -226,7 +256,9 @@ export function resourceRoutes(manager: ResourceManager): Route[] {
             });
             return result.created;
           });
-          const warnings = meshNameWarnings(expected.type, expected.name);
+          const warnings = isMeshServiceModelType(input.type)
+            ? serviceModelWarnings({ type: input.type, meta: { mesh: input.mesh, name: input.name, labels: input.labels, version: 0, creationTime: '', modificationTime: '' }, spec: input.spec })
+            : meshNameWarnings(expected.type, expected.name);
           return { status: created ? 201 : 200, json: warnings.length > 0 ? { warnings } : {} };
         },
       },

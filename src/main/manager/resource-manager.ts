@@ -250,5 +250,5 @@ export class ResourceManager implements ResourceManagerContract {
 }
 
 function keyText({ type, mesh, name }: ResourceKey): string {
-  return JSON.stringify([type, type === 'Mesh' ? '' : mesh, name]);
+  return JSON.stringify([type, isMeshScoped(type) ? mesh : '', name]);
 }
