@@ -15,6 +15,7 @@ import { permissionRoutes, type PermissionDependencies } from './permission-rout
 import { policyInspectionRoutes, type PolicyInspectionDependencies } from './policy-inspection-routes.js';
 import { policyPreviewRoutes, type PolicyPreviewDependencies } from './policy-preview-routes.js';
 import { resourceRoutes, unservedCollectionRoute } from './resource-routes.js';
+import { serviceModelRoutes } from '../meshservice/routes.js';
 import { Router } from './router.js';
 import { settingsRoutes } from './settings-routes.js';
 import { statsRoutes } from './stats-routes.js';
@@ -58,6 +59,7 @@ export function createApiRouter(deps: ApiDependencies): Router {
     ...mtlsRoutes(deps),
     ...permissionRoutes(deps),
     ...resourceRoutes(deps.manager),
+    ...serviceModelRoutes(deps.manager),
     ...transferRoutes(deps.manager),
     ...settingsRoutes(deps.settings),
     ...bootstrapRoutes(deps),
