@@ -137,6 +137,20 @@ export class ResourceManager implements ResourceManagerContract {
     for (const each of deleted) this.#announce('deleted', each.key, each.version);
   }
 
+  /**
+   * The control plane's statuses of service-model resources (meshservice/controller.ts), in one
+   * commit. Neither a version nor an event: a status is not a user's edit, and announcing it would
+   * wake the writers of the next status. A resource deleted meanwhile is skipped.
+   */
+  async writeStatuses(writes: readonly { key: ResourceKey; status: NonNullable<Resource['status']> }[]): Promise<void> {
+    if (writes.length === 0) return;
+    await this.#commits.run(() => {
+      for (const { key, status } of writes) {
+        if (this.#store.version(key) !== undefined) this.#store.writeStatus(key, status);
+      }
+    });
+  }
+
   /** Creates the mesh `default` unless it exists (SPEC §3: it exists from the start). */
   async ensureDefaultMesh(): Promise<void> {
     if (this.#store.version(defaultMesh()) !== undefined) return;

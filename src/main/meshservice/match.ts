@@ -3,10 +3,9 @@
 import type { MeshServicePort, MeshServiceSpec } from '../../shared/meshservice-types.js';
 import type { DataplaneResource, Inbound } from '../../shared/resources.js';
 
-/** Kuma's GetHealthyInbounds: an inbound is healthy unless its state or health says otherwise. */
+/** Kuma's GetHealthyInbounds: state Ready (the default), and a `health` that says ready when there is one. */
 export function isHealthyInbound(inbound: Inbound): boolean {
-  if (inbound.state !== undefined) return inbound.state === 'Ready';
-  return inbound.health?.ready !== false;
+  return (inbound.state ?? 'Ready') === 'Ready' && (inbound.health === undefined || inbound.health.ready === true);
 }
 
 /** Every selector entry is one of the labels (Kubernetes' matchLabels). */

@@ -16,7 +16,7 @@ import { checkCertLifetimeFloor } from './cert-lifetime-floor.js';
 import { checkListenersDoNotClash } from './listener-clash.js';
 import { checkMeshReference, checkResourceName } from './kuma-rules.js';
 import { DATAPLANE_SPEC, MESH_SPEC } from './kuma-schema.js';
-import { checkMeshCreation, checkMeshSpec } from './mesh-validator.js';
+import { checkMeshCreation, checkMeshSpec, withoutDefaultMeshServicesMode } from './mesh-validator.js';
 import { isJsonObject, readMessage } from './proto-json.js';
 import { ValidationError, ViolationList } from './validation-error.js';
 
@@ -154,7 +154,8 @@ function readSpec(
     // Kuma's rules passed, so the spec is a DataplaneSpec; then meshdesk's own protective rule.
     if (violations.violations.length === before) checkListenersDoNotClash((read as unknown as DataplaneSpec).networking, violations);
   }
-  return violations.violations.length === before ? (read as MeshSpec | DataplaneSpec) : undefined;
+  if (violations.violations.length !== before) return undefined;
+  return type === 'Mesh' ? withoutDefaultMeshServicesMode(read as MeshSpec) : (read as unknown as DataplaneSpec);
 }
 
 // ---- Meta readers -----------------------------------------------------------------------------------------

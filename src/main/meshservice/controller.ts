@@ -1,0 +1,223 @@
+// Kuma's zone components of the service model, run by meshdesk on change instead of on a timer: the
+// MeshService generator (generator.ts), the VIP allocator (vip-allocator.ts), the hostname generator
+// and the status updaters (status.ts). A write of a Dataplane, a MeshService (or MES, MZMS), a Mesh or
+// a HostnameGenerator, or a proxy going on- or offline, schedules a pass over the meshes concerned;
+// passes are coalesced and never overlap. A pass computes what Kuma's periodic components would
+// converge to and writes only what differs: statuses apart from spec and version (no proxy is
+// regenerated for them), the generator's MeshServices and the updater's spec fields (identities,
+// state) through the manager.
+import type { DestinationType, MeshExternalServiceStatus, MeshMultiZoneServiceStatus, MeshServiceStatus } from '../../shared/meshservice-types.js';
+import type { DataplaneResource, Resource, ResourceKey } from '../../shared/resources.js';
+import type { EventBus } from '../events/event-bus.js';
+import type { ResourceManager } from '../manager/resource-manager.js';
+import { meshServicesMode } from '../resources/mesh-validator.js';
+import { ResourceAlreadyExistsError, ResourceConflictError, ResourceNotFoundError } from '../store/errors.js';
+import { defaultHostnameGenerators } from './default-hostname-generators.js';
+import { generateMeshServices, isLocalMeshService } from './generator.js';
+import { selectedDataplanes } from './match.js';
+import { hostnameStatuses, meshMultiZoneServiceStatus, meshServiceStatus, withCondition, type ProxyFacts } from './status.js';
+import { VipAllocator, vipsOf, withVip } from './vip-allocator.js';
+
+export interface ServiceModelControllerOptions {
+  manager: ResourceManager;
+  events: EventBus;
+  /** The control plane's zone. */
+  zone: string;
+  /** Kuma's `meshService.deletionGracePeriod` (1h). */
+  deletionGracePeriodMs: number;
+  /** Whether a Dataplane's proxy is online and holds a certificate. */
+  proxyFacts: (dataplane: DataplaneResource) => ProxyFacts;
+  /** Subscribes to proxies going on- or offline; returns the unsubscribe. */
+  onProxyChange: (listener: () => void) => () => void;
+  now?: () => Date;
+}
+
+const DESTINATION_TYPES: readonly DestinationType[] = ['MeshService', 'MeshExternalService', 'MeshMultiZoneService'];
+const WATCHED = new Set(['Dataplane', 'Mesh', ...DESTINATION_TYPES]);
+const ALL_MESHES = '*';
+
+export class ServiceModelController {
+  readonly #options: ServiceModelControllerOptions;
+  readonly #now: () => Date;
+  readonly #vips = new VipAllocator();
+  readonly #pending = new Set<string>();
+  #running: Promise<void> | undefined;
+  #deadlineTimer: NodeJS.Timeout | undefined;
+  #closed = false;
+  readonly #unsubscribe: (() => void)[] = [];
+
+  constructor(options: ServiceModelControllerOptions) {
+    this.#options = options;
+    this.#now = options.now ?? (() => new Date());
+  }
+
+  /** Creates the default HostnameGenerators, reads the VIPs in use, then follows changes from a first pass over every mesh. */
+  async start(): Promise<void> {
+    const { manager } = this.#options;
+    for (const generator of defaultHostnameGenerators()) {
+      try {
+        if ((await manager.list('HostnameGenerator')).every(({ meta }) => meta.name !== generator.name)) await manager.create(generator);
+      } catch (error) {
+        if (!(error instanceof ResourceAlreadyExistsError)) throw error;
+      }
+    }
+    for (const type of DESTINATION_TYPES) this.#vips.seed(await manager.list(type));
+    this.#unsubscribe.push(
+      this.#options.events.subscribe((event) => {
+        if (event.topic !== 'resource.changed') return;
+        const { type, mesh, name } = event.key;
+        if (type === 'HostnameGenerator') this.schedule(ALL_MESHES);
+        else if (type === 'Mesh') this.schedule(name);
+        else if (WATCHED.has(type)) this.schedule(mesh);
+      }),
+      this.#options.onProxyChange(() => this.schedule(ALL_MESHES)),
+    );
+    this.schedule(ALL_MESHES);
+    await this.settled();
+  }
+
+  /** Asks for a pass over the mesh (or every mesh with `*`) soon; passes are coalesced. */
+  schedule(mesh: string): void {
+    if (this.#closed) return;
+    this.#pending.add(mesh);
+    this.#running ??= this.#drain();
+  }
+
+  /** Resolves once no pass is scheduled or running. */
+  async settled(): Promise<void> {
+    while (this.#running) await this.#running;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const unsubscribe of this.#unsubscribe) unsubscribe();
+    clearTimeout(this.#deadlineTimer);
+    await this.settled();
+  }
+
+  async #drain(): Promise<void> {
+    try {
+      // The rest of this event-loop turn's writes join the pass.
+      await new Promise((resolve) => setImmediate(resolve));
+      while (this.#pending.size > 0 && !this.#closed) {
+        const requested = [...this.#pending];
+        this.#pending.clear();
+        const meshes = requested.includes(ALL_MESHES)
+          ? (await this.#options.manager.list('Mesh')).map(({ meta }) => meta.name)
+          : requested;
+        for (const mesh of meshes) {
+          try {
+            await this.#pass(mesh);
+          } catch (error) {
+            // A write that lost a race is done again by the pass its own event schedules.
+            if (error instanceof ResourceConflictError || error instanceof ResourceNotFoundError || error instanceof ResourceAlreadyExistsError) continue;
+            console.error(`meshservice: pass over mesh "${mesh}" failed:`, error);
+          }
+        }
+      }
+    } finally {
+      this.#running = undefined;
+    }
+  }
+
+  async #pass(meshName: string): Promise<void> {
+    const { manager, zone } = this.#options;
+    const mesh = await manager.get('Mesh', { mesh: '', name: meshName }).catch((error: unknown) => {
+      if (error instanceof ResourceNotFoundError) return undefined;
+      throw error;
+    });
+    if (mesh === undefined) return;
+    const dataplanes = await manager.list('Dataplane', { mesh: meshName });
+    const generation = generateMeshServices({
+      mesh: meshName,
+      zone,
+      enabled: meshServicesMode(mesh.spec) !== 'Disabled',
+      dataplanes,
+      meshServices: await manager.list('MeshService', { mesh: meshName }),
+      now: this.#now(),
+      deletionGracePeriodMs: this.#options.deletionGracePeriodMs,
+    });
+    for (const [name, conflicting] of generation.conflicts) {
+      console.warn(`meshservice: MeshService "${name}" in mesh "${meshName}": port conflict, ports must be identical across Dataplane inbounds grouped into a single MeshService (${conflicting.join(', ')})`);
+    }
+    const upserts = generation.writes.flatMap((write) => (write.kind === 'delete' ? [] : [write.input]));
+    if (upserts.length > 0) await manager.writeAll(upserts);
+    for (const write of generation.writes) if (write.kind === 'delete') await manager.delete(write.key, { version: write.version });
+    this.#scheduleDeadline(meshName, generation.nextDeadline);
+    await this.#updateStatuses(meshName, dataplanes, mesh.spec.mtls?.enabledBackend !== undefined && mesh.spec.mtls.enabledBackend !== '');
+  }
+
+  /** The grace period's end wakes the mesh's next pass (Kuma's generator finds it on its next tick). */
+  #scheduleDeadline(mesh: string, deadline: number | undefined): void {
+    if (deadline === undefined || this.#closed) return;
+    const delay = Math.max(0, deadline - this.#now().getTime()) + 1;
+    // Node's timers hold at most ~24.8 days; a longer grace period is woken by any other change first, or re-armed here.
+    this.#deadlineTimer = setTimeout(() => this.schedule(mesh), Math.min(delay, 2 ** 31 - 1));
+    this.#deadlineTimer.unref();
+  }
+
+  async #updateStatuses(meshName: string, dataplanes: readonly DataplaneResource[], mtlsEnabled: boolean): Promise<void> {
+    const { manager, zone, proxyFacts } = this.#options;
+    const generators = await manager.list('HostnameGenerator');
+    const meshServices = await manager.list('MeshService', { mesh: meshName });
+    const statusWrites: { key: ResourceKey; status: NonNullable<Resource['status']> }[] = [];
+    const specWrites: Resource<'MeshService'>[] = [];
+    for (const type of DESTINATION_TYPES) {
+      const resources: Resource[] = type === 'MeshService' ? meshServices : await manager.list(type, { mesh: meshName });
+      const hostnames = hostnameStatuses(zone, generators, resources);
+      for (const resource of resources) {
+        const current = (resource.status ?? {}) as MeshServiceStatus & MeshExternalServiceStatus & MeshMultiZoneServiceStatus;
+        let next: typeof current = { ...current };
+        if (vipsOf(resource).length === 0) next = withVip(type, next, this.#vips.allocate(type));
+        const { addresses, hostnameGenerators } = hostnames.get(resource)!;
+        next = { ...withoutEmpty(next, ['addresses', 'hostnameGenerators']), ...(addresses.length > 0 && { addresses }), ...(hostnameGenerators.length > 0 && { hostnameGenerators }) };
+        if (type === 'MeshService' && isLocalMeshService(resource)) {
+          const meshService = resource as Resource<'MeshService'>;
+          const computed = meshServiceStatus({
+            spec: meshService.spec,
+            status: current,
+            dataplanes: selectedDataplanes(meshService.spec, dataplanes),
+            proxyFacts,
+            mtlsEnabled,
+          });
+          next = { ...next, tls: computed.tls, dataplaneProxies: computed.dataplaneProxies };
+          if (!sameJson(meshService.spec.identities ?? [], computed.identities) || meshService.spec.state !== computed.state) {
+            specWrites.push({ ...meshService, spec: { ...meshService.spec, identities: computed.identities, state: computed.state } });
+          }
+        }
+        if (type === 'MeshMultiZoneService') {
+          const spec = (resource as Resource<'MeshMultiZoneService'>).spec;
+          const { meshServices: matched, condition } = meshMultiZoneServiceStatus(spec.selector?.meshService?.matchLabels, meshServices);
+          next = { ...next, meshServices: matched, conditions: withCondition(current.conditions, condition) };
+        }
+        if (!sameJson(current, next)) statusWrites.push({ key: { type, mesh: meshName, name: resource.meta.name }, status: next });
+      }
+    }
+    await manager.writeStatuses(statusWrites);
+    // The updater's spec fields go through the manager (a new version: identities reach the proxies' SANs).
+    if (specWrites.length > 0) {
+      await manager.writeAll(specWrites.map(({ type, meta, spec }) => ({ type, mesh: meta.mesh, name: meta.name, labels: meta.labels, spec, version: meta.version })));
+    }
+  }
+}
+
+function withoutEmpty<T extends object>(value: T, keys: readonly string[]): T {
+  return Object.fromEntries(Object.entries(value).filter(([key]) => !keys.includes(key))) as T;
+}
+
+/** Key order aside, the same JSON. */
+function sameJson(a: unknown, b: unknown): boolean {
+  return canonical(a) === canonical(b);
+}
+
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    return `{${Object.entries(value)
+      .filter(([, field]) => field !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([key, field]) => `${JSON.stringify(key)}:${canonical(field)}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
