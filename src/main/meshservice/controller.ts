@@ -44,6 +44,7 @@ export class ServiceModelController {
   #running: Promise<void> | undefined;
   #deadlineTimer: NodeJS.Timeout | undefined;
   #closed = false;
+  #defaultsMade = false;
   readonly #unsubscribe: (() => void)[] = [];
 
   constructor(options: ServiceModelControllerOptions) {
@@ -51,16 +52,9 @@ export class ServiceModelController {
     this.#now = options.now ?? (() => new Date());
   }
 
-  /** Creates the default HostnameGenerators, reads the VIPs in use, then follows changes from a first pass over every mesh. */
+  /** Reads the VIPs in use, then follows changes from a first pass over every mesh. */
   async start(): Promise<void> {
     const { manager } = this.#options;
-    for (const generator of defaultHostnameGenerators()) {
-      try {
-        if ((await manager.list('HostnameGenerator')).every(({ meta }) => meta.name !== generator.name)) await manager.create(generator);
-      } catch (error) {
-        if (!(error instanceof ResourceAlreadyExistsError)) throw error;
-      }
-    }
     for (const type of DESTINATION_TYPES) this.#vips.seed(await manager.list(type));
     this.#unsubscribe.push(
       this.#options.events.subscribe((event) => {
@@ -120,6 +114,27 @@ export class ServiceModelController {
     }
   }
 
+  /**
+   * Kuma's universal zone creates its default HostnameGenerators at start; meshdesk does when the
+   * service model is first used (a mesh not Disabled, or a MeshService or MeshExternalService made
+   * by hand), so that a meshdesk that never uses it stores, lists and exports nothing more than before.
+   * They are made once: one a user deletes stays deleted until another mesh turns the model on.
+   */
+  async #ensureDefaultHostnameGenerators(): Promise<void> {
+    if (this.#defaultsMade) return;
+    this.#defaultsMade = true;
+    const { manager } = this.#options;
+    const existing = new Set((await manager.list('HostnameGenerator')).map(({ meta }) => meta.name));
+    for (const generator of defaultHostnameGenerators()) {
+      if (existing.has(generator.name)) continue;
+      try {
+        await manager.create(generator);
+      } catch (error) {
+        if (!(error instanceof ResourceAlreadyExistsError)) throw error;
+      }
+    }
+  }
+
   async #pass(meshName: string): Promise<void> {
     const { manager, zone } = this.#options;
     const mesh = await manager.get('Mesh', { mesh: '', name: meshName }).catch((error: unknown) => {
@@ -128,10 +143,14 @@ export class ServiceModelController {
     });
     if (mesh === undefined) return;
     const dataplanes = await manager.list('Dataplane', { mesh: meshName });
+    const enabled = meshServicesMode(mesh.spec) !== 'Disabled';
+    if (enabled || (await manager.list('MeshService', { mesh: meshName })).length > 0 || (await manager.list('MeshExternalService', { mesh: meshName })).length > 0) {
+      await this.#ensureDefaultHostnameGenerators();
+    }
     const generation = generateMeshServices({
       mesh: meshName,
       zone,
-      enabled: meshServicesMode(mesh.spec) !== 'Disabled',
+      enabled,
       dataplanes,
       meshServices: await manager.list('MeshService', { mesh: meshName }),
       now: this.#now(),
