@@ -134,7 +134,7 @@ export async function startCore(options: CoreOptions): Promise<Core> {
     // Dataplanes are leftovers.
     await manager.ensureDefaultMesh();
     await xds.lifecycle.adoptLeftovers();
-    const serviceModel = options.meshServiceComponents === false ? undefined : await startServiceModel({ manager, events, xds, zone: ZONE_NAME });
+    const serviceModel = options.meshServiceComponents === false ? undefined : await startServiceModel({ manager, events, xds, settings, zone: ZONE_NAME });
     return {
       dataDir: options.dataDir,
       instance: { info: instance.info, takenOver: instance.previous },

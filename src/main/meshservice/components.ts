@@ -1,19 +1,23 @@
 // Starts the service model's zone components (controller.ts) on a running core's pieces.
+import type { Settings } from '../config/settings.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { ResourceManager } from '../manager/resource-manager.js';
 import type { Xds } from '../xds/components.js';
 import { ServiceModelController } from './controller.js';
 
-/** Kuma's default `meshService.deletionGracePeriod`. */
-export const DELETION_GRACE_PERIOD_MS = 60 * 60 * 1000;
-
-export async function startServiceModel(deps: { manager: ResourceManager; events: EventBus; xds: Xds; zone: string }): Promise<ServiceModelController> {
+export async function startServiceModel(deps: {
+  manager: ResourceManager;
+  events: EventBus;
+  xds: Xds;
+  settings: Settings;
+  zone: string;
+}): Promise<ServiceModelController> {
   const { statusTracker, identities } = deps.xds;
   const controller = new ServiceModelController({
     manager: deps.manager,
     events: deps.events,
     zone: deps.zone,
-    deletionGracePeriodMs: DELETION_GRACE_PERIOD_MS,
+    deletionGracePeriodMs: () => deps.settings.get('meshService.deletionGracePeriod'),
     proxyFacts: ({ meta }) => {
       const proxyId = `${meta.mesh}.${meta.name}`;
       return { online: statusTracker.status(proxyId)?.online ?? false, certificateIssued: identities.status(proxyId) !== undefined };

@@ -23,8 +23,8 @@ export interface ServiceModelControllerOptions {
   events: EventBus;
   /** The control plane's zone. */
   zone: string;
-  /** Kuma's `meshService.deletionGracePeriod` (1h). */
-  deletionGracePeriodMs: number;
+  /** Kuma's `meshService.deletionGracePeriod` (setting `meshService.deletionGracePeriod`, 1h), read on every pass. */
+  deletionGracePeriodMs: () => number;
   /** Whether a Dataplane's proxy is online and holds a certificate. */
   proxyFacts: (dataplane: DataplaneResource) => ProxyFacts;
   /** Subscribes to proxies going on- or offline; returns the unsubscribe. */
@@ -58,6 +58,8 @@ export class ServiceModelController {
     for (const type of DESTINATION_TYPES) this.#vips.seed(await manager.list(type));
     this.#unsubscribe.push(
       this.#options.events.subscribe((event) => {
+        // A shorter grace period may end one that is running.
+        if (event.topic === 'settings.changed' && 'meshService.deletionGracePeriod' in event.changed) this.schedule(ALL_MESHES);
         if (event.topic !== 'resource.changed') return;
         const { type, mesh, name } = event.key;
         if (type === 'HostnameGenerator') this.schedule(ALL_MESHES);
@@ -154,7 +156,7 @@ export class ServiceModelController {
       dataplanes,
       meshServices: await manager.list('MeshService', { mesh: meshName }),
       now: this.#now(),
-      deletionGracePeriodMs: this.#options.deletionGracePeriodMs,
+      deletionGracePeriodMs: this.#options.deletionGracePeriodMs(),
     });
     for (const [name, conflicting] of generation.conflicts) {
       console.warn(`meshservice: MeshService "${name}" in mesh "${meshName}": port conflict, ports must be identical across Dataplane inbounds grouped into a single MeshService (${conflicting.join(', ')})`);
