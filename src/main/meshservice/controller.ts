@@ -144,17 +144,19 @@ export class ServiceModelController {
       throw error;
     });
     if (mesh === undefined) return;
-    const dataplanes = await manager.list('Dataplane', { mesh: meshName });
     const enabled = meshServicesMode(mesh.spec) !== 'Disabled';
-    if (enabled || (await manager.list('MeshService', { mesh: meshName })).length > 0 || (await manager.list('MeshExternalService', { mesh: meshName })).length > 0) {
-      await this.#ensureDefaultHostnameGenerators();
-    }
+    const meshServices = await manager.list('MeshService', { mesh: meshName });
+    const inUse = enabled || meshServices.length > 0 || (await manager.list('MeshExternalService', { mesh: meshName })).length > 0;
+    // A mesh that does not use the model (every mesh before it existed) costs no Dataplane read.
+    if (!inUse && (await manager.list('MeshMultiZoneService', { mesh: meshName })).length === 0) return;
+    if (inUse) await this.#ensureDefaultHostnameGenerators();
+    const dataplanes = await manager.list('Dataplane', { mesh: meshName });
     const generation = generateMeshServices({
       mesh: meshName,
       zone,
       enabled,
       dataplanes,
-      meshServices: await manager.list('MeshService', { mesh: meshName }),
+      meshServices,
       now: this.#now(),
       deletionGracePeriodMs: this.#options.deletionGracePeriodMs(),
     });
