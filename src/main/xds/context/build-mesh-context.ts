@@ -11,6 +11,7 @@ import {
 import type { PolicyResource } from '../../policies/core/policy.js';
 import type { PolicyType } from '../../../shared/policy-types.js';
 import { ZONE_TAG } from '../../resources/computed-labels.js';
+import { configurationInput, NO_DESTINATIONS, type DestinationResource, type MeshDestinations } from '../../meshservice/destinations.js';
 import type { Endpoint, MeshContext } from './mesh-context.js';
 import { withZoneTags } from './zone-tag.js';
 
@@ -27,9 +28,10 @@ export function buildMeshContext(
   dataplanes: readonly DataplaneResource[],
   {
     policies = [],
-    hash = hashMeshContextInputs(mesh, dataplanes, policies),
+    destinations = NO_DESTINATIONS,
+    hash = hashMeshContextInputs(mesh, dataplanes, policies, destinations),
     zone,
-  }: { policies?: readonly PolicyResource[]; hash?: string; zone?: string } = {},
+  }: { policies?: readonly PolicyResource[]; destinations?: MeshDestinations; hash?: string; zone?: string } = {},
 ): MeshContext {
   const sorted = sortedByName(dataplanes).map((dataplane) => (zone === undefined ? dataplane : withZoneTags(dataplane, mesh, zone)));
   for (const dataplane of sorted) {
@@ -48,6 +50,11 @@ export function buildMeshContext(
     protocolByService: new Map([...endpoints].map(([service, each]) => [service, protocolOfEndpoints(each)])),
     policies: sortedPolicies,
     policiesByType: byType(sortedPolicies),
+    destinations: {
+      meshServices: sortedByName(destinations.meshServices),
+      meshExternalServices: sortedByName(destinations.meshExternalServices),
+      meshMultiZoneServices: sortedByName(destinations.meshMultiZoneServices),
+    },
     hash,
   };
 }
@@ -65,6 +72,7 @@ export function hashMeshContextInputs(
   mesh: MeshResource,
   dataplanes: readonly DataplaneResource[],
   policies: readonly PolicyResource[] = [],
+  destinations: MeshDestinations = NO_DESTINATIONS,
 ): string {
   const hash = createHash('sha256').update(canonicalJson({ name: mesh.meta.name, version: mesh.meta.version, spec: mesh.spec }));
   for (const dataplane of sortedByName(dataplanes)) hash.update('\n').update(dataplaneInput(dataplane));
@@ -72,6 +80,10 @@ export function hashMeshContextInputs(
   for (const policy of policies) {
     const { name, version, labels } = policy.meta;
     hash.update('\n').update(canonicalJson({ type: policy.type, name, version, labels, spec: policy.spec }));
+  }
+  const lists: readonly (readonly DestinationResource[])[] = [destinations.meshServices, destinations.meshExternalServices, destinations.meshMultiZoneServices];
+  for (const list of lists) {
+    for (const destination of sortedByName(list)) hash.update('\n').update(canonicalJson(configurationInput(destination)));
   }
   return hash.digest('hex');
 }
@@ -143,8 +155,8 @@ export function protocolFromTags(tags: Tags): Protocol {
   return PROTOCOLS.find((protocol) => protocol === tags[PROTOCOL_TAG]) ?? 'tcp';
 }
 
-function sortedByName(dataplanes: readonly DataplaneResource[]): DataplaneResource[] {
-  return [...dataplanes].sort((a, b) => compareStrings(a.meta.name, b.meta.name));
+function sortedByName<R extends { meta: { name: string } }>(resources: readonly R[]): R[] {
+  return [...resources].sort((a, b) => compareStrings(a.meta.name, b.meta.name));
 }
 
 function compareEndpoints(a: Endpoint, b: Endpoint): number {
