@@ -294,7 +294,7 @@ export function resourceRoutes(manager: ResourceManager): Route[] {
 }
 
 /**
- * Kuma's other mesh-scoped types (MeshServices, MeshGateways…), which meshdesk does not store: the mesh is
+ * Kuma's other mesh-scoped types (MeshGateways…), which meshdesk does not store: the mesh is
  * checked first, as Kuma does. Last in the router, so that it shadows no other `/meshes/{mesh}/…` path.
  */
 export function unservedCollectionRoute(manager: ResourceManager): Route {
@@ -303,7 +303,7 @@ export function unservedCollectionRoute(manager: ResourceManager): Route {
     path: '/meshes/:mesh/:collection',
     handler: async ({ params }) => {
       await titled('Failed to retrieve Mesh', () => manager.get('Mesh', { mesh: '', name: params.mesh! }));
-      throw new ApiError(404, 'Not found', `meshdesk does not serve ${params.collection}: it stores Meshes, Dataplanes and the policies GET /_resources lists`);
+      throw new ApiError(404, 'Not found', `meshdesk does not serve ${params.collection}: it stores the types GET /_resources lists`);
     },
   };
 }
