@@ -11,7 +11,7 @@ import type { DataplaneResource, Resource, ResourceKey } from '../../shared/reso
 import type { EventBus } from '../events/event-bus.js';
 import type { ResourceManager } from '../manager/resource-manager.js';
 import { meshServicesMode } from '../resources/mesh-validator.js';
-import { ResourceAlreadyExistsError, ResourceConflictError, ResourceNotFoundError } from '../store/errors.js';
+import { ResourceAlreadyExistsError, ResourceConflictError, ResourceNotFoundError, ResourcePreconditionError } from '../store/errors.js';
 import { defaultHostnameGenerators } from './default-hostname-generators.js';
 import { generateMeshServices, isLocalMeshService } from './generator.js';
 import { selectedDataplanes } from './match.js';
@@ -106,7 +106,7 @@ export class ServiceModelController {
             await this.#pass(mesh);
           } catch (error) {
             // A write that lost a race is done again by the pass its own event schedules.
-            if (error instanceof ResourceConflictError || error instanceof ResourceNotFoundError || error instanceof ResourceAlreadyExistsError) continue;
+            if (error instanceof ResourceConflictError || error instanceof ResourceNotFoundError || error instanceof ResourceAlreadyExistsError || error instanceof ResourcePreconditionError) continue;
             console.error(`meshservice: pass over mesh "${mesh}" failed:`, error);
           }
         }
