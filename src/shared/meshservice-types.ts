@@ -13,7 +13,6 @@ export function isMeshServiceModelType(type: string): type is MeshServiceModelTy
 export type DestinationType = Exclude<MeshServiceModelType, 'HostnameGenerator'>;
 
 export type MeshServicesMode = 'Disabled' | 'Everywhere' | 'ReachableBackends' | 'Exclusive';
-export const MESH_SERVICES_MODES: readonly MeshServicesMode[] = ['Disabled', 'Everywhere', 'ReachableBackends', 'Exclusive'];
 
 export interface MeshServicePort {
   name?: string;

@@ -115,4 +115,23 @@ describe('service model components', () => {
     await put('second');
     expect((await get(core, '/meshes/default/meshservices/second')).status.vips).toEqual([{ ip: '241.0.0.1' }]);
   });
+
+  it('writes a status without touching the MeshContext, so no proxy is regenerated for it; a new VIP does change it', async () => {
+    const core = await startTestCore();
+    await putResource(core.api.url, '/meshes/default', { type: 'Mesh', name: 'default', meshServices: { mode: 'Everywhere' } });
+    await putResource(core.api.url, '/meshes/default/dataplanes/web-1', dataplane('web-1', '10.0.0.1'));
+    await core.serviceModel!.settled();
+    core.settings.update({ 'store.cache.expirationTime': '0s' }); // every read below goes to the store
+    const before = await core.xds.meshContexts.get('default');
+    expect(before.destinations.meshServices.map(({ meta }) => meta.name)).toEqual(['web']);
+    const web = before.destinations.meshServices[0]!;
+    const key = { type: 'MeshService' as const, mesh: 'default', name: 'web' };
+    // What the status updater writes when the proxy connects: counts only.
+    await core.manager.writeStatuses([{ key, status: { ...web.status, dataplaneProxies: { connected: 1, healthy: 1, total: 1 } } }]);
+    const afterCounts = await core.xds.meshContexts.get('default');
+    expect(afterCounts.destinations.meshServices[0]!.status?.dataplaneProxies).toEqual(web.status?.dataplaneProxies);
+    expect(afterCounts).toBe(before);
+    await core.manager.writeStatuses([{ key, status: { ...web.status, vips: [{ ip: '241.0.0.99' }] } }]);
+    expect((await core.xds.meshContexts.get('default')).hash).not.toBe(before.hash);
+  });
 });
