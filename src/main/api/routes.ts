@@ -16,6 +16,7 @@ import { policyInspectionRoutes, type PolicyInspectionDependencies } from './pol
 import { policyPreviewRoutes, type PolicyPreviewDependencies } from './policy-preview-routes.js';
 import { resourceRoutes, unservedCollectionRoute } from './resource-routes.js';
 import { serviceModelRoutes } from '../meshservice/routes.js';
+import { ZONE_NAME } from '../resources/computed-labels.js';
 import { Router } from './router.js';
 import { settingsRoutes } from './settings-routes.js';
 import { statsRoutes } from './stats-routes.js';
@@ -59,7 +60,7 @@ export function createApiRouter(deps: ApiDependencies): Router {
     ...mtlsRoutes(deps),
     ...permissionRoutes(deps),
     ...resourceRoutes(deps.manager),
-    ...serviceModelRoutes(deps.manager),
+    ...serviceModelRoutes(deps.manager, ZONE_NAME),
     ...transferRoutes(deps.manager),
     ...settingsRoutes(deps.settings),
     ...bootstrapRoutes(deps),

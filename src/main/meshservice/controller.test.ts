@@ -49,6 +49,15 @@ describe('service model components', () => {
     expect(web.spec).toMatchObject({ state: 'Available', identities: [{ type: 'ServiceTag', value: 'web' }] });
     expect(await get(core, '/meshes/default/meshservices/web/_hostnames')).toEqual({ items: [{ hostname: 'web.svc.mesh.local', zones: [{ name: 'default' }] }], total: 1 });
     expect(await get(core, '/meshes/default/meshservices/web/_dataplanes')).toMatchObject({ items: [{ name: 'web-1', type: 'Dataplane' }], total: 1 });
+    // Selectors see the zone in the inbounds' tags, as Kuma's Dataplane manager stores it.
+    await putResource(core.api.url, '/meshes/default/meshservices/web-here', {
+      type: 'MeshService',
+      mesh: 'default',
+      name: 'web-here',
+      spec: { selector: { dataplaneTags: { 'kuma.io/service': 'web', 'kuma.io/zone': 'default' } }, ports: [{ port: 80, targetPort: 8080 }] },
+    });
+    expect(await get(core, '/meshes/default/meshservices/web-here/_dataplanes')).toMatchObject({ items: [{ name: 'web-1' }], total: 1 });
+    expect((await get(core, '/meshes/default/meshservices/web-here')).status.dataplaneProxies).toEqual({ healthy: 1, total: 1 });
 
     // A second proxy of web: only web's status and counts change; its version stays (status is written apart).
     await putResource(core.api.url, '/meshes/default/dataplanes/web-2', dataplane('web-2', '10.0.0.3'));

@@ -11,6 +11,7 @@ import type { DataplaneResource, Resource, ResourceKey } from '../../shared/reso
 import type { EventBus } from '../events/event-bus.js';
 import type { ResourceManager } from '../manager/resource-manager.js';
 import { meshServicesMode } from '../resources/mesh-validator.js';
+import { withZoneTags } from '../xds/context/zone-tag.js';
 import { ResourceAlreadyExistsError, ResourceConflictError, ResourceNotFoundError, ResourcePreconditionError } from '../store/errors.js';
 import { defaultHostnameGenerators } from './default-hostname-generators.js';
 import { generateMeshServices, isLocalMeshService } from './generator.js';
@@ -150,7 +151,8 @@ export class ServiceModelController {
     // A mesh that does not use the model (every mesh before it existed) costs no Dataplane read.
     if (!inUse && (await manager.list('MeshMultiZoneService', { mesh: meshName })).length === 0) return;
     if (inUse) await this.#ensureDefaultHostnameGenerators();
-    const dataplanes = await manager.list('Dataplane', { mesh: meshName });
+    // As Kuma stores them: its Dataplane manager writes the zone into every inbound's tags, which selectors can name.
+    const dataplanes = (await manager.list('Dataplane', { mesh: meshName })).map((dataplane) => withZoneTags(dataplane, mesh, zone));
     const generation = generateMeshServices({
       mesh: meshName,
       zone,

@@ -8,12 +8,13 @@ import { ZONE_TAG } from '../resources/computed-labels.js';
 import { SERVICE_MODEL_DESCRIPTORS } from './descriptors.js';
 import { generateHostname } from './hostnames.js';
 import { selectedDataplanes } from './match.js';
+import { withZoneTags } from '../xds/context/zone-tag.js';
 
 const DESTINATION_PATHS = new Map(
   SERVICE_MODEL_DESCRIPTORS.filter((descriptor) => descriptor.type !== 'HostnameGenerator').map((descriptor) => [descriptor.path, descriptor.type as DestinationType]),
 );
 
-export function serviceModelRoutes(manager: ReadOnlyResourceManager): Route[] {
+export function serviceModelRoutes(manager: ReadOnlyResourceManager, zone: string): Route[] {
   return [
     {
       method: 'GET',
@@ -21,8 +22,10 @@ export function serviceModelRoutes(manager: ReadOnlyResourceManager): Route[] {
       handler: async ({ params }) => {
         const mesh = params.mesh!;
         const meshService = await titled('Could not retrieve a resource', () => manager.get('MeshService', { mesh, name: params.name! }));
-        const dataplanes = selectedDataplanes(meshService.spec, await manager.list('Dataplane', { mesh }));
-        const items = dataplanes.map(({ type, meta }) => ({ labels: meta.labels, mesh: meta.mesh, name: meta.name, type }));
+        const meshResource = await titled('Failed to retrieve Mesh', () => manager.get('Mesh', { mesh: '', name: mesh }));
+        // With the zone in their inbounds' tags, as Kuma stores them.
+        const stored = (await manager.list('Dataplane', { mesh })).map((dataplane) => withZoneTags(dataplane, meshResource, zone));
+        const items = selectedDataplanes(meshService.spec, stored).map(({ type, meta }) => ({ labels: meta.labels, mesh: meta.mesh, name: meta.name, type }));
         return { json: { items, total: items.length } };
       },
     },
