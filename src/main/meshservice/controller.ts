@@ -96,7 +96,12 @@ export class ServiceModelController {
     try {
       // The rest of this event-loop turn's writes join the pass.
       await new Promise((resolve) => setImmediate(resolve));
+      let tookMs = 0;
       while (this.#pending.size > 0 && !this.#closed) {
+        // After a pass, a pause as long as it took: in a storm of registrations, passes take at
+        // most half of the event loop, and each covers every change that came meanwhile.
+        if (tookMs > 0) await new Promise((resolve) => setTimeout(resolve, tookMs));
+        const startedAt = performance.now();
         const requested = [...this.#pending];
         this.#pending.clear();
         const meshes = requested.includes(ALL_MESHES)
@@ -111,6 +116,7 @@ export class ServiceModelController {
             console.error(`meshservice: pass over mesh "${mesh}" failed:`, error);
           }
         }
+        tookMs = performance.now() - startedAt;
       }
     } finally {
       this.#running = undefined;
