@@ -43,7 +43,8 @@ export class ServiceModelController {
   readonly #vips = new VipAllocator();
   readonly #pending = new Set<string>();
   #running: Promise<void> | undefined;
-  #deadlineTimer: NodeJS.Timeout | undefined;
+  /** Per mesh, the wake-up at the end of its earliest running grace period. */
+  readonly #deadlineTimers = new Map<string, NodeJS.Timeout>();
   #closed = false;
   #defaultsMade = false;
   readonly #unsubscribe: (() => void)[] = [];
@@ -88,7 +89,8 @@ export class ServiceModelController {
   async close(): Promise<void> {
     this.#closed = true;
     for (const unsubscribe of this.#unsubscribe) unsubscribe();
-    clearTimeout(this.#deadlineTimer);
+    for (const timer of this.#deadlineTimers.values()) clearTimeout(timer);
+    this.#deadlineTimers.clear();
     await this.settled();
   }
 
@@ -104,14 +106,11 @@ export class ServiceModelController {
         const startedAt = performance.now();
         const requested = [...this.#pending];
         this.#pending.clear();
-        const meshes = requested.includes(ALL_MESHES)
-          ? (await this.#options.manager.list('Mesh')).map(({ meta }) => meta.name)
-          : requested;
-        for (const mesh of meshes) {
+        for (const mesh of await this.#meshesOf(requested)) {
           try {
             await this.#pass(mesh);
           } catch (error) {
-            // A write that lost a race is done again by the pass its own event schedules.
+            // A write that lost a race is done again by the pass the winner's event schedules.
             if (error instanceof ResourceConflictError || error instanceof ResourceNotFoundError || error instanceof ResourceAlreadyExistsError || error instanceof ResourcePreconditionError) continue;
             console.error(`meshservice: pass over mesh "${mesh}" failed:`, error);
           }
@@ -123,11 +122,22 @@ export class ServiceModelController {
     }
   }
 
+  /** The meshes a request names; `*` is every mesh, and a store that cannot list them is logged, not thrown. */
+  async #meshesOf(requested: readonly string[]): Promise<string[]> {
+    if (!requested.includes(ALL_MESHES)) return [...requested];
+    try {
+      return (await this.#options.manager.list('Mesh')).map(({ meta }) => meta.name);
+    } catch (error) {
+      console.error('meshservice: cannot list the meshes for a pass:', error);
+      return [];
+    }
+  }
+
   /**
    * Kuma's universal zone creates its default HostnameGenerators at start; meshdesk does when the
    * service model is first used (a mesh not Disabled, or a MeshService or MeshExternalService made
    * by hand), so that a meshdesk that never uses it stores, lists and exports nothing more than before.
-   * They are made once: one a user deletes stays deleted until another mesh turns the model on.
+   * Once per run, as Kuma's at start: one a user deletes comes back at the next start that uses the model.
    */
   async #ensureDefaultHostnameGenerators(): Promise<void> {
     if (this.#defaultsMade) return;
@@ -180,11 +190,17 @@ export class ServiceModelController {
 
   /** The grace period's end wakes the mesh's next pass (Kuma's generator finds it on its next tick). */
   #scheduleDeadline(mesh: string, deadline: number | undefined): void {
+    clearTimeout(this.#deadlineTimers.get(mesh));
+    this.#deadlineTimers.delete(mesh);
     if (deadline === undefined || this.#closed) return;
     const delay = Math.max(0, deadline - this.#now().getTime()) + 1;
-    // Node's timers hold at most ~24.8 days; a longer grace period is woken by any other change first, or re-armed here.
-    this.#deadlineTimer = setTimeout(() => this.schedule(mesh), Math.min(delay, 2 ** 31 - 1));
-    this.#deadlineTimer.unref();
+    // Node's timers hold at most ~24.8 days: a longer grace period is re-armed by the pass this one wakes.
+    const timer = setTimeout(() => {
+      this.#deadlineTimers.delete(mesh);
+      this.schedule(mesh);
+    }, Math.min(delay, 2 ** 31 - 1));
+    timer.unref();
+    this.#deadlineTimers.set(mesh, timer);
   }
 
   async #updateStatuses(meshName: string, dataplanes: readonly DataplaneResource[], mtlsEnabled: boolean): Promise<void> {
