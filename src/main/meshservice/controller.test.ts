@@ -143,4 +143,35 @@ describe('service model components', () => {
     await core.manager.writeStatuses([{ key, status: { ...web.status, vips: [{ ip: '241.0.0.99' }] } }]);
     expect((await core.xds.meshContexts.get('default')).hash).not.toBe(before.hash);
   });
+
+  it('names MeshServices by a user HostnameGenerator: its template, a collision and a template error as conditions', async () => {
+    const core = await startTestCore();
+    const put = (name: string, labels: Record<string, string>) =>
+      putResource(core.api.url, `/meshes/default/meshservices/${name}`, { type: 'MeshService', mesh: 'default', name, labels, spec: { ports: [{ port: 80 }] } });
+    await put('orders', { team: 'shop', tier: 'gold' });
+    await core.serviceModel!.settled();
+    await put('payments', { team: 'shop', tier: 'gold' });
+    await put('search', { tier: 'gold' });
+    await putResource(core.api.url, '/hostnamegenerators/by-team', {
+      type: 'HostnameGenerator',
+      name: 'by-team',
+      spec: { template: '{{ label "team" }}.{{ .Mesh }}.{{ .Zone }}.internal', selector: { meshService: { matchLabels: { tier: 'gold' } } } },
+    });
+    const generatorStatus = async (name: string) =>
+      ((await get(core, `/meshes/default/meshservices/${name}`)).status.hostnameGenerators as { hostnameGeneratorRef: { coreName: string } }[]).find(
+        ({ hostnameGeneratorRef }) => hostnameGeneratorRef.coreName === 'by-team',
+      );
+    expect((await get(core, '/meshes/default/meshservices/orders')).status.addresses).toContainEqual({
+      hostname: 'shop.default.default.internal',
+      origin: 'HostnameGenerator',
+      hostnameGeneratorRef: { coreName: 'by-team' },
+    });
+    expect(await generatorStatus('payments')).toEqual({
+      hostnameGeneratorRef: { coreName: 'by-team' },
+      conditions: [{ type: 'Generated', status: 'False', reason: 'Collision', message: 'Hostname collision with MeshService: payments' }],
+    });
+    expect((await generatorStatus('search'))!).toMatchObject({ conditions: [{ type: 'Generated', status: 'False', reason: 'TemplateError' }] });
+    expect(await get(core, '/hostnamegenerators/by-team')).toMatchObject({ type: 'HostnameGenerator', name: 'by-team', labels: { 'kuma.io/origin': 'zone', 'kuma.io/zone': 'default' } });
+    expect(await get(core, '/hostnamegenerators/by-team')).not.toHaveProperty('mesh');
+  });
 });
