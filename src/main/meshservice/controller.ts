@@ -10,6 +10,7 @@ import type { DestinationType, MeshExternalServiceStatus, MeshMultiZoneServiceSt
 import type { DataplaneResource, Resource, ResourceKey } from '../../shared/resources.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { ResourceManager } from '../manager/resource-manager.js';
+import { canonicalJson } from '../resources/canonical-json.js';
 import { meshServicesMode } from '../resources/mesh-validator.js';
 import { withZoneTags } from '../xds/context/zone-tag.js';
 import { ResourceAlreadyExistsError, ResourceConflictError, ResourceNotFoundError, ResourcePreconditionError } from '../store/errors.js';
@@ -217,7 +218,7 @@ export class ServiceModelController {
         let next: typeof current = { ...current };
         if (vipsOf(resource).length === 0) next = withVip(type, next, this.#vips.allocate(type));
         const { addresses, hostnameGenerators } = hostnames.get(resource)!;
-        next = { ...withoutEmpty(next, ['addresses', 'hostnameGenerators']), ...(addresses.length > 0 && { addresses }), ...(hostnameGenerators.length > 0 && { hostnameGenerators }) };
+        next = { ...withoutKeys(next, ['addresses', 'hostnameGenerators']), ...(addresses.length > 0 && { addresses }), ...(hostnameGenerators.length > 0 && { hostnameGenerators }) };
         if (type === 'MeshService' && isLocalMeshService(resource)) {
           const meshService = resource as Resource<'MeshService'>;
           const computed = meshServiceStatus({
@@ -248,23 +249,11 @@ export class ServiceModelController {
   }
 }
 
-function withoutEmpty<T extends object>(value: T, keys: readonly string[]): T {
+function withoutKeys<T extends object>(value: T, keys: readonly string[]): T {
   return Object.fromEntries(Object.entries(value).filter(([key]) => !keys.includes(key))) as T;
 }
 
 /** Key order aside, the same JSON. */
 function sameJson(a: unknown, b: unknown): boolean {
-  return canonical(a) === canonical(b);
-}
-
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    return `{${Object.entries(value)
-      .filter(([, field]) => field !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([key, field]) => `${JSON.stringify(key)}:${canonical(field)}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value);
+  return canonicalJson(a) === canonicalJson(b);
 }

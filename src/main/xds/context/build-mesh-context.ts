@@ -10,6 +10,7 @@ import {
 } from '../../../shared/resources.js';
 import type { PolicyResource } from '../../policies/core/policy.js';
 import type { PolicyType } from '../../../shared/policy-types.js';
+import { canonicalJson } from '../../resources/canonical-json.js';
 import { ZONE_TAG } from '../../resources/computed-labels.js';
 import { configurationInput, NO_DESTINATIONS, type DestinationResource, type MeshDestinations } from '../../meshservice/destinations.js';
 import type { Endpoint, MeshContext } from './mesh-context.js';
@@ -168,14 +169,3 @@ function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** JSON with object keys sorted, so that key order in a stored spec cannot change the hash. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value)
-      .filter(([, field]) => field !== undefined)
-      .sort(([a], [b]) => compareStrings(a, b));
-    return `{${entries.map(([key, field]) => `${JSON.stringify(key)}:${canonicalJson(field)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
