@@ -109,3 +109,5 @@ export const MESH_SERVICE_GENERATOR = 'meshservice-generator';
 export const DELETION_GRACE_PERIOD_LABEL = 'kuma.io/deletion-grace-period-started-at';
 export const ENV_LABEL = 'kuma.io/env';
 export const MESH_LABEL = 'kuma.io/mesh';
+/** A Kubernetes resource's namespace; empty in universal, but part of names, KRIs and SNIs. */
+export const NAMESPACE_LABEL = 'k8s.kuma.io/namespace';

@@ -1,7 +1,8 @@
 // Kuma's deprecation warnings for service-model resources (deprecated.go of MeshService,
 // MeshExternalService, MeshMultiZoneService): a PUT still stores the resource and answers them.
-import { DISPLAY_NAME_LABEL, type DestinationType } from '../../shared/meshservice-types.js';
+import { DISPLAY_NAME_LABEL, NAMESPACE_LABEL, type DestinationType } from '../../shared/meshservice-types.js';
 import type { Resource } from '../../shared/resources.js';
+import { ZONE_TAG } from '../resources/computed-labels.js';
 import { dns1035LabelProblems } from '../resources/dns-1035-label.js';
 import { dns1123LabelProblems } from './dns-names.js';
 import { sectionsOf } from './sections.js';
@@ -33,8 +34,8 @@ export function serviceModelWarnings(resource: Pick<Resource, 'type' | 'meta' | 
 function sniProblems(resource: Pick<Resource, 'type' | 'meta'>, name: string, section: string): string[] {
   const { mesh, labels } = resource.meta;
   if (mesh === '' || name === '' || section === '') return ['mesh, name and sectionName must be non-empty'];
-  const zone = labels['kuma.io/zone'] ?? '';
-  const namespace = labels['k8s.kuma.io/namespace'] ?? '';
+  const zone = labels[ZONE_TAG] ?? '';
+  const namespace = labels[NAMESPACE_LABEL] ?? '';
   const fields: [string, string][] = [
     ['mesh', mesh],
     ['name', name],

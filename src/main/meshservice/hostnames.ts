@@ -2,6 +2,7 @@
 // and each type's GenerateHostname): a generator names the resources its selector picks, by template.
 import {
   DISPLAY_NAME_LABEL,
+  NAMESPACE_LABEL,
   type DestinationType,
   type HostnameGeneratorSpec,
 } from '../../shared/meshservice-types.js';
@@ -49,7 +50,7 @@ export function generateHostname(
       data: {
         Name: meta.name,
         DisplayName: meta.labels[DISPLAY_NAME_LABEL] ?? meta.name,
-        Namespace: meta.labels['k8s.kuma.io/namespace'] ?? '',
+        Namespace: meta.labels[NAMESPACE_LABEL] ?? '',
         Mesh: meta.mesh,
         Zone: meta.labels[ZONE_TAG] || localZone,
       },

@@ -1,13 +1,12 @@
 // The service model's resources in Kuma's REST shape (pkg/core/resources/model/rest/v1alpha1): the
 // spec nested, `snis` per section (Kuma's MeshIdentity SNI format, pkg/core/resources/sni), and the
 // status as Kuma's Go structs marshal it (struct fields that are never omitted show as `{}`).
-import { DISPLAY_NAME_LABEL, type MeshServiceModelType } from '../../shared/meshservice-types.js';
+import { DISPLAY_NAME_LABEL, NAMESPACE_LABEL, type MeshServiceModelType } from '../../shared/meshservice-types.js';
 import type { Resource } from '../../shared/resources.js';
+import { ZONE_TAG } from '../resources/computed-labels.js';
 import { SERVICE_MODEL_DESCRIPTORS } from './descriptors.js';
 import { sectionsOf } from './sections.js';
 
-const ZONE_LABEL = 'kuma.io/zone';
-const NAMESPACE_LABEL = 'k8s.kuma.io/namespace';
 
 /** `snis`, `spec` and `status` of a service-model resource, to place after its meta fields. */
 export function serviceModelFields(resource: Resource): Record<string, unknown> {
@@ -20,7 +19,7 @@ export function serviceModelFields(resource: Resource): Record<string, unknown> 
 /** `sni.<short>.<mesh>[.<zone>[.<namespace>]].<name>.<section>`: the zone only for a zone's own resource. */
 export function sniOf({ type, meta }: Pick<Resource, 'type' | 'meta'>, section: string): string {
   const shortName = SERVICE_MODEL_DESCRIPTORS.find((descriptor) => descriptor.type === type)!.shortName;
-  const zone = meta.labels[ZONE_LABEL] ?? '';
+  const zone = meta.labels[ZONE_TAG] ?? '';
   const namespace = meta.labels[NAMESPACE_LABEL] ?? '';
   const name = meta.labels[DISPLAY_NAME_LABEL] ?? meta.name;
   return ['sni', shortName, meta.mesh, ...(zone ? [zone, ...(namespace ? [namespace] : [])] : []), name, section].join('.');

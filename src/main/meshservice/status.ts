@@ -4,6 +4,7 @@
 // and the hostnames of every HostnameGenerator (hostnamegenerator/hostname/generator.go).
 import {
   DISPLAY_NAME_LABEL,
+  NAMESPACE_LABEL,
   type Condition,
   type DestinationStatus,
   type HostnameAddress,
@@ -83,7 +84,7 @@ export function meshMultiZoneServiceStatus(
     .filter((meshService) => matchesLabels(selector, meshService.meta.labels))
     .map(({ meta }) => ({
       name: meta.labels[DISPLAY_NAME_LABEL] ?? meta.name,
-      namespace: meta.labels['k8s.kuma.io/namespace'] ?? '',
+      namespace: meta.labels[NAMESPACE_LABEL] ?? '',
       zone: meta.labels[ZONE_TAG] ?? '',
       mesh: meta.mesh,
     }))
