@@ -9,6 +9,7 @@ import { firstConfig } from './suites/first-config.js';
 import { fleet } from './suites/fleet.js';
 import { generation, policyGeneration } from './suites/generation.js';
 import { hostileParsing } from './suites/hostile-parsing.js';
+import { meshService } from './suites/meshservice.js';
 import { policyBounds } from './suites/policy-bounds.js';
 import { policyWarnings } from './suites/policy-warnings.js';
 import { proxiesView } from './suites/proxies-view.js';
@@ -28,6 +29,7 @@ const SUITES: Record<string, (options: BenchOptions) => Promise<BenchRow[]>> = {
   analysis,
   'policy warnings': policyWarnings,
   'storage lag': storageLag,
+  meshservice: meshService,
 };
 
 const args = process.argv.slice(2);

@@ -20,6 +20,12 @@ export interface CoreOptions {
   portOrigins?: { apiPort?: PortOrigin; adsPort?: PortOrigin };
   /** better-sqlite3's compiled addon to load; the Electron shell passes its Electron-ABI build (SPEC §1). */
   nativeBinding?: string;
+  /**
+   * Runs the zone's service-model components (MeshService generator, VIP allocator, hostname
+   * generator, status updater: meshservice/controller.ts); on unless false. Kuma's api-server tests
+   * run without them, and so do the tests that replay those goldens.
+   */
+  meshServiceComponents?: boolean;
 }
 
 /**

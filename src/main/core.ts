@@ -5,6 +5,9 @@ import { EventStream } from './api/event-stream.js';
 import { CachedManager } from './cache/cached-manager.js';
 import { Settings, type SettingOverrides } from './config/settings.js';
 import type { CoreOptions } from './core-options.js';
+import { startServiceModel } from './meshservice/components.js';
+import type { ServiceModelController } from './meshservice/controller.js';
+import { ZONE_NAME } from './resources/computed-labels.js';
 import { DemoRunner } from './demo/demo-runner.js';
 import { EventBus } from './events/event-bus.js';
 import { DataDirInUseError, InstanceFile, runningOwner, type InstanceInfo } from './instance/instance-file.js';
@@ -35,6 +38,8 @@ export interface Core {
   readonly controlPlaneCert: ControlPlaneCert;
   /** The demo mesh (`npm run demo`, the UI's "Start a demo mesh", `/demo`); stopped first on close. */
   readonly demo: DemoRunner;
+  /** The service model's zone components (MeshService generator, VIPs, hostnames, statuses); absent when turned off. */
+  readonly serviceModel: ServiceModelController | undefined;
   /** Stops listeners first, then closes the storage worker and its database, so no write is cut off half-way, then frees the data directory. */
   close(): Promise<void>;
 }
@@ -131,6 +136,7 @@ export async function startCore(options: CoreOptions): Promise<Core> {
     // Dataplanes are leftovers.
     await manager.ensureDefaultMesh();
     await xds.lifecycle.adoptLeftovers();
+    const serviceModel = options.meshServiceComponents === false ? undefined : await startServiceModel({ manager, events, xds, settings, zone: ZONE_NAME });
     return {
       dataDir: options.dataDir,
       instance: { info: instance.info, takenOver: instance.previous },
@@ -144,9 +150,11 @@ export async function startCore(options: CoreOptions): Promise<Core> {
       api,
       controlPlaneCert,
       demo,
+      serviceModel,
       close: async () => {
         try {
           await demo.stop(); // while the store is open: it deletes what it wrote
+          await serviceModel?.close();
           await api.close();
           await xds.close();
           cachedManager.close();

@@ -1,13 +1,23 @@
 // Kuma universal resources, as stored and as served by the API. Types only: shared by main and renderer.
 import { POLICY_TYPES, type PolicyType } from './policy-types.js';
+import {
+  MESH_SERVICE_TYPES,
+  type HostnameGeneratorSpec,
+  type MeshExternalServiceSpec,
+  type MeshMultiZoneServiceSpec,
+  type MeshServiceModelType,
+  type MeshServiceSpec,
+  type MeshServicesMode,
+  type StatusByType,
+} from './meshservice-types.js';
 
-/** Meshes, Dataplanes and Kuma's targetRef policies, all stored alike. */
-export type ResourceType = 'Mesh' | 'Dataplane' | PolicyType;
-export const RESOURCE_TYPES: readonly ResourceType[] = ['Mesh', 'Dataplane', ...POLICY_TYPES];
+/** Meshes, Dataplanes, Kuma's targetRef policies and its service model (MeshService…), all stored alike. */
+export type ResourceType = 'Mesh' | 'Dataplane' | PolicyType | MeshServiceModelType;
+export const RESOURCE_TYPES: readonly ResourceType[] = ['Mesh', 'Dataplane', ...POLICY_TYPES, ...MESH_SERVICE_TYPES];
 
-/** Every type but Mesh belongs to a mesh. */
+/** Every type but Mesh and HostnameGenerator belongs to a mesh. */
 export function isMeshScoped(type: ResourceType): boolean {
-  return type !== 'Mesh';
+  return type !== 'Mesh' && type !== 'HostnameGenerator';
 }
 
 export type Tags = Record<string, string>;
@@ -54,7 +64,7 @@ export interface MeshSpec {
   routing?: { localityAwareLoadBalancing?: boolean; zoneEgress?: boolean; defaultForbidMeshExternalServiceAccess?: boolean };
   constraints?: { dataplaneProxy?: { requirements?: { tags?: Tags }[]; restrictions?: { tags?: Tags }[] } };
   skipCreatingInitialPolicies?: string[];
-  meshServices?: { mode?: 'Disabled' | 'Everywhere' | 'ReachableBackends' | 'Exclusive' };
+  meshServices?: { mode?: MeshServicesMode };
 }
 
 export interface ServiceProbe {
@@ -162,7 +172,14 @@ export type PolicySpecJson = JsonStruct;
 export type SpecByType = {
   Mesh: MeshSpec;
   Dataplane: DataplaneSpec;
+  MeshService: MeshServiceSpec;
+  MeshExternalService: MeshExternalServiceSpec;
+  MeshMultiZoneService: MeshMultiZoneServiceSpec;
+  HostnameGenerator: HostnameGeneratorSpec;
 } & { [P in PolicyType]: PolicySpecJson };
+
+/** The types with a `status` the control plane writes (and a PUT never does). */
+export type StatusType = keyof StatusByType;
 
 export interface ResourceMeta {
   /** '' for global resources (Mesh). */
@@ -179,12 +196,14 @@ export interface Resource<T extends ResourceType = ResourceType> {
   type: T;
   meta: ResourceMeta;
   spec: SpecByType[T];
+  /** Only the service model's types have one; written by the control plane, never by a PUT. */
+  status?: T extends StatusType ? StatusByType[T] : never;
 }
 
 export type MeshResource = Resource<'Mesh'>;
 export type DataplaneResource = Resource<'Dataplane'>;
 
-/** Identifies one resource. `mesh` is '' for a Mesh. */
+/** Identifies one resource. `mesh` is '' for a global type (Mesh, HostnameGenerator). */
 export interface ResourceKey {
   type: ResourceType;
   mesh: string;
@@ -198,6 +217,11 @@ export interface ResourceInput<T extends ResourceType = ResourceType> {
   name: string;
   labels: Record<string, string>;
   spec: SpecByType[T];
+  /**
+   * A status to store with a new resource (an import, a test's preload); an update keeps the stored
+   * one, and the API never passes one (Kuma's PUT ignores `status`).
+   */
+  status?: Resource<T>['status'];
   /** Present when the writer asks for optimistic concurrency against this version. */
   version?: number;
 }

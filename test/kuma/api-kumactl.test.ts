@@ -122,19 +122,28 @@ describe('kumactl get / apply / delete: items', () => {
     const { resources } = (await call(core, '/_resources')).body;
     expect(resources.map((resource: { name: string }) => resource.name)).toEqual([
       'Dataplane',
+      'HostnameGenerator',
       'Mesh',
       'MeshAccessLog',
       'MeshCircuitBreaker',
+      'MeshExternalService',
       'MeshFaultInjection',
       'MeshHTTPRoute',
       'MeshHealthCheck',
       'MeshLoadBalancingStrategy',
+      'MeshMultiZoneService',
       'MeshRateLimit',
       'MeshRetry',
+      'MeshService',
       'MeshTCPRoute',
       'MeshTimeout',
       'MeshTrafficPermission',
     ]);
+    // The service model (meshservice/descriptors.ts), as kuma-cp 2.14.3 describes it.
+    expect(resources).toContainEqual({
+      name: 'MeshService', singularDisplayName: 'Mesh Service', pluralDisplayName: 'Mesh Services', path: 'meshservices', scope: 'Mesh', readOnly: false, includeInFederation: false, shortName: 'msvc',
+    });
+    expect(resources).toContainEqual(expect.objectContaining({ name: 'HostnameGenerator', path: 'hostnamegenerators', scope: 'Global', shortName: 'hg' }));
     expect(resources).toContainEqual({
       name: 'Mesh', singularDisplayName: 'Mesh', pluralDisplayName: 'Meshes', path: 'meshes', scope: 'Global', readOnly: false, includeInFederation: true, shortName: 'm',
     });

@@ -4,6 +4,9 @@ import { isMeshScoped, type Resource, type ResourceType } from '../../shared/res
 import { isPolicyType } from '../../shared/policy-types.js';
 import type { PolicyResource } from '../policies/core/policy.js';
 import { checkPolicyNow } from './policy-warnings.js';
+import { SERVICE_MODEL_DESCRIPTORS } from '../meshservice/descriptors.js';
+import { serviceModelWarnings } from '../meshservice/deprecations.js';
+import { isMeshServiceModelType } from '../../shared/meshservice-types.js';
 import { POLICY_DESCRIPTORS } from '../policies/descriptors.js';
 import type { ResourceManager } from '../manager/interfaces.js';
 import { SHORT_NAMES, parseKri } from '../resources/kri.js';
@@ -56,6 +59,20 @@ function meshScoped(description: ResourceTypeDescription): Collection {
   };
 }
 
+/** A global type other than Mesh at `/<wsPath>` (HostnameGenerator). */
+function globalScoped(description: ResourceTypeDescription): Collection {
+  return {
+    type: description.name,
+    wsPath: description.path,
+    description,
+    itemPath: `/${description.path}/:name`,
+    listPath: `/${description.path}`,
+    endpoint: `/${description.path}`,
+    meshOf: () => '',
+    nameOf: (params) => params.name!,
+  };
+}
+
 const COLLECTIONS: readonly Collection[] = [
   {
     type: 'Mesh',
@@ -104,6 +121,19 @@ const COLLECTIONS: readonly Collection[] = [
         isTargetRef: true,
         isFromAsRules: descriptor.fromAsRules,
       },
+    }),
+  ),
+  // Kuma's service model (meshservice/): MeshService, MeshExternalService, MeshMultiZoneService, HostnameGenerator.
+  ...SERVICE_MODEL_DESCRIPTORS.map((descriptor) =>
+    (descriptor.scope === 'Mesh' ? meshScoped : globalScoped)({
+      name: descriptor.type,
+      singularDisplayName: descriptor.singularDisplayName,
+      pluralDisplayName: descriptor.pluralDisplayName,
+      path: descriptor.path,
+      scope: descriptor.scope,
+      readOnly: false,
+      includeInFederation: descriptor.includeInFederation,
+      shortName: descriptor.shortName,
     }),
   ),
 ];
@@ -230,7 +260,11 @@ export function resourceRoutes(manager: ResourceManager): Route[] {
             return result;
           });
           // A policy's warnings are about what was written (with the labels the manager computed).
-          const warnings = isPolicyType(written.type) ? (await checkPolicyNow(manager, written as unknown as PolicyResource)).warnings : meshNameWarnings(expected.type, expected.name);
+          const warnings = isPolicyType(written.type)
+            ? (await checkPolicyNow(manager, written as unknown as PolicyResource)).warnings
+            : isMeshServiceModelType(input.type)
+              ? serviceModelWarnings({ type: input.type, meta: { mesh: input.mesh, name: input.name, labels: input.labels, version: 0, creationTime: '', modificationTime: '' }, spec: input.spec })
+              : meshNameWarnings(expected.type, expected.name);
           return { status: created ? 201 : 200, json: warnings.length > 0 ? { warnings } : {} };
         },
       },
@@ -266,7 +300,7 @@ export function resourceRoutes(manager: ResourceManager): Route[] {
 }
 
 /**
- * Kuma's other mesh-scoped types (MeshServices, MeshGateways…), which meshdesk does not store: the mesh is
+ * Kuma's other mesh-scoped types (MeshGateways…), which meshdesk does not store: the mesh is
  * checked first, as Kuma does. Last in the router, so that it shadows no other `/meshes/{mesh}/…` path.
  */
 export function unservedCollectionRoute(manager: ResourceManager): Route {
@@ -275,7 +309,7 @@ export function unservedCollectionRoute(manager: ResourceManager): Route {
     path: '/meshes/:mesh/:collection',
     handler: async ({ params }) => {
       await titled('Failed to retrieve Mesh', () => manager.get('Mesh', { mesh: '', name: params.mesh! }));
-      throw new ApiError(404, 'Not found', `meshdesk does not serve ${params.collection}: it stores Meshes, Dataplanes and the policies GET /_resources lists`);
+      throw new ApiError(404, 'Not found', `meshdesk does not serve ${params.collection}: it stores the types GET /_resources lists`);
     },
   };
 }

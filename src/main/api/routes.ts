@@ -18,6 +18,8 @@ import { policyPreviewRoutes, type PolicyPreviewDependencies } from './policy-pr
 import { proxyConfigRoutes } from './proxy-config-routes.js';
 import { policyWarningsRoutes } from './policy-warnings-routes.js';
 import { resourceRoutes, unservedCollectionRoute } from './resource-routes.js';
+import { serviceModelRoutes } from '../meshservice/routes.js';
+import { ZONE_NAME } from '../resources/computed-labels.js';
 import { Router } from './router.js';
 import { settingsRoutes } from './settings-routes.js';
 import { statsRoutes } from './stats-routes.js';
@@ -63,6 +65,7 @@ export function createApiRouter(deps: ApiDependencies): Router {
     ...permissionRoutes(deps),
     ...analysisRoutes(deps),
     ...resourceRoutes(deps.manager),
+    ...serviceModelRoutes(deps.manager, ZONE_NAME),
     ...transferRoutes(deps.manager),
     ...settingsRoutes(deps.settings),
     ...bootstrapRoutes(deps),

@@ -1,4 +1,4 @@
-import type { Resource, ResourceKey, ResourceType } from '../../shared/resources.js';
+import { isMeshScoped, type Resource, type ResourceKey, type ResourceType } from '../../shared/resources.js';
 import type { ListOptions, ReadOnlyResourceManager } from '../manager/interfaces.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { deepFreeze } from '../../shared/deep-freeze.js';
@@ -80,7 +80,7 @@ export class CachedManager implements ReadOnlyResourceManager {
   }
 
   async list<T extends ResourceType>(type: T, options: ListOptions = {}): Promise<Resource<T>[]> {
-    const mesh = type === 'Mesh' ? '' : (options.mesh ?? '');
+    const mesh = isMeshScoped(type) ? (options.mesh ?? '') : '';
     const read: Read = { operation: 'list', type, mesh };
     const key = listKey(type, mesh);
     const resources = await this.#read(key, read, async () => this.#reuseUnchanged(key, await this.#delegate.list(type, options)));

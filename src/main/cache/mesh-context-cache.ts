@@ -33,7 +33,7 @@ export class MeshContextCache {
   readonly #last = new Map<string, MeshContext>();
   /** The Dataplane list each mesh's last context was checked against, by identity. */
   readonly #lastDataplanes = new Map<string, readonly DataplaneResource[]>();
-  /** The policy lists (one per type, in POLICY_TYPES order) each mesh's last context was checked against, by identity. */
+  /** The policy lists (one per type, in POLICY_TYPES order) and destination lists each mesh's last context was checked against, by identity. */
   readonly #lastPolicyLists = new Map<string, readonly Resource[][]>();
   /** Meshes whose load is waiting for its turn and has not read anything yet. */
   readonly #notReadYet = new Set<string>();
@@ -106,23 +106,29 @@ export class MeshContextCache {
 
   async #read(mesh: string): Promise<MeshContext> {
     try {
-      const [meshResource, dataplanes, ...policyLists] = await Promise.all([
+      const [meshResource, dataplanes, meshServices, meshExternalServices, meshMultiZoneServices, ...policyLists] = await Promise.all([
         this.#cachedManager.get('Mesh', { mesh: '', name: mesh }),
         this.#cachedManager.list('Dataplane', { mesh }),
+        this.#cachedManager.list('MeshService', { mesh }),
+        this.#cachedManager.list('MeshExternalService', { mesh }),
+        this.#cachedManager.list('MeshMultiZoneService', { mesh }),
         ...POLICY_TYPES.map((type) => this.#cachedManager.list(type, { mesh })),
       ]);
+      const destinations = { meshServices, meshExternalServices, meshMultiZoneServices };
+      // Compared by identity with the policy lists: the cached manager hands out the same lists while nothing changed.
+      const inputLists: readonly Resource[][] = [...policyLists, meshServices, meshExternalServices, meshMultiZoneServices];
       const last = this.#last.get(mesh);
       // The cached manager hands out the same objects while nothing changed: no need to hash then.
       const lastPolicyLists = this.#lastPolicyLists.get(mesh);
-      const samePolicies = lastPolicyLists !== undefined && policyLists.every((list, index) => list === lastPolicyLists[index]);
+      const samePolicies = lastPolicyLists !== undefined && inputLists.every((list, index) => list === lastPolicyLists[index]);
       if (last?.mesh === meshResource && this.#lastDataplanes.get(mesh) === dataplanes && samePolicies) return last;
       this.#lastDataplanes.set(mesh, dataplanes);
-      this.#lastPolicyLists.set(mesh, policyLists);
+      this.#lastPolicyLists.set(mesh, inputLists);
       // Each list is the store's, validated on write and on read (broken rows are left out): PolicySpecs.
       const policies = policyLists.flat() as unknown as PolicyResource[];
-      const hash = hashMeshContextInputs(meshResource, dataplanes, policies);
+      const hash = hashMeshContextInputs(meshResource, dataplanes, policies, destinations);
       if (last?.hash === hash) return last;
-      const built = buildMeshContext(meshResource, dataplanes, { policies, hash, zone: ZONE_NAME });
+      const built = buildMeshContext(meshResource, dataplanes, { policies, destinations, hash, zone: ZONE_NAME });
       // The proxies' next ticks find the objects of everything the change did not touch (carried-memo.ts).
       const context = last ? follows(built, last) : built;
       this.#last.set(mesh, context);

@@ -109,6 +109,15 @@ export const SETTINGS = {
     default: 'mtls-meshes',
     appliesLive: true,
   }),
+  'meshService.deletionGracePeriod': duration({
+    description:
+      'How long a MeshService generated from Dataplanes stays after its last Dataplane is gone (labelled kuma.io/deletion-grace-period-started-at meanwhile), ' +
+      "as Kuma's meshService.deletionGracePeriod; a Dataplane coming back keeps it.",
+    default: '1h',
+    min: '0s',
+    max: '720h',
+    appliesLive: true,
+  }),
   'apiServer.port': port({
     description: 'Port of the HTTP API, of Prometheus /metrics and, in headless mode, of the UI; 0 picks any free port.',
     default: 5681,

@@ -59,6 +59,7 @@ describe('Settings', () => {
       'xds.departedProxyRetention': 86_400_000,
       'xds.nackBackoff': 5_000,
       'xds.dataplaneTokens': 'mtls-meshes',
+      'meshService.deletionGracePeriod': 3_600_000,
       'apiServer.port': 5681,
       'xds.port': 5678,
     });

@@ -26,6 +26,12 @@ export interface UpsertOptions<T extends ResourceType = ResourceType> {
   precondition?: (current: Resource<T> | undefined) => void;
 }
 
+/** One status the control plane writes (meshservice/controller.ts). */
+export interface StatusWrite {
+  key: ResourceKey;
+  status: NonNullable<Resource['status']>;
+}
+
 export interface ResourceManager extends ReadOnlyResourceManager {
   /** Validated input only: parse and validate at the boundary first. */
   create<T extends ResourceType>(input: ResourceInput<T>): Promise<Resource<T>>;
@@ -36,6 +42,8 @@ export interface ResourceManager extends ReadOnlyResourceManager {
   /** All or nothing, in one transaction: inputs without `version` are created, with one updated at exactly that version. */
   writeAll(inputs: ResourceInput[]): Promise<UpsertResult[]>;
   delete(key: ResourceKey, options?: { version?: number }): Promise<void>;
+  /** The control plane's statuses of service-model resources, in one commit: no version, no event (a resource deleted meanwhile is skipped). */
+  writeStatuses(writes: readonly StatusWrite[]): Promise<void>;
   /** Stored rows left out of every read because they do not parse or validate, as reads have met them. */
   brokenRows(): BrokenRow[];
 }

@@ -11,7 +11,7 @@ import { StoredResourceCheck } from './stored-resource-check.js';
 import { initialPolicies } from './initial-policies.js';
 import { plural } from '../../shared/plural.js';
 import { RESOURCE_TYPES, isMeshScoped, type Resource, type ResourceInput, type ResourceKey, type ResourceType } from '../../shared/resources.js';
-import type { ListOptions, ResourceManager as ResourceManagerContract, UpsertOptions, UpsertResult } from './interfaces.js';
+import type { ListOptions, ResourceManager as ResourceManagerContract, StatusWrite, UpsertOptions, UpsertResult } from './interfaces.js';
 
 export interface ResourceManagerOptions {
   store: ResourceStore;
@@ -137,6 +137,20 @@ export class ResourceManager implements ResourceManagerContract {
     for (const each of deleted) this.#announce('deleted', each.key, each.version);
   }
 
+  /**
+   * The control plane's statuses of service-model resources (meshservice/controller.ts), in one
+   * commit. Neither a version nor an event: a status is not a user's edit, and announcing it would
+   * wake the writers of the next status. A resource deleted meanwhile is skipped.
+   */
+  async writeStatuses(writes: readonly StatusWrite[]): Promise<void> {
+    if (writes.length === 0) return;
+    await this.#commits.run(() => {
+      for (const { key, status } of writes) {
+        if (this.#store.version(key) !== undefined) this.#store.writeStatus(key, status);
+      }
+    });
+  }
+
   /** Creates the mesh `default` unless it exists (SPEC §3: it exists from the start). */
   async ensureDefaultMesh(): Promise<void> {
     if (this.#store.version(defaultMesh()) !== undefined) return;
@@ -250,5 +264,5 @@ export class ResourceManager implements ResourceManagerContract {
 }
 
 function keyText({ type, mesh, name }: ResourceKey): string {
-  return JSON.stringify([type, type === 'Mesh' ? '' : mesh, name]);
+  return JSON.stringify([type, isMeshScoped(type) ? mesh : '', name]);
 }

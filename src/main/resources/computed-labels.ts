@@ -22,7 +22,8 @@ const LISTENER_LABELS = { ZoneIngress: 'kuma.io/listener-zoneingress', ZoneEgres
  * types a zone provides (Dataplane and the policies; not Mesh) get `kuma.io/origin: zone`,
  * `kuma.io/zone` and `kuma.io/env` unless given; proxies get their `kuma.io/proxy-type`, and
  * `kuma.io/listener-zoneingress` / `-zoneegress: enabled` exactly while they have such a listener.
- * The Mesh, made on the global side in a federation, gets none. A policy gets no
+ * The Mesh, made on the global side in a federation, gets none; a MeshMultiZoneService only its mesh;
+ * a HostnameGenerator (global) no mesh. A policy gets no
  * `kuma.io/policy-role`: Kuma sets it only for policies in a Kubernetes namespace, and in universal
  * every policy has the system role.
  */
@@ -31,9 +32,12 @@ export function computeLabels(
   zone: string,
 ): Record<string, string> {
   if (input.type === 'Mesh') return { ...input.labels };
+  // Kuma's MeshMultiZoneService comes only from a global control plane (not ProvidedByZone).
+  if (input.type === 'MeshMultiZoneService') return { 'kuma.io/mesh': input.mesh, ...input.labels };
   const origin = input.labels?.[KUMA_ORIGIN_LABEL] ?? 'zone';
   const zoneLabels: Record<string, string> = {
-    'kuma.io/mesh': input.mesh,
+    // A HostnameGenerator is global: no mesh.
+    ...(input.type !== 'HostnameGenerator' && { 'kuma.io/mesh': input.mesh }),
     [KUMA_ORIGIN_LABEL]: origin,
     // A resource the global control plane made keeps no zone (Kuma sets these only for other origins).
     ...(origin !== 'global' && { [ZONE_TAG]: zone, 'kuma.io/env': 'universal' }),

@@ -1,5 +1,6 @@
 // Kuma Resource Identifiers (pkg/core/kri/kri.go): `kri_<short>_<mesh>_<zone>_<namespace>_<name>_<section>`.
 import { WORKLOAD_LABEL, type Resource, type ResourceType } from '../../shared/resources.js';
+import { SERVICE_MODEL_DESCRIPTORS } from '../meshservice/descriptors.js';
 import { POLICY_DESCRIPTORS } from '../policies/descriptors.js';
 
 const PREFIX = 'kri';
@@ -14,6 +15,7 @@ export const SHORT_NAMES = {
   Mesh: 'm',
   Dataplane: 'dp',
   ...Object.fromEntries(POLICY_DESCRIPTORS.map((descriptor) => [descriptor.type, descriptor.shortName])),
+  ...Object.fromEntries(SERVICE_MODEL_DESCRIPTORS.map((descriptor) => [descriptor.type, descriptor.shortName])),
 } as Record<ResourceType, string>;
 
 /** What a KRI names; zone and namespace come from the resource's labels, empty when it has none. */

@@ -1,6 +1,8 @@
 // Resources in the Kuma API shape: meta fields and spec fields side by side, as `kumactl get -o yaml` prints them.
 import type { Resource, ResourceInput } from '../../shared/resources.js';
 import { isPolicyType } from '../../shared/policy-types.js';
+import { isMeshServiceModelType } from '../../shared/meshservice-types.js';
+import { serviceModelFields } from '../meshservice/rest-shape.js';
 import { kriOf } from './kri.js';
 
 export const DEFAULT_MESH_NAME = 'default';
@@ -15,15 +17,15 @@ export function toKumaObject(resource: Resource): Record<string, unknown> {
   const { type, meta, spec } = resource;
   return {
     type,
-    ...(type === 'Mesh' ? {} : { mesh: meta.mesh }),
+    ...(type === 'Mesh' || type === 'HostnameGenerator' ? {} : { mesh: meta.mesh }),
     name: meta.name,
     creationTime: meta.creationTime,
     modificationTime: meta.modificationTime,
     ...(Object.keys(meta.labels).length > 0 && { labels: meta.labels }),
     kri: kriOf(resource),
     version: meta.version,
-    // Kuma's policies (v1alpha1 resources) nest their spec; Mesh and Dataplane spread it beside the meta.
-    ...(isPolicyType(type) ? { spec } : spec),
+    // Kuma's policies and service model (v1alpha1 resources) nest their spec; Mesh and Dataplane spread it beside the meta.
+    ...(isMeshServiceModelType(type) ? serviceModelFields(resource) : isPolicyType(type) ? { spec } : spec),
   };
 }
 

@@ -1,6 +1,7 @@
 // Kuma v2.14.3's Mesh validation: the resource rules (pkg/core/resources/apis/mesh/mesh_validator.go) and
 // what the mesh manager checks on create (pkg/core/managers/apis/mesh/mesh_validator.go, builtin CA
 // plugin), with Kuma's field paths and messages.
+import type { MeshServicesMode } from '../../shared/meshservice-types.js';
 import type { MeshSpec } from '../../shared/resources.js';
 import { indexPath } from './field-path.js';
 import { checkMetricsBackend } from './dataplane-validator.js';
@@ -26,6 +27,21 @@ export function checkMeshSpec(spec: MeshSpec, violations: ViolationList): void {
   if (spec.routing?.zoneEgress && !spec.mtls?.enabledBackend) {
     violations.add('mtls', 'has to be set when zoneEgress enabled');
   }
+}
+
+/** Kuma's MeshServicesMode(): `Disabled` unless the mesh says otherwise (mesh_helpers.go). */
+export function meshServicesMode(spec: MeshSpec): MeshServicesMode {
+  return spec.meshServices?.mode ?? 'Disabled';
+}
+
+/**
+ * The spec as Kuma's protobuf JSON prints it back: `meshServices.mode: Disabled` is the enum's zero
+ * value, which protojson leaves out (`meshServices: {}` stays, a set message).
+ */
+export function withoutDefaultMeshServicesMode(spec: MeshSpec): MeshSpec {
+  if (spec.meshServices?.mode !== 'Disabled') return spec;
+  const { mode: _default, ...meshServices } = spec.meshServices;
+  return { ...spec, meshServices };
 }
 
 /** What the mesh manager checks on create and update, after the resource's own rules and its meta. */

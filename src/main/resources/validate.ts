@@ -4,8 +4,10 @@
 // descriptions of kuma-schema.ts), then checked by Kuma's own rules (dataplane-validator.ts,
 // mesh-validator.ts); meta fields follow Kuma's meta_validator.go.
 import { isPolicyType } from '../../shared/policy-types.js';
-import { RESOURCE_TYPES } from '../../shared/resources.js';
-import type { DataplaneSpec, MeshSpec, PolicySpecJson, ResourceInput, ResourceType } from '../../shared/resources.js';
+import { isMeshServiceModelType } from '../../shared/meshservice-types.js';
+import { isMeshScoped, RESOURCE_TYPES } from '../../shared/resources.js';
+import type { DataplaneSpec, MeshSpec, ResourceInput, ResourceType, SpecByType } from '../../shared/resources.js';
+import { checkServiceModelSpec } from '../meshservice/validate.js';
 import { POLICY_DESCRIPTORS } from '../policies/descriptors.js';
 import { checkPolicySpec } from '../policies/core/validate-policy.js';
 import { checkDataplaneSpec, type UncheckedDataplaneSpec } from './dataplane-validator.js';
@@ -14,7 +16,7 @@ import { checkCertLifetimeFloor } from './cert-lifetime-floor.js';
 import { checkListenersDoNotClash } from './listener-clash.js';
 import { checkMeshReference, checkResourceName } from './kuma-rules.js';
 import { DATAPLANE_SPEC, MESH_SPEC } from './kuma-schema.js';
-import { checkMeshCreation, checkMeshSpec } from './mesh-validator.js';
+import { checkMeshCreation, checkMeshSpec, withoutDefaultMeshServicesMode } from './mesh-validator.js';
 import { isJsonObject, readMessage } from './proto-json.js';
 import { ValidationError, ViolationList } from './validation-error.js';
 
@@ -42,10 +44,11 @@ export function validateResource(input: unknown, expected: ExpectedResource = {}
   }
   const violations = new ViolationList();
   const { type, mesh, name, labels, version, creationTime, modificationTime, kri, ...rest } = input;
-  // Kuma's policies (its v1alpha1 resources) carry their spec under `spec`; Mesh and Dataplane beside the meta.
+  // Kuma's policies and service model (its v1alpha1 resources) carry their spec under `spec` (and a
+  // `status`, which a write ignores); Mesh and Dataplane beside the meta.
   // Only a string can name a type: String() of anything else may itself throw (`[{ toString: 0 }]`).
   const declared = expected.type ?? type;
-  const spec = typeof declared === 'string' && isPolicyType(declared) ? rest.spec : rest;
+  const spec = typeof declared === 'string' && hasNestedSpec(declared) ? rest.spec : rest;
   const resource = readResource({ type, mesh, name, labels, version, spec }, expected, violations);
   readOptional(creationTime, 'creationTime', violations, readString);
   readOptional(modificationTime, 'modificationTime', violations, readString);
@@ -59,8 +62,8 @@ export function validateResource(input: unknown, expected: ExpectedResource = {}
 export function validateResourceInput(input: ResourceInput): void {
   const violations = new ViolationList();
   const { type, name, labels, version, spec } = input;
-  // A typed Mesh says "no mesh" with ''; the rules see it as an absent field, as in the API shape.
-  const mesh = type === 'Mesh' && input.mesh === '' ? undefined : input.mesh;
+  // A typed global resource says "no mesh" with ''; the rules see it as an absent field, as in the API shape.
+  const mesh = !isMeshScoped(type) && input.mesh === '' ? undefined : input.mesh;
   const unchecked = { type, mesh, name, labels, version, spec };
   readResource(unchecked, {}, violations);
   violations.throwIfAny(invalidResourceTitle(unchecked, {}));
@@ -89,7 +92,7 @@ function readResource(
   violations: ViolationList,
 ): ResourceInput | undefined {
   const type = expected.type ?? readRequired(resource.type, 'type', violations, readResourceType);
-  const spec = readSpec(type, resource.spec, violations);
+  const spec = readSpec(type, resource.spec, violations, resource);
   violations.throwIfAny(invalidResourceTitle(resource, expected));
   checkExpected(resource, expected, violations);
   const name = readRequired(resource.name, 'name', violations, readResourceName);
@@ -101,10 +104,10 @@ function readResource(
   return withoutUndefined({ type, mesh, name, labels, spec, version }) as ResourceInput;
 }
 
-/** A Mesh is global and has no `mesh`; every other type must name its mesh. */
+/** A Mesh or a HostnameGenerator is global and has no `mesh`; every other type must name its mesh. */
 function readMeshField(type: ResourceType | undefined, value: unknown, violations: ViolationList): string | undefined {
-  if (type === 'Mesh') {
-    if (!isAbsent(value)) violations.add('mesh', 'must not be set: a Mesh does not belong to a mesh');
+  if (type !== undefined && !isMeshScoped(type)) {
+    if (!isAbsent(value)) violations.add('mesh', `must not be set: a ${type} does not belong to a mesh`);
     return '';
   }
   if (type !== undefined) return readRequired(value, 'mesh', violations, readMeshReference);
@@ -119,8 +122,14 @@ function readSpec(
   type: ResourceType | undefined,
   spec: unknown,
   violations: ViolationList,
-): MeshSpec | DataplaneSpec | PolicySpecJson | undefined {
+  meta: Pick<UncheckedResource, 'name' | 'labels'>,
+): SpecByType[ResourceType] | undefined {
   if (type === undefined) return undefined; // Which fields are allowed depends on the type, which is already reported.
+  if (isMeshServiceModelType(type)) {
+    const name = typeof meta.name === 'string' ? meta.name : undefined;
+    const labels = isJsonObject(meta.labels) ? (meta.labels as Record<string, string>) : undefined;
+    return checkServiceModelSpec(type, spec, { name, labels }, violations);
+  }
   if (isPolicyType(type)) {
     // Kuma's schema requires it (its error has no field: `spec in body is required`).
     if (isAbsent(spec)) {
@@ -128,7 +137,7 @@ function readSpec(
       return undefined;
     }
     const descriptor = POLICY_DESCRIPTORS.find((candidate) => candidate.type === type)!;
-    return checkPolicySpec(descriptor, spec, violations) as PolicySpecJson | undefined;
+    return checkPolicySpec(descriptor, spec, violations) as SpecByType[ResourceType] | undefined;
   }
   const readProblems = new ViolationList();
   const read = readMessage(type === 'Mesh' ? MESH_SPEC : DATAPLANE_SPEC, spec, '', readProblems);
@@ -145,7 +154,8 @@ function readSpec(
     // Kuma's rules passed, so the spec is a DataplaneSpec; then meshdesk's own protective rule.
     if (violations.violations.length === before) checkListenersDoNotClash((read as unknown as DataplaneSpec).networking, violations);
   }
-  return violations.violations.length === before ? (read as MeshSpec | DataplaneSpec) : undefined;
+  if (violations.violations.length !== before) return undefined;
+  return type === 'Mesh' ? withoutDefaultMeshServicesMode(read as MeshSpec) : (read as unknown as DataplaneSpec);
 }
 
 // ---- Meta readers -----------------------------------------------------------------------------------------
@@ -237,8 +247,10 @@ function checkExpected(resource: UncheckedResource, expected: ExpectedResource, 
     }
   };
   mismatch('name', expected.name, resource.name);
-  // A Mesh has no mesh: its URL has none to compare (a `mesh` in its body is already a violation).
-  if (resource.type !== 'Mesh') mismatch('mesh', expected.mesh, resource.mesh);
+  // A global resource has no mesh: its URL has none to compare (a `mesh` in its body is already a violation).
+  if (typeof resource.type !== 'string' || !RESOURCE_TYPES.includes(resource.type as ResourceType) || isMeshScoped(resource.type as ResourceType)) {
+    mismatch('mesh', expected.mesh, resource.mesh);
+  }
   mismatch('type', expected.type, resource.type);
 }
 
@@ -249,7 +261,12 @@ function invalidResourceTitle(resource: Partial<UncheckedResource>, expected: Ex
   const name = expected.name ?? text(resource.name);
   const mesh = expected.mesh ?? text(resource.mesh);
   if (type === undefined || name === undefined) return 'resource is not valid';
-  return type === 'Mesh' || mesh === undefined
+  return (type !== undefined && RESOURCE_TYPES.includes(type as ResourceType) && !isMeshScoped(type as ResourceType)) || mesh === undefined
     ? `${type} "${name}" is not valid`
     : `${type} "${name}" in mesh "${mesh}" is not valid`;
+}
+
+/** The types whose spec is nested under `spec` in the API shape: Kuma's v1alpha1 resources. */
+export function hasNestedSpec(type: string): boolean {
+  return isPolicyType(type) || isMeshServiceModelType(type);
 }

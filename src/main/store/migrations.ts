@@ -99,6 +99,9 @@ const MIGRATIONS: readonly string[] = [
      event TEXT NOT NULL,
      PRIMARY KEY (connection_id, number)
    ) WITHOUT ROWID;`,
+  // 9: the status of Kuma's service-model resources (MeshService…), which the control plane writes
+  // apart from spec and labels (meshservice/status-writes.ts); NULL for every other type.
+  `ALTER TABLE resources ADD COLUMN status TEXT;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

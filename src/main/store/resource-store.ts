@@ -1,5 +1,5 @@
 import type { Statement } from 'better-sqlite3';
-import type { Resource, ResourceInput, ResourceKey, ResourceType } from '../../shared/resources.js';
+import { isMeshScoped, type Resource, type ResourceInput, type ResourceKey, type ResourceType } from '../../shared/resources.js';
 import type { Db } from './database.js';
 import { BrokenRows } from './broken-rows.js';
 import { BrokenRowError, ResourceAlreadyExistsError, ResourceConflictError, ResourceNotFoundError } from './errors.js';
@@ -24,6 +24,7 @@ interface ResourceRow {
   labels: string;
   creation_time: string;
   modification_time: string;
+  status: string | null;
 }
 
 /** An inbound of a stored Dataplane, as the port-collision check reads it. */
@@ -73,11 +74,12 @@ export class ResourceStore {
   readonly #countByTypeAndMesh: Statement<[{ type: ResourceType; mesh: string }], number>;
   readonly #inboundsOn: Statement<unknown[], StoredInbound>;
   readonly #db: Db;
-  readonly #insert: Statement<[Omit<WriteParams, 'version'>], ResourceRow>;
+  readonly #insert: Statement<[Omit<WriteParams, 'version'> & { status: string | null }], ResourceRow>;
   readonly #update: Statement<[WriteParams], ResourceRow>;
   readonly #delete: Statement<[ExpectedVersionParams], Pick<ResourceRow, 'type' | 'mesh' | 'name' | 'version'>>;
   readonly #selectVersion: Statement<[KeyParams], number>;
   readonly #deleteInMesh: Statement<[{ mesh: string }], Pick<ResourceRow, 'type' | 'mesh' | 'name' | 'version'>>;
+  readonly #writeStatus: Statement<[KeyParams & { status: string; time: string }], ResourceRow>;
   /** One reusable transaction wrapper; `immediate` takes the write lock up front (see `transaction`). */
   readonly #runInTransaction: { immediate(fn: () => unknown): unknown };
   /** The time of this store's latest write, in ms since the epoch (see `#timestamp`). */
@@ -100,8 +102,8 @@ export class ResourceStore {
       .pluck();
     // ON CONFLICT DO NOTHING only covers the primary key: any other failure still throws.
     this.#insert = db.prepare(
-      `INSERT INTO resources (type, mesh, name, version, spec, labels, creation_time, modification_time)
-       VALUES (@type, @mesh, @name, 1, @spec, @labels, @time, @time)
+      `INSERT INTO resources (type, mesh, name, version, spec, labels, creation_time, modification_time, status)
+       VALUES (@type, @mesh, @name, 1, @spec, @labels, @time, @time, @status)
        ON CONFLICT (type, mesh, name) DO NOTHING
        RETURNING *`,
     );
@@ -117,6 +119,11 @@ export class ResourceStore {
     this.#selectVersion = db.prepare<[KeyParams], number>(`SELECT version FROM resources WHERE ${KEY}`).pluck();
     this.#deleteInMesh = db.prepare(
       "DELETE FROM resources WHERE mesh = @mesh AND type <> 'Mesh' RETURNING type, mesh, name, version",
+    );
+    // A status write keeps the version (it is no user edit: a PUT holding the version still
+    // applies) but moves the modification time, by which the cached manager tells content apart.
+    this.#writeStatus = db.prepare(
+      `UPDATE resources SET status = @status, modification_time = @time WHERE ${KEY} RETURNING *`,
     );
     this.#inboundsOn = this.#prepareInboundsOn();
     this.#runInTransaction = db.transaction((fn: () => unknown) => fn());
@@ -146,7 +153,7 @@ export class ResourceStore {
    */
   list(type: ResourceType, mesh?: string): Resource[] {
     const rows =
-      mesh === undefined || type === 'Mesh'
+      mesh === undefined || !isMeshScoped(type)
         ? this.#selectByType.all({ type })
         : this.#selectByTypeAndMesh.all({ type, mesh });
     const resources: Resource[] = [];
@@ -161,7 +168,7 @@ export class ResourceStore {
   }
 
   count(type: ResourceType, mesh: string): number {
-    return this.#countByTypeAndMesh.get({ type, mesh: type === 'Mesh' ? '' : mesh })!;
+    return this.#countByTypeAndMesh.get({ type, mesh: isMeshScoped(type) ? mesh : '' })!;
   }
 
   /** The inbounds of the mesh's other Dataplanes (all but `name`) on one of `ports` and one of `addresses`. */
@@ -202,7 +209,8 @@ export class ResourceStore {
   /** Stores a new resource at version 1. @throws ResourceAlreadyExistsError */
   create(input: ResourceInput): Resource {
     const key = storageKey(input);
-    const row = this.#insert.get({ ...key, ...this.#content(input), time: this.#timestamp() });
+    const status = input.status === undefined ? null : JSON.stringify(input.status);
+    const row = this.#insert.get({ ...key, ...this.#content(input), status, time: this.#timestamp() });
     if (!row) throw new ResourceAlreadyExistsError(key);
     return toResource(row);
   }
@@ -224,6 +232,17 @@ export class ResourceStore {
       if (!row) this.#explainRejectedWrite(key, input.version);
       return toResource(row);
     });
+  }
+
+  /**
+   * Replaces the status of a service-model resource (MeshService…), leaving spec, labels and version.
+   * @throws ResourceNotFoundError
+   */
+  writeStatus(key: ResourceKey, status: NonNullable<Resource['status']>): Resource {
+    const storedKey = storageKey(key);
+    const row = this.#writeStatus.get({ ...storedKey, status: JSON.stringify(status), time: this.#timestamp() });
+    if (!row) throw new ResourceNotFoundError(storedKey);
+    return toResource(row);
   }
 
   /**
@@ -300,9 +319,9 @@ function globLiteral(text: string): string {
   return text.replace(/[*?[]/g, (wildcard) => `[${wildcard}]`);
 }
 
-/** A Mesh is global: its key is stored with mesh '' whatever the caller passed. */
+/** A global type (Mesh, HostnameGenerator): its key is stored with mesh '' whatever the caller passed. */
 function storageKey(key: ResourceKey): KeyParams {
-  return { type: key.type, mesh: key.type === 'Mesh' ? '' : key.mesh, name: key.name };
+  return { type: key.type, mesh: isMeshScoped(key.type) ? key.mesh : '', name: key.name };
 }
 
 function toResource(row: ResourceRow): Resource {
@@ -317,5 +336,6 @@ function toResource(row: ResourceRow): Resource {
       labels: JSON.parse(row.labels) as Record<string, string>,
     },
     spec: JSON.parse(row.spec),
+    ...(row.status !== null && { status: JSON.parse(row.status) }),
   } as Resource;
 }

@@ -2,7 +2,7 @@
 // resource, or a list `{items, total, next}`), validates all of it, then writes it in one transaction.
 import { isDeepStrictEqual } from 'node:util';
 import type { ImportedResource, ImportReport } from '../../shared/api-types.js';
-import type { Resource, ResourceInput, ResourceKey, Violation } from '../../shared/resources.js';
+import { isMeshScoped, type Resource, type ResourceInput, type ResourceKey, type Violation } from '../../shared/resources.js';
 import type { ResourceManager } from '../manager/interfaces.js';
 import { indexPath, joinPath } from '../resources/field-path.js';
 import { parseResourceDocuments } from '../resources/parse.js';
@@ -81,7 +81,7 @@ export async function importResources(manager: ResourceManager, text: string, op
   const writes: ResourceInput[] = [];
   const resources: ImportedResource[] = [];
   for (const { path, input } of documents) {
-    if (input.type !== 'Mesh' && !meshes.has(input.mesh)) {
+    if (isMeshScoped(input.type) && !meshes.has(input.mesh)) {
       missingMesh.add(joinPath(path, 'mesh'), `${describe(input)}: mesh "${input.mesh}" does not exist and is not in the import`);
     }
     const current = stored.get(keyOf(input));

@@ -8,7 +8,9 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { parseAllDocuments } from 'yaml';
 import { DATABASE_FILE, startCore } from '../../../src/main/core.js';
+import type { CoreOptions } from '../../../src/main/core-options.js';
 import { validateResource } from '../../../src/main/resources/validate.js';
+import type { ResourceInput } from '../../../src/shared/resources.js';
 import { openDatabase } from '../../../src/main/store/database.js';
 import { ResourceStore } from '../../../src/main/store/resource-store.js';
 import { withControlPlaneCert } from '../../support/with-control-plane-cert.js';
@@ -44,11 +46,7 @@ export interface ActionResult {
 
 /** Every case with its actions; kumactl's apply bodies are one more case, PUT into an empty store. */
 export function apiCases(): ApiCase[] {
-  const files = readdirSync(API_CASES);
-  const cases = files
-    .filter((file) => file.endsWith('.input.yaml'))
-    .sort()
-    .map((file) => readCase(file.slice(0, -'.input.yaml'.length), readFileSync(join(API_CASES, file), 'utf8')));
+  const cases = apiCasesIn(API_CASES);
   const kumactlApply = (name: string, path: string): ApiAction => ({
     id: name,
     method: 'PUT',
@@ -65,13 +63,21 @@ export function apiCases(): ApiCase[] {
   return cases;
 }
 
-function readCase(base: string, text: string): ApiCase {
+/** The cases of a folder laid out as Kuma's api-server testdata (`<name>.input.yaml`, `<name>_NN.{request,golden}.json`). */
+export function apiCasesIn(dir: string): ApiCase[] {
+  return readdirSync(dir)
+    .filter((file) => file.endsWith('.input.yaml'))
+    .sort()
+    .map((file) => readCase(dir, file.slice(0, -'.input.yaml'.length), readFileSync(join(dir, file), 'utf8')));
+}
+
+function readCase(dir: string, base: string, text: string): ApiCase {
   const lines = text.split('\n').filter((line) => /^#\/\S* \d{3}/.test(line));
   const actions = lines.map((line, index): ApiAction => {
     const [, path, status, method] = /^#(\S+) (\d{3})(?: method=(\w+))?/.exec(line)!;
     const id = lines.length === 1 ? base : `${base}_${String(index).padStart(2, '0')}`;
-    const request = join(API_CASES, `${id}.request.json`);
-    const golden = join(API_CASES, `${id}.golden.json`);
+    const request = join(dir, `${id}.request.json`);
+    const golden = join(dir, `${id}.golden.json`);
     return {
       id,
       method: method ?? 'GET',
@@ -85,10 +91,10 @@ function readCase(base: string, text: string): ApiCase {
 }
 
 /** Runs a case's actions in order on a fresh core; each result says whether status and body are Kuma's. */
-export async function runApiCase(apiCase: ApiCase): Promise<ActionResult[]> {
+export async function runApiCase(apiCase: ApiCase, options: Partial<CoreOptions> = {}): Promise<ActionResult[]> {
   const dataDir = withControlPlaneCert(mkdtempSync(join(tmpdir(), 'meshdesk-api-case-')));
   const keepsDefault = preload(dataDir, apiCase.preload);
-  const core = await startCore({ dataDir, host: '127.0.0.1', apiPort: 0, adsPort: 0 });
+  const core = await startCore({ dataDir, host: '127.0.0.1', apiPort: 0, adsPort: 0, ...options });
   try {
     if (!keepsDefault) await core.manager.delete({ type: 'Mesh', mesh: '', name: 'default' });
     const results: ActionResult[] = [];
@@ -115,10 +121,14 @@ export async function runApiCase(apiCase: ApiCase): Promise<ActionResult[]> {
  * input has it or puts something in it: answers whether it stays.
  */
 function preload(dataDir: string, text: string): boolean {
+  // A `status` (the service model's) is stored as given, as Kuma's tests store it; a PUT would drop it.
   const inputs = parseAllDocuments(text)
     .map((document) => document.toJS() as unknown)
     .filter((value) => value !== null && value !== undefined)
-    .map((value) => validateResource(value));
+    .map((value) => {
+      const { status } = value as { status?: ResourceInput['status'] };
+      return { ...validateResource(value), ...(status !== undefined && { status }) };
+    });
   const keepsDefault = inputs.some((input) => (input.type === 'Mesh' ? input.name === 'default' : input.mesh === 'default'));
   const db = openDatabase(join(dataDir, DATABASE_FILE));
   try {

@@ -20,6 +20,7 @@ export function withShadowApplied(context: MeshContext): MeshContext {
   if (view === undefined) {
     const built = buildMeshContext(context.mesh, [...context.dataplanesByName.values()], {
       policies: everyPolicy(context),
+      destinations: context.destinations,
       shadow: 'apply',
       hash: `${context.hash}:shadow`,
     });

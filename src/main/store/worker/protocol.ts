@@ -2,7 +2,7 @@ import type { MessagePort } from 'node:worker_threads';
 import type { CoreEvent } from '../../../shared/events.js';
 import type { Resource, ResourceInput, ResourceKey, ResourceType } from '../../../shared/resources.js';
 import type { BrokenRow, HistoryWriteStatus, StorageFailure } from '../../../shared/storage-types.js';
-import type { ListOptions, UpsertResult } from '../../manager/interfaces.js';
+import type { ListOptions, StatusWrite, UpsertResult } from '../../manager/interfaces.js';
 import type { StoredProxy } from '../proxy-records.js';
 import type { SettingRow } from '../settings-table.js';
 import type { NewSnapshotRecord, SnapshotRecord, SnapshotSummary } from '../snapshot-history.js';
@@ -36,6 +36,7 @@ export interface StorageCalls {
   'resources.upsert': (input: ResourceInput) => UpsertResult;
   'resources.writeAll': (inputs: ResourceInput[]) => UpsertResult[];
   'resources.delete': (key: ResourceKey, options: { version?: number }) => void;
+  'resources.writeStatuses': (writes: readonly StatusWrite[]) => void;
   'resources.checkStored': () => void;
   'resources.ensureDefaultMesh': () => void;
   'history.list': (proxyId: string) => SnapshotSummary[];

@@ -1,5 +1,5 @@
 import type { EventBus } from '../../events/event-bus.js';
-import type { ListOptions, ResourceManager, UpsertOptions, UpsertResult } from '../../manager/interfaces.js';
+import type { ListOptions, ResourceManager, StatusWrite, UpsertOptions, UpsertResult } from '../../manager/interfaces.js';
 import type { Resource, ResourceInput, ResourceKey, ResourceType } from '../../../shared/resources.js';
 import type { BrokenRow } from '../../../shared/storage-types.js';
 import { ResourceAlreadyExistsError, ResourceConflictError, ResourceNotFoundError } from '../errors.js';
@@ -64,6 +64,10 @@ export class RemoteResourceManager implements ResourceManager {
 
   async delete(key: ResourceKey, options: { version?: number } = {}): Promise<void> {
     await this.#storage.call('resources.delete', key, options);
+  }
+
+  async writeStatuses(writes: readonly StatusWrite[]): Promise<void> {
+    if (writes.length > 0) await this.#storage.call('resources.writeStatuses', writes);
   }
 
   brokenRows(): BrokenRow[] {

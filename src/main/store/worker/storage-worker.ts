@@ -59,6 +59,7 @@ function start(db: Db): void {
     'resources.upsert': (input) => manager.upsert(input),
     'resources.writeAll': (inputs) => manager.writeAll(inputs),
     'resources.delete': (key, options) => manager.delete(key, options),
+    'resources.writeStatuses': (writes) => manager.writeStatuses(writes),
     'resources.checkStored': () => manager.checkStoredResources(),
     'resources.ensureDefaultMesh': () => manager.ensureDefaultMesh(),
     'history.list': (proxyId) => history.list(proxyId),

@@ -11,7 +11,9 @@ import {
 import type { PolicyResource } from '../../policies/core/policy.js';
 import type { PolicyType } from '../../../shared/policy-types.js';
 import { isShadow } from '../../../shared/policy-effect.js';
+import { canonicalJson } from '../../resources/canonical-json.js';
 import { ZONE_TAG } from '../../resources/computed-labels.js';
+import { configurationInput, NO_DESTINATIONS, type DestinationResource, type MeshDestinations } from '../../meshservice/destinations.js';
 import type { Endpoint, MeshContext } from './mesh-context.js';
 import { withZoneTags } from './zone-tag.js';
 
@@ -29,10 +31,11 @@ export function buildMeshContext(
   dataplanes: readonly DataplaneResource[],
   {
     policies = [],
-    hash = hashMeshContextInputs(mesh, dataplanes, policies),
+    destinations = NO_DESTINATIONS,
+    hash = hashMeshContextInputs(mesh, dataplanes, policies, destinations),
     zone,
     shadow = 'skip',
-  }: { policies?: readonly PolicyResource[]; hash?: string; zone?: string; shadow?: 'skip' | 'apply' } = {},
+  }: { policies?: readonly PolicyResource[]; destinations?: MeshDestinations; hash?: string; zone?: string; shadow?: 'skip' | 'apply' } = {},
 ): MeshContext {
   const sorted = sortedByName(dataplanes).map((dataplane) => (zone === undefined ? dataplane : withZoneTags(dataplane, mesh, zone)));
   for (const dataplane of sorted) {
@@ -49,6 +52,11 @@ export function buildMeshContext(
     endpointsByService: endpoints,
     protocolByService: new Map([...endpoints].map(([service, each]) => [service, protocolOfEndpoints(each)])),
     ...policyParts(policies, shadow),
+    destinations: {
+      meshServices: sortedByName(destinations.meshServices),
+      meshExternalServices: sortedByName(destinations.meshExternalServices),
+      meshMultiZoneServices: sortedByName(destinations.meshMultiZoneServices),
+    },
     hash,
   };
 }
@@ -88,6 +96,7 @@ export function hashMeshContextInputs(
   mesh: MeshResource,
   dataplanes: readonly DataplaneResource[],
   policies: readonly PolicyResource[] = [],
+  destinations: MeshDestinations = NO_DESTINATIONS,
 ): string {
   const hash = createHash('sha256').update(canonicalJson({ name: mesh.meta.name, version: mesh.meta.version, spec: mesh.spec }));
   for (const dataplane of sortedByName(dataplanes)) hash.update('\n').update(dataplaneInput(dataplane));
@@ -95,6 +104,10 @@ export function hashMeshContextInputs(
   for (const policy of policies) {
     const { name, version, labels } = policy.meta;
     hash.update('\n').update(canonicalJson({ type: policy.type, name, version, labels, spec: policy.spec }));
+  }
+  const lists: readonly (readonly DestinationResource[])[] = [destinations.meshServices, destinations.meshExternalServices, destinations.meshMultiZoneServices];
+  for (const list of lists) {
+    for (const destination of sortedByName(list)) hash.update('\n').update(canonicalJson(configurationInput(destination)));
   }
   return hash.digest('hex');
 }
@@ -166,8 +179,8 @@ export function protocolFromTags(tags: Tags): Protocol {
   return PROTOCOLS.find((protocol) => protocol === tags[PROTOCOL_TAG]) ?? 'tcp';
 }
 
-function sortedByName(dataplanes: readonly DataplaneResource[]): DataplaneResource[] {
-  return [...dataplanes].sort((a, b) => compareStrings(a.meta.name, b.meta.name));
+function sortedByName<R extends { meta: { name: string } }>(resources: readonly R[]): R[] {
+  return [...resources].sort((a, b) => compareStrings(a.meta.name, b.meta.name));
 }
 
 function compareEndpoints(a: Endpoint, b: Endpoint): number {
@@ -179,14 +192,3 @@ function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** JSON with object keys sorted, so that key order in a stored spec cannot change the hash. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value)
-      .filter(([, field]) => field !== undefined)
-      .sort(([a], [b]) => compareStrings(a, b));
-    return `{${entries.map(([key, field]) => `${JSON.stringify(key)}:${canonicalJson(field)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}

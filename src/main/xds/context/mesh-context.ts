@@ -2,6 +2,7 @@ import { isShadow } from '../../../shared/policy-effect.js';
 import type { PolicyResource } from '../../policies/core/policy.js';
 import type { PolicyType } from '../../../shared/policy-types.js';
 import type { DataplaneResource, MeshResource, Protocol, Tags } from '../../../shared/resources.js';
+import type { MeshDestinations } from '../../meshservice/destinations.js';
 
 /** One reachable instance of a service: a Dataplane inbound tagged with that service. */
 export interface Endpoint {
@@ -43,6 +44,12 @@ export interface MeshContext {
   shadowPolicies: readonly PolicyResource[];
   /** The same policies grouped by type, each group by name: what a reader of one type's policies reads. */
   policiesByType: ReadonlyMap<PolicyType, readonly PolicyResource[]>;
+  /**
+   * The mesh's MeshServices, MeshExternalServices and MeshMultiZoneServices, each list by name. Data
+   * only: no generator reads them yet (issue 24 part 3). The hash covers what configuration can
+   * depend on (meshservice/destinations.ts), so a status count rewritten regenerates nothing.
+   */
+  destinations: MeshDestinations;
   hash: string;
 }
 

@@ -40,7 +40,7 @@ export function keyFromText(text: string): KeyFromText {
   if (typeof object.name !== 'string' || object.name === '') violations.push({ field: 'name', message: 'is required' });
   if (type !== undefined && isMeshScoped(type) && (typeof object.mesh !== 'string' || object.mesh === '')) violations.push({ field: 'mesh', message: 'is required' });
   if (violations.length > 0) return { violations };
-  return { key: { type: type!, mesh: type === 'Mesh' ? '' : (object.mesh as string), name: object.name as string } };
+  return { key: { type: type!, mesh: type === undefined || isMeshScoped(type) ? (object.mesh as string) : '', name: object.name as string } };
 }
 
 /** What is stored already, so that a template names and ports nothing that exists. */
