@@ -162,16 +162,17 @@ describe('policy warnings in the PUT answer', () => {
           "MeshSubset value for 'targetRef.kind' is deprecated, use Dataplane with labels instead",
           'spec.targetRef {kind: MeshSubset, tags: {kuma.io/service: nobody}} selects no Dataplane of mesh "default": the policy applies to no proxy until one matches',
         ],
+        findings: [],
       },
     });
     expect((await send('GET', '/meshes/default/meshtimeouts/not-yet')).status).toBe(404);
-    expect((await send('PUT', '/meshes/default/meshtimeouts/not-yet', text)).body).toEqual(before.body);
+    expect((await send('PUT', '/meshes/default/meshtimeouts/not-yet', text)).body).toEqual({ warnings: before.body.warnings });
   });
 
   it('answers a policy the PUT would refuse with that refusal, not with warnings', async () => {
     const { send } = await startCore();
     const invalid = await send('POST', '/meshes/default/_policy-warnings', policy('MeshTimeout', 'bad', '  to:\n    - targetRef:\n        kind: Mesh\n      default:\n        connectionTimeout: soon\n'));
-    expect(invalid).toEqual({ status: 200, body: { warnings: [], refusal: { status: 400, title: 'Could not process a resource', detail: 'Resource is not valid' } } });
+    expect(invalid).toEqual({ status: 200, body: { warnings: [], findings: [], refusal: { status: 400, title: 'Could not process a resource', detail: 'Resource is not valid' } } });
     const noMesh = await send('POST', '/meshes/nowhere/_policy-warnings', policy('MeshTimeout', 'bad', '  to: []\n'));
     expect(noMesh.body.refusal).toMatchObject({ status: 404, title: 'Failed to retrieve Mesh' });
   });
