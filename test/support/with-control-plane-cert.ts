@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CONTROL_PLANE_CERT_FILE, CONTROL_PLANE_KEY_FILE, loadOrCreateControlPlaneCert } from '../../src/main/tls/control-plane-cert.js';
-import type { CertAndKey } from '../../src/main/tls/self-signed-cert.js';
+import type { CertAndKey } from '../../src/main/tls/x509.js';
 
 let certificatePair: CertAndKey | undefined;
 

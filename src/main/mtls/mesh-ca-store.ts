@@ -1,7 +1,7 @@
 import { createHash, createPrivateKey, X509Certificate } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CertAndKey } from '../tls/self-signed-cert.js';
+import type { CertAndKey } from '../tls/x509.js';
 import { createMeshCa } from './mesh-ca.js';
 
 /** The folder of the data directory holding every mesh's CA (`<mesh>/<backend>.crt|.key`). */

@@ -1,6 +1,6 @@
 import { createPrivateKey, generateKeyPair, X509Certificate } from 'node:crypto';
 import { promisify } from 'node:util';
-import type { CertAndKey } from '../tls/self-signed-cert.js';
+import type { CertAndKey } from '../tls/x509.js';
 import {
   basicConstraints,
   CLIENT_AUTH,

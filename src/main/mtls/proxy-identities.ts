@@ -1,6 +1,6 @@
 import type { DataplaneResource, MeshResource } from '../../shared/resources.js';
 import { SERVICE_TAG, WORKLOAD_LABEL } from '../../shared/resources.js';
-import type { ProxyKind } from '../xds/generate/proxy.js';
+import type { ProxyKind } from '../../shared/proxy-kind.js';
 import { identityUris, issueIdentityCert, type MultiValueTags } from './mesh-ca.js';
 import { caDigest, type MeshCaStore } from './mesh-ca-store.js';
 import { meshMtls } from './mesh-mtls.js';

@@ -2,7 +2,8 @@ import { createPrivateKey as createPrivateKeyOf, X509Certificate } from 'node:cr
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { createSelfSignedCert, type CertAndKey } from './self-signed-cert.js';
+import { createSelfSignedCert } from './self-signed-cert.js';
+import type { CertAndKey } from './x509.js';
 
 /** Kuma's names for its auto-generated DP server certificate (`~/.kuma/kuma-cp.{crt,key}`). */
 export const CONTROL_PLANE_CERT_FILE = 'kuma-cp.crt';

@@ -8,6 +8,7 @@ import {
   SERVER_AUTH,
   signSelfSigned,
   subjectAltName,
+  type CertAndKey,
 } from './x509.js';
 
 export interface SelfSignedCertOptions {
@@ -20,11 +21,6 @@ export interface SelfSignedCertOptions {
   now?: Date;
 }
 
-/** A certificate and its private key, both PEM. */
-export interface CertAndKey {
-  cert: string;
-  key: string;
-}
 
 /**
  * A self-signed RSA-2048 server certificate that is also its own CA, as Kuma's control plane

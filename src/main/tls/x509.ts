@@ -14,7 +14,12 @@ import {
   unsignedInteger,
   utf8String,
 } from './der.js';
-import type { CertAndKey } from './self-signed-cert.js';
+
+/** A certificate and its private key, both PEM. */
+export interface CertAndKey {
+  cert: string;
+  key: string;
+}
 
 /**
  * Builds and signs X.509 v3 certificates from DER pieces (`der.ts`): the self-signed ADS port

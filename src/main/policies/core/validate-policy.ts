@@ -4,13 +4,13 @@
 import type { Tags } from '../../../shared/resources.js';
 import { fieldPath, indexPath, joinPath } from '../../resources/field-path.js';
 import { checkTags } from '../../resources/kuma-rules.js';
-import { isJsonObject } from '../../resources/proto-json.js';
 import { ViolationList } from '../../resources/validation-error.js';
 import { POLICY_PLUGINS } from '../registry.js';
 import { checkInputBounds } from './input-bounds.js';
 import type { PolicyDescriptor } from './plugin.js';
-import type { PolicySpec, RuleMatch } from './policy.js';
-import { spiffeIdError } from './spiffe-id.js';
+import type { PolicySpec } from './policy.js';
+import { readObject, readString } from './json-readers.js';
+import { checkMatch, readMatch } from './rule-match.js';
 import { readShape, typeMessage } from './spec-shape.js';
 import type { TargetRef, TargetRefKind } from './target-ref.js';
 
@@ -18,8 +18,6 @@ const SPEC = 'spec';
 /** Kuma's NameCharacterSet, for names of the kinds that take one. */
 const NAME_CHARACTERS = /^[0-9a-z._-]*$/;
 const PROXY_TYPES = ['Sidecar', 'Gateway'];
-/** The fields Kuma's Go types have; any other is dropped, as Go's JSON decoding does. */
-const MATCH_FIELDS = ['spiffeID', 'sni'] as const;
 
 /**
  * Reads a policy's spec (the flat resource's spec fields), reporting violations at Kuma's paths
@@ -251,37 +249,6 @@ export function checkTargetRef(ref: TargetRef, path: string, violations: Violati
   }
 }
 
-/** Kuma's ValidateMatch: a spiffeID must parse as a SPIFFE ID; an sni is an Exact RFC 1123 subdomain. */
-export function checkMatch(match: RuleMatch, path: string, violations: ViolationList): void {
-  if (match.spiffeID !== undefined) {
-    const error = spiffeIdError(match.spiffeID.value ?? '');
-    if (error) violations.add(joinPath(path, 'spiffeID'), `must be a valid Spiffe ID: ${error}`);
-  }
-  if (match.sni !== undefined) {
-    const type = match.sni.type as string | undefined;
-    if (!type) violations.add(joinPath(path, 'sni.type'), 'must be set');
-    else if (type !== 'Exact') violations.add(joinPath(path, 'sni.type'), `unrecognized type ${JSON.stringify(type)}, supported values are: Exact`);
-    const value = match.sni.value ?? '';
-    if (value === '') violations.add(joinPath(path, 'sni.value'), 'must be set');
-    else for (const message of dns1123SubdomainErrors(value)) violations.add(joinPath(path, 'sni.value'), message);
-  }
-}
-
-const DNS_1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
-/** Kubernetes' IsDNS1123Subdomain messages. */
-function dns1123SubdomainErrors(value: string): string[] {
-  const errors: string[] = [];
-  if (value.length > 253) errors.push('must be no more than 253 characters');
-  if (!DNS_1123_SUBDOMAIN.test(value)) {
-    errors.push(
-      "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character " +
-        "(e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
-    );
-  }
-  return errors;
-}
-
 function isSet(value: string | Tags | readonly string[] | undefined): boolean {
   if (value === undefined) return false;
   if (typeof value === 'string') return value !== '';
@@ -349,27 +316,6 @@ function readTargetRef(value: unknown, path: string, violations: ViolationList):
   return result as unknown as TargetRef;
 }
 
-/** A match given inside a type's own conf (MeshTrafficPermission's `allow`/`deny` lists), read as `rules[].matches` are. */
-export function readRuleMatch(value: unknown, path: string, violations: ViolationList): RuleMatch | undefined {
-  const match = readObject(value, path, violations);
-  return match && readMatch(match, path, violations);
-}
-
-function readMatch(match: Record<string, unknown>, path: string, violations: ViolationList): RuleMatch {
-  const result: Record<string, unknown> = {};
-  for (const field of MATCH_FIELDS) {
-    const part = readObject(match[field], fieldPath(path, field), violations);
-    if (part === undefined) continue;
-    const read: Record<string, string> = {};
-    for (const key of ['type', 'value']) {
-      const text = readString(part[key], joinPath(fieldPath(path, field), key), violations);
-      if (text !== undefined) read[key] = text;
-    }
-    result[field] = read;
-  }
-  return result as RuleMatch;
-}
-
 type JsonRecord = Record<string, unknown>;
 
 /** A list of objects (each read by `readObjectItem`) or of other values (each read by `readOther`). */
@@ -397,20 +343,6 @@ function readItems<T>(
     }
   });
   return items;
-}
-
-function readObject(value: unknown, path: string, violations: ViolationList): JsonRecord | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (isJsonObject(value)) return value;
-  violations.add(path, typeMessage('object', value));
-  return undefined;
-}
-
-function readString(value: unknown, path: string, violations: ViolationList): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value === 'string') return value;
-  violations.add(path, typeMessage('string', value));
-  return undefined;
 }
 
 function readStringMap(value: unknown, path: string, violations: ViolationList): Record<string, string> | undefined {

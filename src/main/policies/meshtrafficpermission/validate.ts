@@ -1,7 +1,7 @@
 import type { ViolationList } from '../../resources/validation-error.js';
 import { checkList, isRecord, itemDefaults, MUST_BE_DEFINED } from '../core/conf-checks.js';
 import type { PolicySpec } from '../core/policy.js';
-import { checkMatch, readRuleMatch } from '../core/validate-policy.js';
+import { checkMatch, readRuleMatch } from '../core/rule-match.js';
 import { TRAFFIC_ACTIONS, type MeshTrafficPermissionConf } from './api.js';
 
 /** A rule's caller lists, in the order Kuma's validator checks them. */

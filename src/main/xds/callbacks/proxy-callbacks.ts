@@ -1,6 +1,7 @@
 import type { ResourceKey } from '../../../shared/resources.js';
 import type { Node } from '../protocol/ads-service.js';
-import type { ProxyKind, ProxyUserAgent } from '../generate/proxy.js';
+import type { ProxyKind } from '../../../shared/proxy-kind.js';
+import type { ProxyUserAgent } from '../generate/proxy.js';
 
 /** A proxy connected on one ADS stream, as the proxy-level callbacks see it. */
 export interface ConnectedProxy {

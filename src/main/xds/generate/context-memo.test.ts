@@ -4,7 +4,7 @@ import { buildMeshContext } from '../context/build-mesh-context.js';
 import { ENDPOINT_TYPE_URL, CLUSTER_TYPE_URL } from '../protocol/type-urls.js';
 import { memoizedForContext } from './context-memo.js';
 import { generateProxyResources } from './profile.js';
-import type { ProxyKind } from './proxy.js';
+import type { ProxyKind } from '../../../shared/proxy-kind.js';
 
 const TIME = '2026-01-01T00:00:00.000Z';
 const MESH: MeshResource = {

@@ -7,7 +7,8 @@ import { meshMtls } from '../../mtls/mesh-mtls.js';
 import type { ProxyIdentity } from '../../mtls/proxy-identities.js';
 import { buildMeshContext } from '../context/build-mesh-context.js';
 import type { MeshContext } from '../context/mesh-context.js';
-import type { Proxy, ProxyKind } from './proxy.js';
+import type { ProxyKind } from '../../../shared/proxy-kind.js';
+import type { Proxy } from './proxy.js';
 
 interface GeneratorCaseInput {
   /** Says what the case shows; becomes the test name. */

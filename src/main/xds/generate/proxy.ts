@@ -1,3 +1,4 @@
+import type { ProxyKind } from '../../../shared/proxy-kind.js';
 import type { DataplaneResource } from '../../../shared/resources.js';
 import type { ProxyIdentity } from '../../mtls/proxy-identities.js';
 
@@ -6,7 +7,6 @@ import type { ProxyIdentity } from '../../mtls/proxy-identities.js';
  * ("proxyless") only understands API listeners named after the target it dials (`xds:///web`),
  * so the two need different profiles.
  */
-export type ProxyKind = 'envoy' | 'grpc';
 
 /** The proxy configuration is generated for. */
 export interface Proxy {

@@ -3,7 +3,7 @@ import { buildMeshContext } from '../context/build-mesh-context.js';
 import { encodeResource } from '../protocol/encode.js';
 import { XDS_TYPE_URLS } from '../protocol/type-urls.js';
 import { generateProxyResources } from './profile.js';
-import type { ProxyKind } from './proxy.js';
+import type { ProxyKind } from '../../../shared/proxy-kind.js';
 
 const WARM_UP = 'meshdesk-warm-up';
 

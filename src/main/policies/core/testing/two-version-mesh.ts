@@ -5,7 +5,8 @@ import type { DataplaneResource, MeshResource } from '../../../../shared/resourc
 import { validateResource } from '../../../resources/validate.js';
 import { buildMeshContext } from '../../../xds/context/build-mesh-context.js';
 import { generateProxyResources } from '../../../xds/generate/profile.js';
-import type { Proxy, ProxyKind } from '../../../xds/generate/proxy.js';
+import type { ProxyKind } from '../../../../shared/proxy-kind.js';
+import type { Proxy } from '../../../xds/generate/proxy.js';
 import { EnvoyResources } from '../envoy-resources.js';
 import { emptyProxyRules, type ProxyRules } from '../rules.js';
 
