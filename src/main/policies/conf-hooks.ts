@@ -1,5 +1,5 @@
 import type { PolicyType } from '../../shared/policy-types.js';
-import type { PolicyConfHooks } from './core/merge.js';
+import type { PolicyConfHooks } from './core/policy-conf-hooks.js';
 import { meshHTTPRouteConfHooks } from './meshhttproute/rules-conf.js';
 import { meshTCPRouteConfHooks } from './meshtcproute/rules-conf.js';
 

@@ -1,4 +1,4 @@
-import type { PolicyConfHooks } from '../core/merge.js';
+import type { PolicyConfHooks } from '../core/policy-conf-hooks.js';
 import { mergePatches } from '../core/merge-patch.js';
 import type { HttpMatch } from './api.js';
 import { ruleMatchesHash } from './prepare-routes.js';

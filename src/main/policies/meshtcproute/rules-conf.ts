@@ -1,4 +1,4 @@
-import type { PolicyConfHooks } from '../core/merge.js';
+import type { PolicyConfHooks } from '../core/policy-conf-hooks.js';
 import type { ToItem } from '../core/policy.js';
 
 /**
