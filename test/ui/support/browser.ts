@@ -22,7 +22,15 @@ export interface UiPage {
   context: BrowserContext;
   /** Console errors, page errors and failed requests seen so far, in order. */
   errors: string[];
+  /**
+   * Errors the test expects (a proxy with no configuration answers 404 to the detail that asks for
+   * it): left out of the check after the page closes, whenever the page logged them.
+   */
+  expected: ((error: string) => boolean)[];
 }
+
+/** Chromium's line for a request answered 404: what a page asking for something that is not there logs. */
+export const NOT_FOUND = (error: string): boolean => error.includes('status of 404');
 
 /**
  * A fresh browser context on the core's UI at `hash` (`#/proxies`), in the given colour scheme.
@@ -47,7 +55,7 @@ export async function openUi(
     if (!request.url().endsWith('/events') && reason !== 'net::ERR_ABORTED') errors.push(`request failed: ${request.url()} ${reason}`);
   });
   await page.goto(`${apiUrl}/gui/${hash}`);
-  return { page, context, errors };
+  return { page, context, errors, expected: [] };
 }
 
 // Read from the page as expressions: the node-side tsconfig has no DOM types, and needs none.

@@ -28,7 +28,7 @@ export function useUi() {
     for (const { context } of pages) await context.close();
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
     // Checked after closing: an error logged while the test ran must not pass silently.
-    const errors = pages.splice(0).flatMap((page) => page.errors);
+    const errors = pages.splice(0).flatMap((page) => page.errors.filter((error) => !page.expected.some((expected) => expected(error))));
     expect(errors, 'the page logged errors').toEqual([]);
   });
 
