@@ -10,6 +10,8 @@ export default defineConfig({
         input: {
           index: resolve(__dirname, 'src/main/index.ts'),
           headless: resolve(__dirname, 'src/main/headless.ts'),
+          // The thread that reads large request bodies (src/main/api/body-reading): found beside the entries.
+          'body-worker': resolve(__dirname, 'src/main/api/body-reading/body-worker.ts'),
         },
       },
     },

@@ -11,7 +11,10 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const ALL_BUNDLES = join(ROOT, 'out', 'test-bundles');
 const BUNDLES = join(ALL_BUNDLES, String(process.pid));
 
+const BODY_WORKER = 'src/main/api/body-reading/body-worker.ts';
+
 const bundles = new Map<string, Promise<string>>();
+let bodyWorker: Promise<unknown> | undefined;
 
 /**
  * A TypeScript entry point (relative to the project) bundled as it is, packages left external,
@@ -27,16 +30,10 @@ export function bundledEntry(entry: string): Promise<string> {
       mkdirSync(BUNDLES, { recursive: true });
     }
     const outfile = join(BUNDLES, `${basename(entry, '.ts')}.mjs`);
-    bundle = build({
-      entryPoints: [join(ROOT, entry)],
-      outfile,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      packages: 'external',
-      logLevel: 'warning',
-    }).then(() => outfile);
+    const options = { bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning' } as const;
+    // The worker thread that reads large request bodies is found beside the bundle, as in electron-vite's build.
+    bodyWorker ??= build({ ...options, entryPoints: [join(ROOT, BODY_WORKER)], outfile: join(BUNDLES, 'body-worker.js') });
+    bundle = Promise.all([build({ ...options, entryPoints: [join(ROOT, entry)], outfile }), bodyWorker]).then(() => outfile);
     bundles.set(entry, bundle);
   }
   return bundle;

@@ -2,8 +2,8 @@ import type { CachedManager } from '../cache/cached-manager.js';
 import type { Settings } from '../config/settings.js';
 import type { ResourceManager } from '../manager/interfaces.js';
 import type { Metrics } from '../metrics/metrics.js';
-import { bootstrapPreviewRoutes } from './bootstrap-preview-routes.js';
-import { bootstrapRoutes, type BootstrapDependencies } from './bootstrap-routes.js';
+import { bootstrapPreviewRoutes, type BootstrapPreviewDependencies } from './bootstrap-preview-routes.js';
+import { bootstrapRoutes } from './bootstrap-routes.js';
 import { apiIndex } from './control-plane-identity.js';
 import { dataplaneOverviewRoutes } from './dataplane-overview.js';
 import { demoRoutes, type DemoDependencies } from './demo-routes.js';
@@ -27,7 +27,7 @@ export interface ApiDependencies
   extends InspectionDependencies,
     PolicyInspectionDependencies,
     PolicyPreviewDependencies,
-    BootstrapDependencies,
+    BootstrapPreviewDependencies,
     TokenDependencies,
     StorageDependencies,
     KumaDpDependencies,
@@ -57,8 +57,8 @@ export function createApiRouter(deps: ApiDependencies): Router {
     ...dataplaneOverviewRoutes(deps),
     ...mtlsRoutes(deps),
     ...permissionRoutes(deps),
-    ...resourceRoutes(deps.manager),
-    ...transferRoutes(deps.manager),
+    ...resourceRoutes(deps.manager, deps.bodyReader),
+    ...transferRoutes(deps.manager, deps.bodyReader),
     ...settingsRoutes(deps.settings),
     ...bootstrapRoutes(deps),
     ...bootstrapPreviewRoutes(deps),
