@@ -3,6 +3,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import type { BenchOptions, BenchRow } from './measure.js';
+import { attackStalls } from './suites/attack-stalls.js';
 import { cachedReads } from './suites/cached-reads.js';
 import { firstConfig } from './suites/first-config.js';
 import { fleet } from './suites/fleet.js';
@@ -22,6 +23,7 @@ const SUITES: Record<string, (options: BenchOptions) => Promise<BenchRow[]>> = {
   'hostile parsing': hostileParsing,
   'proxy records': proxyRecords,
   'policy bounds': policyBounds,
+  'attack stalls': attackStalls,
 };
 
 const args = process.argv.slice(2);
