@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ApiError } from '../api-error.js';
 import type { BodyJob, BodyJobAnswer } from './body-job.js';
-import { readBodyText, type BodyReaderArgs, type BodyReaderName, type BodyReaderResult } from './body-readers.js';
+import { readBodyText, rememberValidated, type BodyReaderArgs, type BodyReaderName, type BodyReaderResult } from './body-readers.js';
 import { fromCrossingError } from './crossing-errors.js';
 
 /**
@@ -106,7 +106,7 @@ export class BodyReaderPool {
       if (pending === undefined || pending.job.id !== answer.id) return;
       poolWorker.running = undefined;
       worker.unref();
-      if (answer.ok) pending.resolve(answer.value);
+      if (answer.ok) pending.resolve(rememberValidated(pending.job.reader, answer.value as never));
       else pending.reject(fromCrossingError(answer.error));
       this.#dispatch();
     });
