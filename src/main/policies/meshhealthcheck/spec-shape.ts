@@ -1,9 +1,9 @@
-import { defaultsIn, list, object, type SpecShape } from '../core/spec-shape.js';
+import { defaultsIn, headerName, list, object, type SpecShape } from '../core/spec-shape.js';
 import { servedDuration, servedInteger } from '../core/served-value.js';
 
 const HEALTH_CHECK = 'envoy.config.core.v3.HealthCheck';
 
-const headers = list(object({ name: 'string', value: 'string' }, ['name', 'value']));
+const headers = list(object({ name: headerName, value: 'string' }, ['name', 'value']));
 
 /** Kuma's MeshHealthCheck schema (rest.yaml): the `default` of each `to` item. */
 export const meshHealthCheckSpecShape: SpecShape = defaultsIn(

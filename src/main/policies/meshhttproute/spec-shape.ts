@@ -1,9 +1,9 @@
 import { backendRefShape } from '../core/backend-ref.js';
-import { list, object, oneOf, type SpecShape } from '../core/spec-shape.js';
+import { headerName, list, object, oneOf, type SpecShape } from '../core/spec-shape.js';
 import { servedInteger } from '../core/served-value.js';
 
 // Kuma's schema requires both of a header's fields: Envoy refuses a header without a name.
-const header = object({ name: 'string', value: 'string' }, ['name', 'value']);
+const header = object({ name: headerName, value: 'string' }, ['name', 'value']);
 const headerModifier = object({
   set: list(header),
   add: list(header),
@@ -15,8 +15,9 @@ const match = object({
   path: object({ type: oneOf('Exact', 'PathPrefix', 'RegularExpression'), value: 'string' }, ['type']),
   method: 'string',
   // A match needs the name of what it matches: Envoy refuses a header matcher without one.
-  queryParams: list(object({ type: 'string', name: 'string', value: 'string' }, ['name'])),
-  headers: list(object({ type: 'string', name: 'string', value: 'string' }, ['name'])),
+  // Kuma's QueryParamsMatch: every field is required (no omitempty), the type one of its enum.
+  queryParams: list(object({ type: oneOf('Exact', 'RegularExpression'), name: 'string', value: 'string' }, ['type', 'name', 'value'])),
+  headers: list(object({ type: 'string', name: headerName, value: 'string' }, ['name'])),
 });
 
 const filter = object({

@@ -88,4 +88,16 @@ describe.skipIf(!kumaCasesPresent())('MeshRetry validation, against Kuma v2.14.3
       { field: 'spec.to[0].default.conf.http.retriableRequestHeaders[0].name', message: 'must be defined' },
     ]);
   });
+
+  it('names a Prefix header match without a value, which Kuma writes as an empty prefix and Envoy refuses', () => {
+    const violations = new ViolationList();
+    const conf = { http: { retriableResponseHeaders: [{ type: 'Prefix', name: 'x-retry' }] } } as unknown as MeshRetryConf;
+    meshRetryPlugin.validate({ to: [{ targetRef: { kind: 'Mesh' }, default: conf }] }, violations);
+    expect(violations.violations).toEqual([
+      {
+        field: 'spec.to[0].default.conf.http.retriableResponseHeaders[0].value',
+        message: "must be servable: Envoy's StringMatcher.prefix must be at least 1 character(s) long (string.min_len), got 0",
+      },
+    ]);
+  });
 });

@@ -12,6 +12,10 @@ import {
 import type { PolicySpec } from '../core/policy.js';
 import { GRPC_RETRY_ON, HTTP_RETRY_ON, retryOnStatusCode, type BackOff, type MeshRetryConf, type Predicate, type RateLimitedBackOff } from './api.js';
 import { checkRe2 } from '../core/re2-syntax.js';
+import { servedProblems, servedString } from '../core/served-value.js';
+
+/** A `Prefix` header match is Envoy's StringMatcher.prefix, which must not be empty (Kuma writes it as given). */
+const SERVED_PREFIX = servedString('envoy.type.matcher.v3.StringMatcher.prefix');
 
 /**
  * MeshRetry's `to[].default` confs, as Kuma's validator checks them (meshretry/api/v1alpha1/validator.go).
@@ -50,6 +54,7 @@ function validateConf(violations: ViolationList, path: string, conf: MeshRetryCo
       checkList(http[field], `${httpPath}.${field}`, violations).forEach((header, index) => {
         if (!header?.name) violations.add(`${httpPath}.${field}[${index}].name`, MUST_BE_DEFINED);
         if (header?.type === 'RegularExpression') checkRe2(header.value, `${httpPath}.${field}[${index}].value`, violations);
+        if (header?.type === 'Prefix') for (const problem of servedProblems(SERVED_PREFIX, header.value ?? '')) violations.add(`${httpPath}.${field}[${index}].value`, problem);
       });
     }
   }
