@@ -89,6 +89,15 @@ describe.skipIf(!kumaCasesPresent())('MeshRetry validation, against Kuma v2.14.3
     ]);
   });
 
+  it('names an HTTP back-off with a maximum and no base, which Kuma writes as it is and Envoy refuses', () => {
+    const violations = new ViolationList();
+    const conf = { http: { backOff: { maxInterval: '4s' } }, grpc: { backOff: { maxInterval: '4s' } } } as unknown as MeshRetryConf;
+    meshRetryPlugin.validate({ to: [{ targetRef: { kind: 'Mesh' }, default: conf }] }, violations);
+    expect(violations.violations).toEqual([
+      { field: 'spec.to[0].default.conf.http.backOff.baseInterval', message: "must be defined with maxInterval: Envoy's RetryPolicy.RetryBackOff.base_interval is required" },
+    ]);
+  });
+
   it('names a Prefix header match without a value, which Kuma writes as an empty prefix and Envoy refuses', () => {
     const violations = new ViolationList();
     const conf = { http: { retriableResponseHeaders: [{ type: 'Prefix', name: 'x-retry' }] } } as unknown as MeshRetryConf;

@@ -44,6 +44,10 @@ function validateConf(violations: ViolationList, path: string, conf: MeshRetryCo
     validateCommon(violations, httpPath, http);
     checkUint32(http.hostSelectionMaxAttempts, `${httpPath}.hostSelectionMaxAttempts`, violations);
     if (backOff !== undefined) validateBackOff(violations, `${httpPath}.backOff`, backOff);
+    // Kuma writes an HTTP back-off as given (gRPC's gets a 25 ms base): Envoy refuses one without its base.
+    if (backOff?.maxInterval !== undefined && backOff.baseInterval === undefined) {
+      violations.add(`${httpPath}.backOff.baseInterval`, "must be defined with maxInterval: Envoy's RetryPolicy.RetryBackOff.base_interval is required");
+    }
     if (rateLimitedBackOff !== undefined) validateRateLimitedBackOff(violations, `${httpPath}.rateLimitedBackOff`, rateLimitedBackOff);
     if (retryOn !== undefined) {
       validateRetryOn(violations, `${httpPath}.retryOn`, retryOn, (entry) => Object.hasOwn(HTTP_RETRY_ON, entry) || retryOnStatusCode(entry) !== undefined);
