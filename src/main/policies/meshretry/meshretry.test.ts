@@ -98,6 +98,18 @@ describe.skipIf(!kumaCasesPresent())('MeshRetry validation, against Kuma v2.14.3
     ]);
   });
 
+  it('names an empty list of rate-limit reset headers, which Kuma takes and Envoy refuses', () => {
+    const violations = new ViolationList();
+    const conf = { grpc: { rateLimitedBackOff: { resetHeaders: [] } } } as unknown as MeshRetryConf;
+    meshRetryPlugin.validate({ to: [{ targetRef: { kind: 'Mesh' }, default: conf }] }, violations);
+    expect(violations.violations).toEqual([
+      {
+        field: 'spec.to[0].default.conf.grpc.rateLimitedBackOff.resetHeaders',
+        message: "must have at least one item: Envoy's RetryPolicy.RateLimitedRetryBackOff.reset_headers must have at least 1 item(s) (repeated.min_items)",
+      },
+    ]);
+  });
+
   it('names a Prefix header match without a value, which Kuma writes as an empty prefix and Envoy refuses', () => {
     const violations = new ViolationList();
     const conf = { http: { retriableResponseHeaders: [{ type: 'Prefix', name: 'x-retry' }] } } as unknown as MeshRetryConf;

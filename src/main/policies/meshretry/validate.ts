@@ -96,6 +96,10 @@ function validateRateLimitedBackOff(violations: ViolationList, path: string, bac
     violations.add(`${path}.resetHeaders`, MUST_BE_DEFINED);
     return;
   }
+  // Kuma takes an empty list (only a missing one is refused); Envoy needs a header to read.
+  if (Array.isArray(backOff.resetHeaders) && backOff.resetHeaders.length === 0) {
+    violations.add(`${path}.resetHeaders`, "must have at least one item: Envoy's RetryPolicy.RateLimitedRetryBackOff.reset_headers must have at least 1 item(s) (repeated.min_items)");
+  }
   checkList(backOff.resetHeaders, `${path}.resetHeaders`, violations).forEach((header, index) => {
     if (!header?.name) violations.add(`${path}.resetHeaders[${index}].name`, MUST_BE_DEFINED);
   });
