@@ -22,7 +22,7 @@ export const servedInteger = (kind: IntegerKind, envoyField?: string): ServedSha
 /** A Go duration, bounded further by the google.protobuf.Duration field it sets, if one. */
 export const servedDuration = (envoyField?: string): ServedShape => ({ served: 'duration', ...(envoyField && { envoyField }) });
 
-/** A string that lands in `envoyField`, bounded by Envoy's validate rules on it (a name Envoy requires non-empty). */
+/** A string that lands in `envoyField` (or is one item of it, when it is a list), bounded by Envoy's validate rules on it (a name Envoy requires non-empty). */
 export const servedString = (envoyField: string): ServedShape => ({ served: 'string', envoyField });
 
 /** The JSON type a served value is written as. */
@@ -31,7 +31,8 @@ export const servedJsonType = (shape: ServedShape): 'string' | 'integer' => (sha
 /** What keeps `value` (of the JSON type the shape takes: an integer, or a string for a duration or text) from being served; empty when nothing. */
 export function servedProblems(shape: ServedShape, value: number | string): string[] {
   const field = shape.envoyField === undefined ? undefined : envoyField(shape.envoyField, shape.served === 'string');
-  if (shape.served === 'string') return envoyRuleProblems(field!, value);
+  // An item of a repeated field (a list of header names) is checked by the list's item rules.
+  if (shape.served === 'string') return field!.field.repeated ? envoyRuleProblems(field!, [value]) : envoyRuleProblems(field!, value);
   return shape.served === 'duration' ? durationProblems(String(value), field) : integerProblems(shape.served, Number(value), field);
 }
 

@@ -31,6 +31,12 @@ describe("MeshHTTPRoute's spec shape", () => {
       `${RULE}.matches[0].headers[0].name`,
       "in body should match '^[a-z0-9!#$%&'*+\\-.^_\\x60|~]+$'",
     ],
+    [
+      'an empty header name to remove, which Kuma takes and Envoy refuses',
+      { default: { filters: [{ type: 'ResponseHeaderModifier', responseHeaderModifier: { remove: [''] } }] } },
+      `${RULE}.default.filters[0].responseHeaderModifier.remove[0]`,
+      "must be servable: Envoy's Route.response_headers_to_remove must be at least 1 character(s) long (string.min_len), got 0",
+    ],
     ['a query parameter match without its value', { matches: [{ queryParams: [{ type: 'Exact', name: 'v' }] }], default: {} }, `${RULE}.matches[0].queryParams[0].value`, 'in body is required'],
     [
       "a mirror's backendRef given as text",

@@ -1,14 +1,16 @@
 import { backendRefShape } from '../core/backend-ref.js';
 import { headerName, list, object, oneOf, type SpecShape } from '../core/spec-shape.js';
-import { servedInteger } from '../core/served-value.js';
+import { servedInteger, servedString } from '../core/served-value.js';
 
 // Kuma's schema requires both of a header's fields: Envoy refuses a header without a name.
 const header = object({ name: headerName, value: 'string' }, ['name', 'value']);
-const headerModifier = object({
-  set: list(header),
-  add: list(header),
-  remove: list('string'),
-});
+const headerModifier = (direction: 'request' | 'response') =>
+  object({
+    set: list(header),
+    add: list(header),
+    // Kuma takes any text; Envoy removes headers by name, which must not be empty.
+    remove: list(servedString(`envoy.config.route.v3.Route.${direction}_headers_to_remove`)),
+  });
 const pathRewrite = object({ type: 'string', replaceFullPath: 'string', replacePrefixMatch: 'string' }, ['type']);
 
 const match = object({
@@ -22,8 +24,8 @@ const match = object({
 
 const filter = object({
   type: oneOf('RequestHeaderModifier', 'ResponseHeaderModifier', 'RequestRedirect', 'URLRewrite', 'RequestMirror'),
-  requestHeaderModifier: headerModifier,
-  responseHeaderModifier: headerModifier,
+  requestHeaderModifier: headerModifier('request'),
+  responseHeaderModifier: headerModifier('response'),
   requestRedirect: object({
     scheme: 'string',
     hostname: 'string',
