@@ -37,6 +37,7 @@ describe("MeshHTTPRoute's spec shape", () => {
       `${RULE}.default.filters[0].responseHeaderModifier.remove[0]`,
       "must be servable: Envoy's Route.response_headers_to_remove must be at least 1 character(s) long (string.min_len), got 0",
     ],
+    ['a query parameter match with an empty name', { matches: [{ queryParams: [{ type: 'Exact', name: '', value: 'v' }] }], default: {} }, `${RULE}.matches[0].queryParams[0].name`, 'in body should be at least 1 chars long'],
     ['a query parameter match without its value', { matches: [{ queryParams: [{ type: 'Exact', name: 'v' }] }], default: {} }, `${RULE}.matches[0].queryParams[0].value`, 'in body is required'],
     [
       "a mirror's backendRef given as text",

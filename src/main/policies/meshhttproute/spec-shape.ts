@@ -1,5 +1,5 @@
 import { backendRefShape } from '../core/backend-ref.js';
-import { headerName, list, object, oneOf, type SpecShape } from '../core/spec-shape.js';
+import { headerName, list, object, oneOf, text, type SpecShape } from '../core/spec-shape.js';
 import { servedInteger, servedString } from '../core/served-value.js';
 
 // Kuma's schema requires both of a header's fields: Envoy refuses a header without a name.
@@ -17,8 +17,8 @@ const match = object({
   path: object({ type: oneOf('Exact', 'PathPrefix', 'RegularExpression'), value: 'string' }, ['type']),
   method: 'string',
   // A match needs the name of what it matches: Envoy refuses a header matcher without one.
-  // Kuma's QueryParamsMatch: every field is required (no omitempty), the type one of its enum.
-  queryParams: list(object({ type: oneOf('Exact', 'RegularExpression'), name: 'string', value: 'string' }, ['type', 'name', 'value'])),
+  // Kuma's QueryParamsMatch: every field is required (no omitempty), the type one of its enum, the name not empty.
+  queryParams: list(object({ type: oneOf('Exact', 'RegularExpression'), name: text({ minLength: 1 }), value: 'string' }, ['type', 'name', 'value'])),
   headers: list(object({ type: 'string', name: headerName, value: 'string' }, ['name'])),
 });
 
