@@ -26,5 +26,6 @@ export function largeYamlDataplane(name: string, mesh = 'default', tags = 15_000
 /** The same Dataplane with `tags` tags, as JSON: 60,000 tags make some 1 MB. */
 export function largeJsonDataplane(name: string, mesh = 'default', tags = 60_000): string {
   const tagMap = Object.fromEntries([['kuma.io/service', 'big'], ...tagNames(tags).map((tag) => [tag, `val-${tag.slice(1)}`])]);
-  return JSON.stringify({ type: 'Dataplane', mesh, name, networking: { address: '127.0.0.1', inbound: [{ port: 8080, tags: tagMap }] } });
+  // Another address than the YAML one's: the two are written side by side, and their inbounds must not clash.
+  return JSON.stringify({ type: 'Dataplane', mesh, name, networking: { address: '127.0.0.2', inbound: [{ port: 8080, tags: tagMap }] } });
 }

@@ -46,3 +46,18 @@ it('refuses an empty hash policy name or key, which Kuma takes and Envoy refuses
     }),
   );
 });
+
+it('refuses a failover threshold so small that Envoy could not be sent its overprovisioning factor', () => {
+  const conf = (percentage: string) => ({ localityAwareness: { crossZone: { failoverThreshold: { percentage } } } });
+  expect(() => validateResource(strategy(conf('0.000001')))).toThrow(
+    expect.objectContaining({
+      violations: [
+        {
+          field: 'spec.to[0].default.localityAwareness.crossZone.failoverThreshold.percentage',
+          message: "must be servable: Envoy's ClusterLoadAssignment.Policy.overprovisioning_factor (100 / percentage, times 100) must be at most 4294967295 (a uint32)",
+        },
+      ],
+    }),
+  );
+  expect(() => validateResource(strategy(conf('0.01')))).not.toThrow();
+});
