@@ -15,6 +15,8 @@ export const INLINE_BODY_CHARS = 16 * 1024;
 export const BODY_WORKERS = 2;
 /** Large bodies waiting for a worker; more are refused with a 503 rather than held in memory. */
 export const BODY_QUEUE_LIMIT = 8;
+/** A 1 MiB body of 60,000 keys needs some tens of MB to parse and validate. */
+const WORKER_HEAP_MB = 512;
 
 export interface BodyReaderOptions {
   workers?: number;
@@ -98,7 +100,9 @@ export class BodyReaderPool {
   /** A new worker while there are fewer than the pool's size; started on demand, so a core without large bodies has none. */
   #startWorker(): PoolWorker | undefined {
     if (this.#workers.length >= this.#size) return undefined;
-    const poolWorker: PoolWorker = { worker: new Worker(this.#entry.script, { eval: this.#entry.eval ?? false, execArgv: [] }) };
+    // Its own heap bound: a body that makes the parser run out of memory ends the worker (its body answered 500), not meshdesk.
+    const options = { eval: this.#entry.eval ?? false, execArgv: [], resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } };
+    const poolWorker: PoolWorker = { worker: new Worker(this.#entry.script, options) };
     const { worker } = poolWorker;
     this.#workers.push(poolWorker);
     worker.on('message', (answer: BodyJobAnswer) => {
