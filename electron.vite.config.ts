@@ -12,6 +12,8 @@ export default defineConfig({
           headless: resolve(__dirname, 'src/main/headless.ts'),
           // Started as a worker thread by store/worker/storage-client.ts, which looks for it here.
           'storage-worker': resolve(__dirname, 'src/main/store/worker/storage-worker.ts'),
+          // The thread that reads large request bodies (src/main/api/body-reading): found beside the entries.
+          'body-worker': resolve(__dirname, 'src/main/api/body-reading/body-worker.ts'),
         },
       },
     },

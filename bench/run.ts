@@ -4,6 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import type { BenchOptions, BenchRow } from './measure.js';
 import { analysis } from './suites/analysis.js';
+import { attackStalls } from './suites/attack-stalls.js';
 import { cachedReads } from './suites/cached-reads.js';
 import { firstConfig } from './suites/first-config.js';
 import { fleet } from './suites/fleet.js';
@@ -30,6 +31,7 @@ const SUITES: Record<string, (options: BenchOptions) => Promise<BenchRow[]>> = {
   'policy warnings': policyWarnings,
   'storage lag': storageLag,
   meshservice: meshService,
+  'attack stalls': attackStalls,
 };
 
 const args = process.argv.slice(2);

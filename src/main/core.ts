@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { startApiServer, type RunningApiServer } from './api/api-server.js';
+import { BodyReaderPool } from './api/body-reading/body-reader-pool.js';
 import { createApiRouter } from './api/routes.js';
 import { EventStream } from './api/event-stream.js';
 import { CachedManager } from './cache/cached-manager.js';
@@ -94,6 +95,7 @@ export async function startCore(options: CoreOptions): Promise<Core> {
     });
     const eventStream = new EventStream(events, metrics);
     const demo = new DemoRunner({ manager, ads: dialableAddress({ host: options.host, port: xds.port }), statusTracker: xds.statusTracker });
+    const bodyReader = new BodyReaderPool();
     let api: RunningApiServer;
     try {
       api = await startApiServer({
@@ -123,10 +125,12 @@ export async function startCore(options: CoreOptions): Promise<Core> {
           identities: xds.identities,
           controlPlaneCert,
           demo,
+          bodyReader,
         }),
         onClose: () => eventStream.closeAll(),
       });
     } catch (error) {
+      await bodyReader.close();
       await xds.close();
       throw error;
     }
@@ -156,6 +160,7 @@ export async function startCore(options: CoreOptions): Promise<Core> {
           await demo.stop(); // while the store is open: it deletes what it wrote
           await serviceModel?.close();
           await api.close();
+          await bodyReader.close();
           await xds.close();
           cachedManager.close();
           instance.remove(); // while the database, and so the directory, is still ours

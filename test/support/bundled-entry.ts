@@ -12,8 +12,10 @@ const ALL_BUNDLES = join(ROOT, 'out', 'test-bundles');
 const BUNDLES = join(ALL_BUNDLES, String(process.pid));
 
 const STORAGE_WORKER = 'src/main/store/worker/storage-worker.ts';
+const BODY_WORKER = 'src/main/api/body-reading/body-worker.ts';
 
 const bundles = new Map<string, Promise<string>>();
+let bodyWorker: Promise<unknown> | undefined;
 
 /**
  * A TypeScript entry point (relative to the project) bundled as it is, packages left external,
@@ -29,18 +31,16 @@ export function bundledEntry(entry: string): Promise<string> {
       mkdirSync(BUNDLES, { recursive: true });
     }
     const outfile = join(BUNDLES, `${basename(entry, '.ts')}.mjs`);
-    bundle = build({
-      // The storage worker beside the entry, where the bundled StorageClient looks for it.
+    const options = { bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning' } as const;
+    // The worker threads beside the bundle, where the bundled StorageClient and body reader pool look for them, as in electron-vite's build.
+    bodyWorker ??= build({ ...options, entryPoints: [join(ROOT, BODY_WORKER)], outfile: join(BUNDLES, 'body-worker.js') });
+    const entryAndStorageWorker = build({
+      ...options,
       entryPoints: { [basename(entry, '.ts')]: join(ROOT, entry), 'storage-worker': join(ROOT, STORAGE_WORKER) },
       outdir: BUNDLES,
       outExtension: { '.js': '.mjs' },
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      packages: 'external',
-      logLevel: 'warning',
-    }).then(() => outfile);
+    });
+    bundle = Promise.all([entryAndStorageWorker, bodyWorker]).then(() => outfile);
     bundles.set(entry, bundle);
   }
   return bundle;

@@ -9,6 +9,7 @@ import { DATAPLANE_METADATA_KEY } from '../xds/generate/bootstrap.js';
 import { encodeMessage } from '../xds/protocol/encode.js';
 import { startApiServer, type RunningApiServer } from './api-server.js';
 import { bootstrapPreviewRoutes } from './bootstrap-preview-routes.js';
+import { BodyReaderPool } from './body-reading/body-reader-pool.js';
 import { Router } from './router.js';
 import { DataplaneTokens } from '../security/dataplane-tokens.js';
 import { tokenTable } from '../store/token-table.js';
@@ -41,7 +42,7 @@ beforeEach(async () => {
   const db = database.open();
   manager = new ResourceManager({ store: new ResourceStore(db), events: new EventBus() });
   await manager.ensureDefaultMesh();
-  const router = new Router(bootstrapPreviewRoutes({ manager, adsAddress: { host: '127.0.0.1', port: ADS_PORT }, dataplaneTokens: new DataplaneTokens(tokenTable(db), Buffer.alloc(32, 1)), tokenMode: () => 'mtls-meshes', dataDir: dir }));
+  const router = new Router(bootstrapPreviewRoutes({ manager, adsAddress: { host: '127.0.0.1', port: ADS_PORT }, dataplaneTokens: new DataplaneTokens(tokenTable(db), Buffer.alloc(32, 1)), tokenMode: () => 'mtls-meshes', dataDir: dir, bodyReader: new BodyReaderPool() }));
   server = await startApiServer({ host: '127.0.0.1', port: 0, router });
 });
 

@@ -1,9 +1,8 @@
 import type { DataplaneResource } from '../../shared/resources.js';
 import type { ReadOnlyResourceManager } from '../manager/interfaces.js';
-import { parseResourceText } from '../resources/parse.js';
-import { validateResource } from '../resources/validate.js';
 import { ValidationError } from '../resources/validation-error.js';
 import { ResourceNotFoundError } from '../store/errors.js';
+import type { BodyReaderPool } from './body-reading/body-reader-pool.js';
 import { bootstrapReply, type BootstrapDependencies } from './bootstrap-routes.js';
 import type { Route } from './router.js';
 
@@ -16,13 +15,17 @@ import type { Route } from './router.js';
  * needs to be written before the proxy starts. An invalid Dataplane answers 400 with every violation
  * by field path, so a form can show them at its fields before anything runs.
  */
-export function bootstrapPreviewRoutes(deps: BootstrapDependencies): Route[] {
+export interface BootstrapPreviewDependencies extends BootstrapDependencies {
+  bodyReader: BodyReaderPool;
+}
+
+export function bootstrapPreviewRoutes(deps: BootstrapPreviewDependencies): Route[] {
   return [
     {
       method: 'POST',
       path: '/bootstrap',
       handler: async ({ body, query }) => {
-        const input = validateResource(parseResourceText(await body()), { type: 'Dataplane' });
+        const input = await deps.bodyReader.read('dataplane', await body(), undefined);
         await requireMesh(deps.manager, input.mesh);
         const now = new Date().toISOString();
         const dataplane: DataplaneResource = {

@@ -1,21 +1,20 @@
-import { isPolicyType } from '../../shared/policy-types.js';
 import type { ReadOnlyResourceManager } from '../manager/interfaces.js';
+import type { DataplaneResource, ResourceInput } from '../../shared/resources.js';
 import type { PolicyResource } from '../policies/core/policy.js';
 import { computeLabels, ZONE_NAME } from '../resources/computed-labels.js';
-import { validateResource } from '../resources/validate.js';
 import type { ConnectedProxy } from '../xds/callbacks/proxy-callbacks.js';
 import { everyPolicy, type MeshContext } from '../xds/context/mesh-context.js';
-import { ApiError, titled } from './api-error.js';
 import type { PolicyChange } from '../xds/context/with-policy-change.js';
+import { titled } from './api-error.js';
+import type { BodyReaderPool } from './body-reading/body-reader-pool.js';
 import { previewPolicyChange } from './policy-preview.js';
-import { readBody } from './resource-routes.js';
 import type { Route } from './router.js';
-import type { DataplaneResource } from '../../shared/resources.js';
 import type { Proxy } from '../xds/generate/proxy.js';
 
 export interface PolicyPreviewDependencies {
   manager: ReadOnlyResourceManager;
   meshContexts: { get(mesh: string): Promise<MeshContext> };
+  bodyReader: BodyReaderPool;
   /** The connected proxies (DataplaneSyncTracker): a preview generates for the proxy's own kind and features. */
   connectedProxies: { connectedProxy(proxyId: string): Pick<ConnectedProxy, 'kind' | 'features' | 'workDir' | 'userAgent'> | undefined };
 }
@@ -35,14 +34,9 @@ export function policyPreviewRoutes(deps: PolicyPreviewDependencies): Route[] {
       handler: async ({ params, query, body }) => {
         const mesh = params.mesh!;
         const dataplane = await titled('Could not retrieve Dataplane', () => deps.manager.get('Dataplane', { mesh, name: params.name! }));
-        const raw = readBody('policy', await body());
-        const type = (raw as { type?: unknown } | null)?.type;
-        if (typeof type !== 'string' || !isPolicyType(type)) {
-          throw new ApiError(400, 'Bad Request', `a preview takes one policy, got ${type === undefined ? 'no type' : `type ${JSON.stringify(type)}`}`, [
-            { field: 'type', message: 'must be a policy type (GET /_resources lists them)' },
-          ]);
-        }
-        const input = await titled('Could not process a resource', async () => validateResource(raw, { type, mesh }));
+        const text = await body();
+        const input = await titled('Could not process a resource', () => deps.bodyReader.read('policy', text, { mesh }));
+        const type = input.type as PolicyResource['type'];
         const context = await deps.meshContexts.get(mesh);
         const current = everyPolicy(context).find((policy) => policy.type === type && policy.meta.name === input.name);
         const change: PolicyChange =
@@ -70,7 +64,7 @@ export function proxyOf(deps: Pick<PolicyPreviewDependencies, 'connectedProxies'
 }
 
 /** The policy as the store would hold it after the write: the labels the API computes, the next version. */
-export function asPolicy(input: ReturnType<typeof validateResource>, current: PolicyResource | undefined): PolicyResource {
+export function asPolicy(input: ResourceInput, current: PolicyResource | undefined): PolicyResource {
   const time = new Date().toISOString();
   return {
     type: input.type as PolicyResource['type'],

@@ -4,7 +4,7 @@ import { validateResource } from '../resources/validate.js';
 import { ApiError, titled } from './api-error.js';
 import { asPolicy } from './policy-preview-routes.js';
 import { checkPolicyNow } from './policy-warnings.js';
-import { readBody } from './resource-routes.js';
+import { parseBody } from './body-reading/parse-body.js';
 import type { Route } from './router.js';
 import type { PolicyWarningsBody } from '../../shared/api-types.js';
 
@@ -25,7 +25,7 @@ export function policyWarningsRoutes(deps: { manager: ReadOnlyResourceManager })
         let policy;
         try {
           await titled('Failed to retrieve Mesh', () => deps.manager.get('Mesh', { mesh: '', name: mesh }));
-          const raw = readBody('policy', text);
+          const raw = parseBody('policy', text);
           const type = (raw as { type?: unknown } | null)?.type;
           if (typeof type !== 'string' || !isPolicyType(type)) {
             throw new ApiError(400, 'Bad Request', `warnings are for one policy, got ${type === undefined ? 'no type' : `type ${JSON.stringify(type)}`}`, [

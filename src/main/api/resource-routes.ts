@@ -11,16 +11,13 @@ import { POLICY_DESCRIPTORS } from '../policies/descriptors.js';
 import type { ResourceManager } from '../manager/interfaces.js';
 import { SHORT_NAMES, parseKri } from '../resources/kri.js';
 import { toKumaObject } from '../resources/kuma-json.js';
-import { parseResourceText } from '../resources/parse.js';
 import { dns1035LabelProblems } from '../resources/dns-1035-label.js';
-import { goJsonSyntaxError } from '../resources/go-json-syntax.js';
-import { validateResource } from '../resources/validate.js';
-import { ValidationError } from '../resources/validation-error.js';
 import { ORIGIN_LABEL, PROXY_ORIGIN } from '../xds/callbacks/dataplane-lifecycle.js';
 import { ApiError, titled } from './api-error.js';
 import { requestUrlOf } from './dataplane-overview.js';
 import { LIST_ERROR_TITLE, pageOf, readListQuery } from './list-query.js';
-import { requireImmutableLabelsKept, requireValidLabels } from './label-rules.js';
+import { requireImmutableLabelsKept } from './label-rules.js';
+import type { BodyReaderPool } from './body-reading/body-reader-pool.js';
 import { requireValidWorkloadLabel } from './workload-label.js';
 import type { RequestContext, Route } from './router.js';
 
@@ -172,7 +169,7 @@ function refuseProxyRegistered(current: Resource | undefined, takeOver: boolean)
  * selects nothing, policies/warnings/), DELETE `{}`, and
  * `GET /_kri/{kri}`. A mesh-scoped list or write in a mesh that does not exist is a 404.
  */
-export function resourceRoutes(manager: ResourceManager): Route[] {
+export function resourceRoutes(manager: ResourceManager, bodyReader: BodyReaderPool): Route[] {
   /** A mesh-scoped request's mesh must exist first, as Kuma checks before anything else. */
   const requireMesh = (mesh: string) => titled('Failed to retrieve Mesh', () => manager.get('Mesh', { mesh: '', name: mesh }));
 
@@ -230,12 +227,10 @@ export function resourceRoutes(manager: ResourceManager): Route[] {
         handler: async (context) => {
           const expected = key(context);
           if (scoped) await requireMesh(expected.mesh);
-          const body = readBody(expected.type, await context.body());
-          const input = await titled('Could not process a resource', async () => {
-            const read = validateResource(body, { type: expected.type, mesh: expected.mesh || undefined, name: expected.name });
-            requireValidLabels(read, `${read.type} "${read.name}" is not valid`);
-            return read;
-          });
+          const text = await context.body();
+          const input = await titled('Could not process a resource', () =>
+            bodyReader.read('resource', text, { type: expected.type, mesh: expected.mesh || undefined, name: expected.name }),
+          );
           // Only the proxy lifecycle marks a Dataplane as the proxy's; what the API writes is the API's.
           // (Kuma's computed labels are added by the manager, on every write.)
           const { [ORIGIN_LABEL]: _claimed, ...labels } = input.labels ?? {};
@@ -312,34 +307,4 @@ export function unservedCollectionRoute(manager: ResourceManager): Route {
       throw new ApiError(404, 'Not found', `meshdesk does not serve ${params.collection}: it stores the types GET /_resources lists`);
     },
   };
-}
-
-/**
- * The body as plain values. Text that is not JSON or YAML, or meta fields of the wrong JSON type, are
- * Kuma's 400 `Bad Request` / `invalid <Type> object: "…"`. A body meant as JSON (it opens with `{` or
- * `[`) that neither reads gets Go's encoding/json words, as Kuma reads every body as JSON; YAML's
- * syntax errors keep their line and column as fields, so that an editor can point at them.
- */
-export function readBody(type: ResourceType | 'policy', text: string): unknown {
-  let body: unknown;
-  try {
-    body = parseResourceText(text);
-  } catch (error) {
-    if (!(error instanceof ValidationError)) throw error;
-    const jsonError = /^\s*[[{]/.test(text) ? goJsonSyntaxError(text) : undefined;
-    if (jsonError !== undefined) throw new ApiError(400, 'Bad Request', `invalid ${type} object: ${JSON.stringify(jsonError)}`);
-    const reason = error.violations.map((violation) => violation.message).join('; ');
-    throw new ApiError(400, 'Bad Request', `invalid ${type} object: ${JSON.stringify(reason)}`, error.violations);
-  }
-  if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
-    for (const field of ['type', 'mesh', 'name'] as const) {
-      const value = (body as Record<string, unknown>)[field];
-      if (value === undefined || value === null || typeof value === 'string') continue;
-      // Go's encoding/json message, as Kuma passes it on.
-      const goType = typeof value === 'number' ? 'number' : typeof value === 'boolean' ? 'bool' : Array.isArray(value) ? 'array' : 'object';
-      const detail = `json: cannot unmarshal ${goType} into Go struct field ResourceMeta.${field} of type string`;
-      throw new ApiError(400, 'Bad Request', `invalid ${type} object: ${JSON.stringify(detail)}`);
-    }
-  }
-  return body;
 }

@@ -2,8 +2,8 @@ import type { CachedManager } from '../cache/cached-manager.js';
 import type { Settings } from '../config/settings.js';
 import type { ResourceManager } from '../manager/interfaces.js';
 import type { Metrics } from '../metrics/metrics.js';
-import { bootstrapPreviewRoutes } from './bootstrap-preview-routes.js';
-import { bootstrapRoutes, type BootstrapDependencies } from './bootstrap-routes.js';
+import { bootstrapPreviewRoutes, type BootstrapPreviewDependencies } from './bootstrap-preview-routes.js';
+import { bootstrapRoutes } from './bootstrap-routes.js';
 import { analysisRoutes, type AnalysisDependencies } from './analysis-routes.js';
 import { apiIndex } from './control-plane-identity.js';
 import { dataplaneOverviewRoutes } from './dataplane-overview.js';
@@ -32,7 +32,7 @@ export interface ApiDependencies
   extends InspectionDependencies,
     PolicyInspectionDependencies,
     PolicyPreviewDependencies,
-    BootstrapDependencies,
+    BootstrapPreviewDependencies,
     TokenDependencies,
     StorageDependencies,
     KumaDpDependencies,
@@ -64,9 +64,9 @@ export function createApiRouter(deps: ApiDependencies): Router {
     ...mtlsRoutes(deps),
     ...permissionRoutes(deps),
     ...analysisRoutes(deps),
-    ...resourceRoutes(deps.manager),
+    ...resourceRoutes(deps.manager, deps.bodyReader),
     ...serviceModelRoutes(deps.manager, ZONE_NAME),
-    ...transferRoutes(deps.manager),
+    ...transferRoutes(deps.manager, deps.bodyReader),
     ...settingsRoutes(deps.settings),
     ...bootstrapRoutes(deps),
     ...bootstrapPreviewRoutes(deps),

@@ -2,10 +2,11 @@ import type { ResourceManager } from '../manager/interfaces.js';
 import { exportResources } from '../transfer/export.js';
 import { ExistingResourcesError, importResources } from '../transfer/import.js';
 import { ApiError } from './api-error.js';
+import type { BodyReaderPool } from './body-reading/body-reader-pool.js';
 import type { Route } from './router.js';
 
 /** `GET /export` (the store as `kumactl apply -f` YAML) and `POST /import` (that, or `kumactl get -o yaml` output). */
-export function transferRoutes(manager: ResourceManager): Route[] {
+export function transferRoutes(manager: ResourceManager, bodyReader: BodyReaderPool): Route[] {
   return [
     {
       method: 'GET',
@@ -21,7 +22,8 @@ export function transferRoutes(manager: ResourceManager): Route[] {
       handler: async ({ query, body }) => {
         const options = { overwrite: booleanFlag(query, 'overwrite'), dryRun: booleanFlag(query, 'dryRun') };
         try {
-          return { json: await importResources(manager, await body(), options) };
+          const documents = await bodyReader.read('import', await body(), undefined);
+          return { json: await importResources(manager, documents, options) };
         } catch (error) {
           if (error instanceof ExistingResourcesError) throw new ApiError(409, 'Resources already exist', error.message, error.violations);
           throw error;

@@ -91,7 +91,7 @@ export function checkServiceModelSpec(
 
 /** Keeps only the fields the schema names (`any` values whole). */
 function prune(value: unknown, shape: SpecShape): unknown {
-  if (value === undefined || shape === 'any' || typeof shape === 'string' || 'oneOf' in shape || 'served' in shape) return value;
+  if (value === undefined || shape === 'any' || typeof shape === 'string' || 'oneOf' in shape || 'served' in shape || 'text' in shape) return value;
   if ('list' in shape) return (value as unknown[]).map((item) => prune(item, shape.list));
   const entries = Object.entries(value as Record<string, unknown>);
   if ('map' in shape) return Object.fromEntries(entries.map(([key, item]) => [key, prune(item, shape.map)]));

@@ -61,12 +61,11 @@ export function readImportText(text: string): ImportDocument[] {
 }
 
 /**
- * Decides per resource (create, update, leave alone) against the store, then writes all of it in one
+ * Decides per resource of readImportText's documents (create, update, leave alone) against the store, then writes all of it in one
  * transaction through the manager. Updates carry the version read here: a change made in between
  * is a conflict, and nothing is written. Nothing is ever deleted.
  */
-export async function importResources(manager: ResourceManager, text: string, options: ImportOptions = {}): Promise<ImportReport> {
-  const documents = readImportText(text);
+export async function importResources(manager: ResourceManager, documents: readonly ImportDocument[], options: ImportOptions = {}): Promise<ImportReport> {
   const stored = new Map<string, Resource>();
   // Meshes always: a mesh-scoped resource may belong to a stored Mesh the import does not carry.
   for (const type of new Set(['Mesh' as const, ...documents.map((document) => document.input.type)])) {

@@ -12,7 +12,7 @@ import { ValidationError } from '../resources/validation-error.js';
 import { ResourceAlreadyExistsError } from '../store/errors.js';
 import { ORIGIN_LABEL, PROXY_ORIGIN } from '../xds/callbacks/dataplane-lifecycle.js';
 import { exportResources } from './export.js';
-import { ExistingResourcesError, formatImported, importResources } from './import.js';
+import { ExistingResourcesError, formatImported, importResources, readImportText, type ImportOptions } from './import.js';
 
 /** What `kumactl get … -o yaml` prints for an API list body: the same JSON as YAML, keys sorted. */
 function kumactlGetYaml(goldenFile: string): string {
@@ -75,6 +75,9 @@ function keysOf(text: string): string[] {
   });
 }
 
+/** The API's import, read and written in one step: a text that does not read rejects, as a refused write does. */
+const importText = async (manager: Core['manager'], text: string, options?: ImportOptions) => importResources(manager, readImportText(text), options);
+
 const withoutTimes = (text: string) => text.replace(/^(creationTime|modificationTime): .*$/gm, '$1: <time>');
 
 describe('export', () => {
@@ -134,7 +137,7 @@ describe('import', () => {
     for (const kept of ['enabledBackend: ca-1', 'zoneEgress: true', 'inboundPath: /healthz', 'name: main']) expect(exported).toContain(kept);
 
     const target = await startTestCore();
-    const report = await importResources(target.manager, exported);
+    const report = await importText(target.manager, exported);
 
     expect(report.resources.map(formatImported)).toEqual([
       'resource type="Mesh" mesh="" name="default" Unchanged',
@@ -154,7 +157,7 @@ describe('import', () => {
     expect(withoutTimes(reexported)).toBe(withoutTimes(exported));
 
     // Importing the same file again changes nothing.
-    const again = await importResources(target.manager, exported);
+    const again = await importText(target.manager, exported);
     expect(new Set(again.resources.map(({ action }) => action))).toEqual(new Set(['Unchanged']));
   });
 
@@ -165,7 +168,7 @@ describe('import', () => {
     expect(meshes).toContain('next: http://');
     expect(dataplanes).toContain('kri: kri_dp_default___dp-1_');
 
-    const report = await importResources(core.manager, `${meshes}---\n${dataplanes}`);
+    const report = await importText(core.manager, `${meshes}---\n${dataplanes}`);
 
     expect(report.resources.map(formatImported)).toEqual([
       'resource type="Mesh" mesh="" name="m1" Created',
@@ -185,7 +188,7 @@ describe('import', () => {
       'type: Dataplane\nmesh: staging\nname: bad-1\nnetworking:\n  address: 0.0.0.0\n  inbound:\n    - port: 80\n      tags: {kuma.io/service: bad}\n',
     ].join('---\n');
 
-    const error = await importResources(core.manager, text).catch((caught: unknown) => caught);
+    const error = await importText(core.manager, text).catch((caught: unknown) => caught);
 
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).violations).toEqual([
@@ -199,12 +202,12 @@ describe('import', () => {
     const core = await startTestCore();
     const web = stringify({ type: 'Dataplane', mesh: 'nowhere', name: 'web-1', networking: dataplane('x', 'y').spec.networking });
 
-    const error = (await importResources(core.manager, `${web}---\n${web}`).catch((caught: unknown) => caught)) as ValidationError;
+    const error = (await importText(core.manager, `${web}---\n${web}`).catch((caught: unknown) => caught)) as ValidationError;
 
     expect(error.violations).toEqual([
       { field: 'resource[1]', message: 'Dataplane "web-1" in mesh "nowhere" is already resource[0]' },
     ]);
-    const missing = (await importResources(core.manager, web).catch((caught: unknown) => caught)) as ValidationError;
+    const missing = (await importText(core.manager, web).catch((caught: unknown) => caught)) as ValidationError;
     expect(missing.violations).toEqual([
       { field: 'resource[0].mesh', message: 'Dataplane "web-1" in mesh "nowhere": mesh "nowhere" does not exist and is not in the import' },
     ]);
@@ -216,7 +219,7 @@ describe('import', () => {
     const changed = stringify({ type: 'Dataplane', mesh: 'default', name: 'web-1', labels: { team: 'search' }, networking: stored.spec.networking });
     const text = `type: Mesh\nname: extra\n---\n${changed}`;
 
-    const refused = await importResources(core.manager, text).catch((caught: unknown) => caught);
+    const refused = await importText(core.manager, text).catch((caught: unknown) => caught);
 
     expect(refused).toBeInstanceOf(ExistingResourcesError);
     expect((refused as ExistingResourcesError).violations).toEqual([
@@ -224,7 +227,7 @@ describe('import', () => {
     ]);
     expect(await core.manager.list('Mesh')).toHaveLength(1);
 
-    const preview = await importResources(core.manager, text, { overwrite: true, dryRun: true });
+    const preview = await importText(core.manager, text, { overwrite: true, dryRun: true });
     expect(preview).toEqual({
       dryRun: true,
       resources: [
@@ -234,7 +237,7 @@ describe('import', () => {
     });
     expect(await core.manager.list('Mesh')).toHaveLength(1);
 
-    await importResources(core.manager, text, { overwrite: true });
+    await importText(core.manager, text, { overwrite: true });
     const updated = await core.manager.get('Dataplane', { mesh: 'default', name: 'web-1' });
     expect(updated.meta).toMatchObject({ version: 2, labels: { team: 'search' } });
     expect((await core.manager.list('Mesh')).map(({ meta }) => meta.name)).toEqual(['default', 'extra']);

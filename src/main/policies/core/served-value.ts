@@ -10,9 +10,9 @@ import { ruleViolations } from '../../xds/protocol/validation-rules.js';
 
 export type IntegerKind = 'int32' | 'uint32' | 'int64' | 'uint64';
 
-/** A number or duration that must be servable: its Go kind and, when it lands in one, the Envoy field it sets. */
+/** A number, duration or text that must be servable: its Go kind and, when it lands in one, the Envoy field it sets. */
 export interface ServedShape {
-  readonly served: IntegerKind | 'duration';
+  readonly served: IntegerKind | 'duration' | 'string';
   /** `envoy.config.cluster.v3.CircuitBreakers.Thresholds.max_connections`: a message type's full name, a dot, the field. */
   readonly envoyField?: string;
 }
@@ -22,9 +22,17 @@ export const servedInteger = (kind: IntegerKind, envoyField?: string): ServedSha
 /** A Go duration, bounded further by the google.protobuf.Duration field it sets, if one. */
 export const servedDuration = (envoyField?: string): ServedShape => ({ served: 'duration', ...(envoyField && { envoyField }) });
 
-/** What keeps `value` (of the JSON type the shape takes: an integer, or a string for a duration) from being served; empty when nothing. */
+/** A string that lands in `envoyField` (or is one item of it, when it is a list), bounded by Envoy's validate rules on it (a name Envoy requires non-empty). */
+export const servedString = (envoyField: string): ServedShape => ({ served: 'string', envoyField });
+
+/** The JSON type a served value is written as. */
+export const servedJsonType = (shape: ServedShape): 'string' | 'integer' => (shape.served === 'duration' || shape.served === 'string' ? 'string' : 'integer');
+
+/** What keeps `value` (of the JSON type the shape takes: an integer, or a string for a duration or text) from being served; empty when nothing. */
 export function servedProblems(shape: ServedShape, value: number | string): string[] {
-  const field = shape.envoyField === undefined ? undefined : envoyField(shape.envoyField);
+  const field = shape.envoyField === undefined ? undefined : envoyField(shape.envoyField, shape.served === 'string');
+  // An item of a repeated field (a list of header names) is checked by the list's item rules.
+  if (shape.served === 'string') return field!.field.repeated ? envoyRuleProblems(field!, [value]) : envoyRuleProblems(field!, value);
   return shape.served === 'duration' ? durationProblems(String(value), field) : integerProblems(shape.served, Number(value), field);
 }
 
@@ -73,8 +81,8 @@ interface EnvoyField {
 
 const fields = new Map<string, EnvoyField>();
 
-/** The field a shape names; a name that resolves to none is a bug in a spec shape, so it throws. */
-function envoyField(name: string): EnvoyField {
+/** The field a shape names; a name that resolves to none, or to a field of another kind, is a bug in a spec shape, so it throws. */
+function envoyField(name: string, text = false): EnvoyField {
   let found = fields.get(name);
   if (found) return found;
   const dot = name.lastIndexOf('.');
@@ -84,10 +92,10 @@ function envoyField(name: string): EnvoyField {
   const typeName = resolved instanceof protobuf.Type ? fullNameOf(resolved) : undefined;
   const wrapped = typeName !== undefined && typeName in WRAPPER_SCALARS;
   const integerKind = wrapped ? WRAPPER_SCALARS[typeName] : typeName === undefined ? field.type : undefined;
-  if (integerKind === undefined ? typeName !== WELL_KNOWN.duration : !/^u?int(32|64)$/.test(integerKind)) {
-    throw new Error(`${name} holds a ${typeName ?? integerKind}, neither an integer nor a duration`);
+  if (text ? field.type !== 'string' : integerKind === undefined ? typeName !== WELL_KNOWN.duration : !/^u?int(32|64)$/.test(integerKind)) {
+    throw new Error(`${name} holds a ${typeName ?? field.type}, not ${text ? 'a string' : 'an integer or a duration'}`);
   }
   const label = name.replace(/^.*\.v3\./, '');
-  fields.set(name, (found = { field, label, wrapped, ...(integerKind !== undefined && { integerKind }) }));
+  fields.set(name, (found = { field, label, wrapped, ...(!text && integerKind !== undefined && { integerKind }) }));
   return found;
 }

@@ -6,14 +6,14 @@
 import { fieldPath, indexPath } from '../../resources/field-path.js';
 import { isJsonObject } from '../../resources/proto-json.js';
 import type { ViolationList } from '../../resources/validation-error.js';
-import { servedProblems, type ServedShape } from './served-value.js';
+import { servedJsonType, servedProblems, type ServedShape } from './served-value.js';
 
 /**
  * A value's shape: a JSON type; `int-or-string` (k8s IntOrString, and text fields YAML may give as
  * numbers, which Kuma's validators read either way); `any`; or an object (by field), a list or a
  * map (by item). An object's fields the shape does not name are kept as given, as the confs
  * always were: the type's validator and plugin read only the fields Kuma's Go types have. A
- * `served` number or duration (served-value.ts) must also fit what the proxy is sent.
+ * `served` number, duration or text (served-value.ts) must also fit what the proxy is sent.
  */
 export type SpecShape =
   | 'string'
@@ -25,6 +25,7 @@ export type SpecShape =
   | ServedShape
   | { readonly object: { readonly [field: string]: SpecShape }; readonly required?: readonly string[] }
   | { readonly oneOf: readonly string[] }
+  | { readonly text: TextBounds }
   | { readonly list: SpecShape; readonly minItems?: number }
   | { readonly map: SpecShape };
 
@@ -35,6 +36,22 @@ export const list = (item: SpecShape, minItems?: number): SpecShape => ({ list: 
 /** A string among Kuma's schema's `enum` values. */
 export const oneOf = (...values: readonly string[]): SpecShape => ({ oneOf: values });
 export const map = (value: SpecShape): SpecShape => ({ map: value });
+
+/** Kuma's schema's bounds on a string (`minLength`, `maxLength`, `pattern`), checked as kube-openapi checks them. */
+interface TextBounds {
+  readonly minLength?: number;
+  readonly maxLength?: number;
+  /** As the schema writes it, which is how kube-openapi's message quotes it. */
+  readonly pattern?: string;
+}
+export const text = (bounds: TextBounds): SpecShape => ({ text: bounds });
+
+/**
+ * Kuma's HeaderName (api/common/v1alpha1/header.go), which every header name of a policy is: an
+ * empty name is refused by Kuma's schema, as Envoy would refuse it.
+ */
+export const headerName = text({ minLength: 1, maxLength: 256, pattern: "^[a-z0-9!#$%&'*+\\-.^_\\x60|~]+$" });
+const patterns = new Map<string, RegExp>();
 
 type Section = 'to' | 'from' | 'rules';
 
@@ -54,7 +71,7 @@ export function readShape(value: unknown, shape: SpecShape, path: string, violat
   if (shape === 'any') return value;
   if (typeof shape === 'string') return matchesScalar(value, shape) ? value : refuse(value, jsonTypeOf(shape), path, violations);
   if ('served' in shape) {
-    if (!matchesScalar(value, shape.served === 'duration' ? 'string' : 'integer')) return refuse(value, jsonTypeOf(shape), path, violations);
+    if (!matchesScalar(value, servedJsonType(shape))) return refuse(value, jsonTypeOf(shape), path, violations);
     for (const problem of servedProblems(shape, value as number | string)) unservable.add(path, problem);
     return value;
   }
@@ -62,6 +79,13 @@ export function readShape(value: unknown, shape: SpecShape, path: string, violat
     if (typeof value !== 'string') return refuse(value, 'string', path, violations);
     if (shape.oneOf.includes(value)) return value;
     violations.add(path, `in body should be one of [${shape.oneOf.join(' ')}]`);
+    return undefined;
+  }
+  if ('text' in shape) {
+    if (typeof value !== 'string') return refuse(value, 'string', path, violations);
+    const problem = textProblem(value, shape.text);
+    if (problem === undefined) return value;
+    violations.add(path, problem);
     return undefined;
   }
   if ('list' in shape) {
@@ -90,6 +114,18 @@ export function readShape(value: unknown, shape: SpecShape, path: string, violat
   return read;
 }
 
+/** kube-openapi's first complaint about a string, in its order: too long, too short, not matching. */
+function textProblem(value: string, { minLength, maxLength, pattern }: TextBounds): string | undefined {
+  // Its lengths count characters (runes), not UTF-16 units.
+  const length = [...value].length;
+  if (maxLength !== undefined && length > maxLength) return `in body should be at most ${maxLength} chars long`;
+  if (minLength !== undefined && length < minLength) return `in body should be at least ${minLength} chars long`;
+  if (pattern === undefined) return undefined;
+  let regex = patterns.get(pattern);
+  if (!regex) patterns.set(pattern, (regex = new RegExp(pattern, 'u')));
+  return regex.test(value) ? undefined : `in body should match '${pattern}'`;
+}
+
 function matchesScalar(value: unknown, shape: 'string' | 'integer' | 'number' | 'boolean' | 'int-or-string'): boolean {
   switch (shape) {
     case 'string':
@@ -108,8 +144,8 @@ function matchesScalar(value: unknown, shape: 'string' | 'integer' | 'number' | 
 /** The JSON type a shape takes, as kube-openapi names it. */
 function jsonTypeOf(shape: SpecShape): string {
   if (typeof shape === 'string') return shape === 'int-or-string' ? 'string' : shape;
-  if ('served' in shape) return shape.served === 'duration' ? 'string' : 'integer';
-  return 'list' in shape ? 'array' : 'oneOf' in shape ? 'string' : 'object';
+  if ('served' in shape) return servedJsonType(shape);
+  return 'list' in shape ? 'array' : 'oneOf' in shape || 'text' in shape ? 'string' : 'object';
 }
 
 function refuse(value: unknown, expected: string, path: string, violations: ViolationList): undefined {

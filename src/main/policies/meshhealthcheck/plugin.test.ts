@@ -101,6 +101,18 @@ describe.skipIf(!kumaCasesPresent())('MeshHealthCheck validation: Kuma validator
       { field: 'spec.to[0].default.http.requestHeadersToAdd.set[0]', message: 'in body must be of type object: "null"' },
     ]);
   });
+
+  it('names an empty TCP payload and an empty header name, which Envoy refuses', () => {
+    const violations = new ViolationList();
+    const conf = { tcp: { send: '', receive: ['pong', ''] }, http: { requestHeadersToAdd: { add: [{ name: '', value: 'v' }] } } };
+    checkPolicySpec(meshHealthCheckDescriptor, { to: [{ targetRef: { kind: 'Mesh' }, default: conf }] }, violations);
+    const empty = "must be servable: Envoy's HealthCheck.Payload.text must be at least 1 character(s) long (string.min_len), got 0";
+    expect(violations.violations).toEqual([
+      { field: 'spec.to[0].default.http.requestHeadersToAdd.add[0].name', message: 'in body should be at least 1 chars long' },
+      { field: 'spec.to[0].default.tcp.send', message: empty },
+      { field: 'spec.to[0].default.tcp.receive[1]', message: empty },
+    ]);
+  });
 });
 
 describe('MeshHealthCheck configurer: what the goldens leave out', () => {

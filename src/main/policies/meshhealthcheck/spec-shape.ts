@@ -1,9 +1,11 @@
-import { defaultsIn, list, object, type SpecShape } from '../core/spec-shape.js';
-import { servedDuration, servedInteger } from '../core/served-value.js';
+import { defaultsIn, headerName, list, object, type SpecShape } from '../core/spec-shape.js';
+import { servedDuration, servedInteger, servedString } from '../core/served-value.js';
 
 const HEALTH_CHECK = 'envoy.config.core.v3.HealthCheck';
 
-const headers = list(object({ name: 'string', value: 'string' }, ['name', 'value']));
+/** A TCP payload is sent as its text's bytes in hex (Kuma does not decode it): Envoy refuses an empty one. */
+const payload = servedString(`${HEALTH_CHECK}.Payload.text`);
+const headers = list(object({ name: headerName, value: 'string' }, ['name', 'value']));
 
 /** Kuma's MeshHealthCheck schema (rest.yaml): the `default` of each `to` item. */
 export const meshHealthCheckSpecShape: SpecShape = defaultsIn(
@@ -21,7 +23,7 @@ export const meshHealthCheckSpecShape: SpecShape = defaultsIn(
     eventLogPath: 'string',
     alwaysLogHealthCheckFailures: 'boolean',
     noTrafficInterval: servedDuration(`${HEALTH_CHECK}.no_traffic_interval`),
-    tcp: object({ disabled: 'boolean', send: 'string', receive: list('string') }),
+    tcp: object({ disabled: 'boolean', send: payload, receive: list(payload) }),
     http: object({
       disabled: 'boolean',
       path: 'string',

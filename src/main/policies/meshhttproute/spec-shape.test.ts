@@ -20,6 +20,26 @@ describe("MeshHTTPRoute's spec shape", () => {
     ['a path value that is a list', { matches: [{ path: { type: 'Exact', value: [] } }], default: {} }, `${RULE}.matches[0].path.value`, 'in body must be of type string: "array"'],
     ['headers given as an object', { matches: [{ headers: {} }], default: {} }, `${RULE}.matches[0].headers`, 'in body must be of type array: "object"'],
     [
+      'an empty header name to set, which Envoy refuses',
+      { default: { filters: [{ type: 'RequestHeaderModifier', requestHeaderModifier: { set: [{ name: '', value: 'v' }] } }] } },
+      `${RULE}.default.filters[0].requestHeaderModifier.set[0].name`,
+      'in body should be at least 1 chars long',
+    ],
+    [
+      'a header name with capitals, which Kuma refuses',
+      { matches: [{ headers: [{ type: 'Exact', name: 'X-Version', value: 'v1' }] }], default: {} },
+      `${RULE}.matches[0].headers[0].name`,
+      "in body should match '^[a-z0-9!#$%&'*+\\-.^_\\x60|~]+$'",
+    ],
+    [
+      'an empty header name to remove, which Kuma takes and Envoy refuses',
+      { default: { filters: [{ type: 'ResponseHeaderModifier', responseHeaderModifier: { remove: [''] } }] } },
+      `${RULE}.default.filters[0].responseHeaderModifier.remove[0]`,
+      "must be servable: Envoy's Route.response_headers_to_remove must be at least 1 character(s) long (string.min_len), got 0",
+    ],
+    ['a query parameter match with an empty name', { matches: [{ queryParams: [{ type: 'Exact', name: '', value: 'v' }] }], default: {} }, `${RULE}.matches[0].queryParams[0].name`, 'in body should be at least 1 chars long'],
+    ['a query parameter match without its value', { matches: [{ queryParams: [{ type: 'Exact', name: 'v' }] }], default: {} }, `${RULE}.matches[0].queryParams[0].value`, 'in body is required'],
+    [
       "a mirror's backendRef given as text",
       { default: { filters: [{ type: 'RequestMirror', requestMirror: { backendRef: 'backend' } }] } },
       `${RULE}.default.filters[0].requestMirror.backendRef`,

@@ -1,28 +1,31 @@
 import { backendRefShape } from '../core/backend-ref.js';
-import { list, object, oneOf, type SpecShape } from '../core/spec-shape.js';
-import { servedInteger } from '../core/served-value.js';
+import { headerName, list, object, oneOf, text, type SpecShape } from '../core/spec-shape.js';
+import { servedInteger, servedString } from '../core/served-value.js';
 
 // Kuma's schema requires both of a header's fields: Envoy refuses a header without a name.
-const header = object({ name: 'string', value: 'string' }, ['name', 'value']);
-const headerModifier = object({
-  set: list(header),
-  add: list(header),
-  remove: list('string'),
-});
+const header = object({ name: headerName, value: 'string' }, ['name', 'value']);
+const headerModifier = (direction: 'request' | 'response') =>
+  object({
+    set: list(header),
+    add: list(header),
+    // Kuma takes any text; Envoy removes headers by name, which must not be empty.
+    remove: list(servedString(`envoy.config.route.v3.Route.${direction}_headers_to_remove`)),
+  });
 const pathRewrite = object({ type: 'string', replaceFullPath: 'string', replacePrefixMatch: 'string' }, ['type']);
 
 const match = object({
   path: object({ type: oneOf('Exact', 'PathPrefix', 'RegularExpression'), value: 'string' }, ['type']),
   method: 'string',
   // A match needs the name of what it matches: Envoy refuses a header matcher without one.
-  queryParams: list(object({ type: 'string', name: 'string', value: 'string' }, ['name'])),
-  headers: list(object({ type: 'string', name: 'string', value: 'string' }, ['name'])),
+  // Kuma's QueryParamsMatch: every field is required (no omitempty), the type one of its enum, the name not empty.
+  queryParams: list(object({ type: oneOf('Exact', 'RegularExpression'), name: text({ minLength: 1 }), value: 'string' }, ['type', 'name', 'value'])),
+  headers: list(object({ type: 'string', name: headerName, value: 'string' }, ['name'])),
 });
 
 const filter = object({
   type: oneOf('RequestHeaderModifier', 'ResponseHeaderModifier', 'RequestRedirect', 'URLRewrite', 'RequestMirror'),
-  requestHeaderModifier: headerModifier,
-  responseHeaderModifier: headerModifier,
+  requestHeaderModifier: headerModifier('request'),
+  responseHeaderModifier: headerModifier('response'),
   requestRedirect: object({
     scheme: 'string',
     hostname: 'string',

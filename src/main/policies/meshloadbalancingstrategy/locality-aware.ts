@@ -4,6 +4,7 @@ import type { ProtoJson } from '../../xds/protocol/proto-json.js';
 import type { MultiValueTags } from '../core/proxy-tags.js';
 import { decimalFromIntOrString } from '../core/conf-checks.js';
 import type { MeshLoadBalancingStrategyConf, ToZoneType } from './api.js';
+import { overprovisioningFactorOf } from './overprovisioning.js';
 
 // Kuma's locality-aware load balancing (plugin/v1alpha1/locality_aware.go, priority.go and the
 // endpoint builders): which locality and priority each endpoint of a ClusterLoadAssignment gets
@@ -189,10 +190,10 @@ function crossZoneLbGroups(conf: MeshLoadBalancingStrategyConf, localZone: strin
   });
 }
 
-/** Kuma's overprovisioningFactor: uint32(100 / threshold) · 100 (99 → 100, 50 → 200), else 200. */
+/** Kuma's overprovisioningFactor of the conf's failover threshold, else 200. */
 function overprovisioningFactor(conf: MeshLoadBalancingStrategyConf): number {
   const threshold = conf.localityAwareness?.crossZone?.failoverThreshold;
   const value = threshold === undefined ? undefined : decimalFromIntOrString(threshold.percentage);
   if (value === undefined || value === 0) return DEFAULT_OVERPROVISIONING_FACTOR;
-  return Math.trunc(100 / value) * 100;
+  return overprovisioningFactorOf(value);
 }

@@ -1,18 +1,20 @@
 import { defaultsIn, list, object, oneOf, type SpecShape } from '../core/spec-shape.js';
-import { servedDuration, servedInteger } from '../core/served-value.js';
+import { servedDuration, servedInteger, servedString } from '../core/served-value.js';
 
 const CLUSTER = 'envoy.config.cluster.v3.Cluster';
+const HASH_POLICY = 'envoy.config.route.v3.RouteAction.HashPolicy';
 
 const hashPolicies = list(
   object({
     // Kuma's schema's enum: another type has no Envoy hash policy to write.
     type: oneOf('Header', 'Cookie', 'Connection', 'SourceIP', 'QueryParameter', 'FilterState'),
     terminal: 'boolean',
-    header: object({ name: 'string' }, ['name']),
-    cookie: object({ name: 'string', ttl: servedDuration('envoy.config.route.v3.RouteAction.HashPolicy.Cookie.ttl'), path: 'string' }, ['name']),
+    // Kuma takes an empty name or key; Envoy's hash policy needs one.
+    header: object({ name: servedString(`${HASH_POLICY}.Header.header_name`) }, ['name']),
+    cookie: object({ name: servedString(`${HASH_POLICY}.Cookie.name`), ttl: servedDuration(`${HASH_POLICY}.Cookie.ttl`), path: 'string' }, ['name']),
     connection: object({ sourceIP: 'boolean' }),
-    queryParameter: object({ name: 'string' }, ['name']),
-    filterState: object({ key: 'string' }, ['key']),
+    queryParameter: object({ name: servedString(`${HASH_POLICY}.QueryParameter.name`) }, ['name']),
+    filterState: object({ key: servedString(`${HASH_POLICY}.FilterState.key`) }, ['key']),
   }, ['type']),
 );
 const zones = list('string');

@@ -1,8 +1,9 @@
 import { fieldPath, indexPath } from '../../resources/field-path.js';
 import type { ViolationList } from '../../resources/validation-error.js';
-import { checkDecimalAtLeast, checkIntegerGreaterThanZero, checkPercentage, listItems, MUST_BE_DEFINED, MUST_NOT_BE_EMPTY } from '../core/conf-checks.js';
+import { checkDecimalAtLeast, checkIntegerGreaterThanZero, checkPercentage, decimalFromIntOrString, listItems, MUST_BE_DEFINED, MUST_NOT_BE_EMPTY } from '../core/conf-checks.js';
 import type { PolicySpec, ToItem } from '../core/policy.js';
 import type { HashPolicy, LocalityAwareness, LoadBalancer, MeshLoadBalancingStrategyConf } from './api.js';
+import { overprovisioningProblem } from './overprovisioning.js';
 
 type Conf = MeshLoadBalancingStrategyConf;
 
@@ -92,7 +93,11 @@ function validateLocalityAwareness(awareness: LocalityAwareness | undefined, ite
     }
   });
   if (crossZone.failoverThreshold) {
-    checkPercentage(crossZone.failoverThreshold.percentage, `${crossPath}.failoverThreshold.percentage`, violations, { required: true, allowZero: false });
+    const path = `${crossPath}.failoverThreshold.percentage`;
+    const before = violations.violations.length;
+    checkPercentage(crossZone.failoverThreshold.percentage, path, violations, { required: true, allowZero: false });
+    const problem = violations.violations.length === before ? overprovisioningProblem(decimalFromIntOrString(crossZone.failoverThreshold.percentage)!) : undefined;
+    if (problem !== undefined) violations.add(path, problem);
   }
 }
 

@@ -88,4 +88,37 @@ describe.skipIf(!kumaCasesPresent())('MeshRetry validation, against Kuma v2.14.3
       { field: 'spec.to[0].default.conf.http.retriableRequestHeaders[0].name', message: 'must be defined' },
     ]);
   });
+
+  it('names an HTTP back-off with a maximum and no base, which Kuma writes as it is and Envoy refuses', () => {
+    const violations = new ViolationList();
+    const conf = { http: { backOff: { maxInterval: '4s' } }, grpc: { backOff: { maxInterval: '4s' } } } as unknown as MeshRetryConf;
+    meshRetryPlugin.validate({ to: [{ targetRef: { kind: 'Mesh' }, default: conf }] }, violations);
+    expect(violations.violations).toEqual([
+      { field: 'spec.to[0].default.conf.http.backOff.baseInterval', message: "must be defined with maxInterval: Envoy's RetryPolicy.RetryBackOff.base_interval is required" },
+    ]);
+  });
+
+  it('names an empty list of rate-limit reset headers, which Kuma takes and Envoy refuses', () => {
+    const violations = new ViolationList();
+    const conf = { grpc: { rateLimitedBackOff: { resetHeaders: [] } } } as unknown as MeshRetryConf;
+    meshRetryPlugin.validate({ to: [{ targetRef: { kind: 'Mesh' }, default: conf }] }, violations);
+    expect(violations.violations).toEqual([
+      {
+        field: 'spec.to[0].default.conf.grpc.rateLimitedBackOff.resetHeaders',
+        message: "must have at least one item: Envoy's RetryPolicy.RateLimitedRetryBackOff.reset_headers must have at least 1 item(s) (repeated.min_items)",
+      },
+    ]);
+  });
+
+  it('names a Prefix header match without a value, which Kuma writes as an empty prefix and Envoy refuses', () => {
+    const violations = new ViolationList();
+    const conf = { http: { retriableResponseHeaders: [{ type: 'Prefix', name: 'x-retry' }] } } as unknown as MeshRetryConf;
+    meshRetryPlugin.validate({ to: [{ targetRef: { kind: 'Mesh' }, default: conf }] }, violations);
+    expect(violations.violations).toEqual([
+      {
+        field: 'spec.to[0].default.conf.http.retriableResponseHeaders[0].value',
+        message: "must be servable: Envoy's StringMatcher.prefix must be at least 1 character(s) long (string.min_len), got 0",
+      },
+    ]);
+  });
 });

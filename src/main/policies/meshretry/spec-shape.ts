@@ -1,12 +1,12 @@
-import { defaultsIn, list, map, object, type SpecShape } from '../core/spec-shape.js';
+import { defaultsIn, headerName, list, map, object, type SpecShape } from '../core/spec-shape.js';
 import { servedDuration, servedInteger } from '../core/served-value.js';
 
 const RETRY_POLICY = 'envoy.config.route.v3.RetryPolicy';
 
-const headerMatch = object({ type: 'string', name: 'string', value: 'string' }, ['name']);
+const headerMatch = object({ type: 'string', name: headerName, value: 'string' }, ['name']);
 const backOff = object({ baseInterval: servedDuration(`${RETRY_POLICY}.RetryBackOff.base_interval`), maxInterval: servedDuration(`${RETRY_POLICY}.RetryBackOff.max_interval`) });
 const rateLimitedBackOff = object({
-  resetHeaders: list(object({ name: 'string', format: 'string' }, ['format', 'name'])),
+  resetHeaders: list(object({ name: headerName, format: 'string' }, ['format', 'name'])),
   maxInterval: servedDuration(`${RETRY_POLICY}.RateLimitedRetryBackOff.max_interval`),
 });
 const numRetries = servedInteger('uint32', `${RETRY_POLICY}.num_retries`);

@@ -12,6 +12,10 @@ import {
 import type { PolicySpec } from '../core/policy.js';
 import { GRPC_RETRY_ON, HTTP_RETRY_ON, retryOnStatusCode, type BackOff, type MeshRetryConf, type Predicate, type RateLimitedBackOff } from './api.js';
 import { checkRe2 } from '../core/re2-syntax.js';
+import { servedProblems, servedString } from '../core/served-value.js';
+
+/** A `Prefix` header match is Envoy's StringMatcher.prefix, which must not be empty (Kuma writes it as given). */
+const SERVED_PREFIX = servedString('envoy.type.matcher.v3.StringMatcher.prefix');
 
 /**
  * MeshRetry's `to[].default` confs, as Kuma's validator checks them (meshretry/api/v1alpha1/validator.go).
@@ -40,6 +44,10 @@ function validateConf(violations: ViolationList, path: string, conf: MeshRetryCo
     validateCommon(violations, httpPath, http);
     checkUint32(http.hostSelectionMaxAttempts, `${httpPath}.hostSelectionMaxAttempts`, violations);
     if (backOff !== undefined) validateBackOff(violations, `${httpPath}.backOff`, backOff);
+    // Kuma writes an HTTP back-off as given (gRPC's gets a 25 ms base): Envoy refuses one without its base.
+    if (backOff?.maxInterval !== undefined && backOff.baseInterval === undefined) {
+      violations.add(`${httpPath}.backOff.baseInterval`, "must be defined with maxInterval: Envoy's RetryPolicy.RetryBackOff.base_interval is required");
+    }
     if (rateLimitedBackOff !== undefined) validateRateLimitedBackOff(violations, `${httpPath}.rateLimitedBackOff`, rateLimitedBackOff);
     if (retryOn !== undefined) {
       validateRetryOn(violations, `${httpPath}.retryOn`, retryOn, (entry) => Object.hasOwn(HTTP_RETRY_ON, entry) || retryOnStatusCode(entry) !== undefined);
@@ -50,6 +58,7 @@ function validateConf(violations: ViolationList, path: string, conf: MeshRetryCo
       checkList(http[field], `${httpPath}.${field}`, violations).forEach((header, index) => {
         if (!header?.name) violations.add(`${httpPath}.${field}[${index}].name`, MUST_BE_DEFINED);
         if (header?.type === 'RegularExpression') checkRe2(header.value, `${httpPath}.${field}[${index}].value`, violations);
+        if (header?.type === 'Prefix') for (const problem of servedProblems(SERVED_PREFIX, header.value ?? '')) violations.add(`${httpPath}.${field}[${index}].value`, problem);
       });
     }
   }
@@ -86,6 +95,10 @@ function validateRateLimitedBackOff(violations: ViolationList, path: string, bac
   if (backOff.resetHeaders === undefined) {
     violations.add(`${path}.resetHeaders`, MUST_BE_DEFINED);
     return;
+  }
+  // Kuma takes an empty list (only a missing one is refused); Envoy needs a header to read.
+  if (Array.isArray(backOff.resetHeaders) && backOff.resetHeaders.length === 0) {
+    violations.add(`${path}.resetHeaders`, "must have at least one item: Envoy's RetryPolicy.RateLimitedRetryBackOff.reset_headers must have at least 1 item(s) (repeated.min_items)");
   }
   checkList(backOff.resetHeaders, `${path}.resetHeaders`, violations).forEach((header, index) => {
     if (!header?.name) violations.add(`${path}.resetHeaders[${index}].name`, MUST_BE_DEFINED);
