@@ -2,22 +2,13 @@ import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { runMeshdesk } from './support/cli-process.js';
+import { httpDataplane } from './support/dataplanes.js';
 import { startHeadless } from './support/headless-process.js';
 import { tempDir } from './support/temp-dir.js';
 
 /** Each case starts real processes: generous on a busy machine. */
 const PROCESS_TIMEOUT = 120_000;
 
-const dataplane = (name: string, service: string, port: number, outbound?: string) => ({
-  type: 'Dataplane',
-  mesh: 'default',
-  name,
-  networking: {
-    address: '127.0.0.1',
-    inbound: [{ port, tags: { 'kuma.io/service': service, 'kuma.io/protocol': 'http' } }],
-    ...(outbound && { outbound: [{ port: 10001, tags: { 'kuma.io/service': outbound } }] }),
-  },
-});
 
 const SLOW_TIMEOUT = `type: MeshTimeout
 name: slow-timeout
@@ -36,7 +27,7 @@ describe('meshdesk analyze against a running meshdesk', { timeout: PROCESS_TIMEO
     onTestFinished(async () => {
       await headless.stop();
     });
-    for (const each of [dataplane('web-1', 'web', 18080, 'backend'), dataplane('backend-1', 'backend', 18081)]) {
+    for (const each of [httpDataplane('default', 'web-1', 'web', 18080, 'backend'), httpDataplane('default', 'backend-1', 'backend', 18081)]) {
       expect((await fetch(`${headless.apiUrl}/meshes/default/dataplanes/${each.name}`, { method: 'PUT', body: JSON.stringify(each) })).status).toBe(201);
     }
     expect(await runMeshdesk(['analyze', '--data-dir', dataDir])).toMatchObject({ code: 0, stdout: 'mesh default: no findings\n', stderr: '' });

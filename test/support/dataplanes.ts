@@ -14,6 +14,20 @@ export function backendDataplane(name: string, port: number, service = 'echo', m
   };
 }
 
+/** An HTTP service's instance: one inbound of `service` on `port`, and an outbound to `calls` on port 10001 when given. */
+export function httpDataplane(mesh: string, name: string, service: string, port: number, calls?: string) {
+  return {
+    type: 'Dataplane',
+    mesh,
+    name,
+    networking: {
+      address: '127.0.0.1',
+      inbound: [{ port, tags: { 'kuma.io/service': service, 'kuma.io/protocol': 'http' } }],
+      ...(calls && { outbound: [{ port: 10001, tags: { 'kuma.io/service': calls } }] }),
+    },
+  };
+}
+
 /** A client with one outbound per service, on ports from 10001. */
 export function clientDataplane(name: string, services: string | readonly string[] = 'echo', mesh = 'default') {
   return {

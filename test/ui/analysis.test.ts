@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Core } from '../../src/main/core.js';
-import { applyDataplane } from '../support/dataplanes.js';
+import { applyDataplane, httpDataplane } from '../support/dataplanes.js';
 import { putResource } from '../support/put-resource.js';
 import { NOT_FOUND } from './support/browser.js';
 import { waitForEditorText } from './support/editor.js';
@@ -19,19 +19,10 @@ const BACKEND = { kind: 'MeshService', name: 'backend' };
  * with mTLS off.
  */
 async function meshWithMistakes(core: Core): Promise<void> {
-  const dataplane = (name: string, service: string, port: number, outbound?: string) => ({
-    type: 'Dataplane',
-    mesh: 'default',
-    name,
-    networking: {
-      address: '127.0.0.1',
-      inbound: [{ port, tags: { 'kuma.io/service': service, 'kuma.io/protocol': 'http' } }],
-      ...(outbound && { outbound: [{ port: 10001, tags: { 'kuma.io/service': outbound } }] }),
-    },
-  });
-  await applyDataplane(core, dataplane('web-1', 'web', 18080, 'backend'));
-  await applyDataplane(core, dataplane('backend-1', 'backend', 18081));
-  await applyDataplane(core, dataplane('backend-v2-1', 'backend-v2', 18082));
+
+  await applyDataplane(core, httpDataplane('default', 'web-1', 'web', 18080, 'backend'));
+  await applyDataplane(core, httpDataplane('default', 'backend-1', 'backend', 18081));
+  await applyDataplane(core, httpDataplane('default', 'backend-v2-1', 'backend-v2', 18082));
   const policy = (type: string, collection: string, name: string, spec: object) =>
     putResource(core.api.url, `/meshes/default/${collection}/${name}`, { type, mesh: 'default', name, spec });
   await policy('MeshTimeout', 'meshtimeouts', 'slow-timeout', { targetRef: MESH, to: [{ targetRef: MESH, default: { http: { requestTimeout: '60s' } } }] });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Finding, MeshAnalysis } from '../../shared/analysis-types.js';
 import type { Core } from '../core.js';
 import { startTestCore } from '../../../test/support/core.js';
-import { applyDataplane } from '../../../test/support/dataplanes.js';
+import { applyDataplane, httpDataplane } from '../../../test/support/dataplanes.js';
 import { putResource } from '../../../test/support/put-resource.js';
 
 // Each analyzer against a real core: resources written through the API, analysis read back from
@@ -24,18 +24,8 @@ const MTLS = { enabledBackend: 'ca-1', backends: [{ name: 'ca-1', type: 'builtin
 async function webAndBackend(meshSpec: object = {}): Promise<string> {
   const mesh = `analysis-${++meshes}`;
   await putResource(core.api.url, `/meshes/${mesh}`, { type: 'Mesh', name: mesh, ...meshSpec });
-  const dataplane = (name: string, service: string, port: number, outbound?: string) => ({
-    type: 'Dataplane',
-    mesh,
-    name,
-    networking: {
-      address: '127.0.0.1',
-      inbound: [{ port, servicePort: port + 1000, tags: { 'kuma.io/service': service, 'kuma.io/protocol': 'http' } }],
-      ...(outbound && { outbound: [{ port: 10001, tags: { 'kuma.io/service': outbound } }] }),
-    },
-  });
-  await applyDataplane(core, dataplane('web-1', 'web', 18080, 'backend'));
-  await applyDataplane(core, dataplane('backend-1', 'backend', 18081));
+  await applyDataplane(core, httpDataplane(mesh, 'web-1', 'web', 18080, 'backend'));
+  await applyDataplane(core, httpDataplane(mesh, 'backend-1', 'backend', 18081));
   return mesh;
 }
 
@@ -101,9 +91,7 @@ describe('mesh analysis', () => {
 
   it('MD0003: a header rule behind a split on PathPrefix / can never match; with a path of its own it can', async () => {
     const mesh = await webAndBackend();
-    await applyDataplane(core, {
-      type: 'Dataplane', mesh, name: 'backend-v2', networking: { address: '127.0.0.1', inbound: [{ port: 18082, tags: { 'kuma.io/service': 'backend-v2', 'kuma.io/protocol': 'http' } }] },
-    } as { mesh: string; name: string });
+    await applyDataplane(core, httpDataplane(mesh, 'backend-v2', 'backend-v2', 18082));
     const route = (headerPath?: object) => ({
       targetRef: MESH,
       to: [

@@ -9,6 +9,7 @@ import { ruleFor, type Rule } from '../policies/core/rules.js';
 import { SERVICE_TAG, type DataplaneResource } from '../../shared/resources.js';
 import type { MeshContext } from '../xds/context/mesh-context.js';
 import { memoizedForContext } from '../xds/generate/context-memo.js';
+import { matchCovers } from './route-coverage.js';
 
 /** One route of a destination, with the policy field it came from (none: Kuma's catch-all). */
 export interface LocatedRoute {
@@ -77,4 +78,24 @@ export function describeMatch(match: HttpMatch): string {
   for (const header of match.headers ?? []) parts.push(`header ${header.name}${header.value === undefined ? ` ${header.type ?? 'Exact'}` : `: ${header.value}`}`);
   for (const query of match.queryParams ?? []) parts.push(`query ${query.name}=${query.value}`);
   return parts.join(', ');
+}
+
+/** A located route of an outbound and the first route before it that takes every request it matches. */
+export interface ShadowedRoute {
+  order: DestinationRouteOrder;
+  shadowed: LocatedRoute & { location: FindingLocation };
+  by: LocatedRoute;
+  /** The two matches are the same: each takes every request of the other. */
+  same: boolean;
+}
+
+/** Every route that an earlier one of its outbound shadows (the catch-all Kuma adds is never the shadowed one). */
+export function shadowedRoutes(context: MeshContext): ShadowedRoute[] {
+  return httpRouteOrders(context).flatMap((order) =>
+    order.routes.flatMap((route, index) => {
+      if (!route.location) return [];
+      const by = order.routes.slice(0, index).find((earlier) => matchCovers(earlier.route.match, route.route.match));
+      return by ? [{ order, shadowed: route as ShadowedRoute['shadowed'], by, same: matchCovers(route.route.match, by.route.match) }] : [];
+    }),
+  );
 }

@@ -3,8 +3,7 @@
 // every request it accepts.
 import { proxyIdOf, type Analyzer } from '../analyzer.js';
 import { FindingGroups } from '../finding-groups.js';
-import { describeMatch, httpRouteOrders } from '../http-route-order.js';
-import { matchCovers } from '../route-coverage.js';
+import { describeMatch, shadowedRoutes } from '../http-route-order.js';
 
 export const unreachableRouteMatch: Analyzer = {
   code: 'MD0003',
@@ -13,24 +12,19 @@ export const unreachableRouteMatch: Analyzer = {
   concerns: ['MeshHTTPRoute'],
   analyze(context) {
     const groups = new FindingGroups();
-    for (const { dataplane, destination, routes } of httpRouteOrders(context)) {
-      routes.forEach(({ route, location, written }, index) => {
-        if (!location) return;
-        const earlier = routes.slice(0, index).find((other) => matchCovers(other.route.match, route.match));
-        // The same match written twice is MD0004's.
-        if (!earlier || matchCovers(route.match, earlier.route.match)) return;
-        const by = earlier.location;
-        groups.add(`${location.name}/${location.field}/${destination}`, proxyIdOf(context, dataplane.meta.name), () => ({
-          code: unreachableRouteMatch.code,
-          severity: unreachableRouteMatch.severity,
-          message:
-            `${location.type} ${location.name} ${location.field} (${describeMatch(written ?? route.match)}) can never match for traffic to ${destination}: ` +
-            `${by ? `${by.name} ${by.field}` : "Kuma's catch-all route"} (${describeMatch(earlier.written ?? earlier.route.match)}) comes first in Kuma's order and matches every request it matches`,
-          location,
-          related: by ? [by] : [],
-          fix: `Make the earlier match narrower (a longer path, or the same headers), or give this one a path: Kuma orders Exact before PathPrefix, longer prefixes first, a path before none, then more headers first`,
-        }));
-      });
+    // The same match written twice is MD0004's.
+    for (const { order, shadowed, by } of shadowedRoutes(context).filter(({ same }) => !same)) {
+      const { location } = shadowed;
+      groups.add(`${location.name}/${location.field}/${order.destination}`, proxyIdOf(context, order.dataplane.meta.name), () => ({
+        code: unreachableRouteMatch.code,
+        severity: unreachableRouteMatch.severity,
+        message:
+          `${location.type} ${location.name} ${location.field} (${describeMatch(shadowed.written ?? shadowed.route.match)}) can never match for traffic to ${order.destination}: ` +
+          `${by.location ? `${by.location.name} ${by.location.field}` : "Kuma's catch-all route"} (${describeMatch(by.written ?? by.route.match)}) comes first in Kuma's order and matches every request it matches`,
+        location,
+        related: by.location ? [by.location] : [],
+        fix: `Make the earlier match narrower (a longer path, or the same headers), or give this one a path: Kuma orders Exact before PathPrefix, longer prefixes first, a path before none, then more headers first`,
+      }));
     }
     return groups.findings();
   },
