@@ -54,6 +54,30 @@ describe('mesh analysis', () => {
     expect((await analysis(await webAndBackend({ mtls: MTLS }))).findings.map((finding) => finding.code)).toEqual(['MD0010']);
   });
 
+  it("finds nothing in policies written as Kuma's documentation writes them, in a mesh that has what they name", async () => {
+    const mesh = await webAndBackend({ mtls: MTLS });
+    await applyDataplane(core, httpDataplane(mesh, 'backend-v2', 'backend', 18082));
+    const web = { kind: 'MeshService', name: 'web' };
+    await policy(mesh, 'MeshTimeout', 'timeout-backend', {
+      targetRef: web,
+      to: [{ targetRef: BACKEND, default: { idleTimeout: '20s', connectionTimeout: '2s', http: { requestTimeout: '2s', streamIdleTimeout: '1h' } } }],
+    });
+    await policy(mesh, 'MeshRetry', 'retry-backend', {
+      targetRef: web,
+      to: [{ targetRef: BACKEND, default: { http: { numRetries: 3, perTryTimeout: '500ms', backOff: { baseInterval: '15ms', maxInterval: '1s' } } } }],
+    });
+    await policy(mesh, 'MeshCircuitBreaker', 'circuit-breaker-backend', {
+      targetRef: MESH,
+      to: [{ targetRef: BACKEND, default: { connectionLimits: { maxConnections: 2, maxPendingRequests: 8 }, outlierDetection: { detectors: { totalFailures: { consecutive: 10 } } } } }],
+    });
+    await policy(mesh, 'MeshHTTPRoute', 'split-backend', {
+      targetRef: web,
+      to: [{ targetRef: BACKEND, rules: [{ matches: [{ path: { type: 'PathPrefix', value: '/' } }], default: { backendRefs: [{ ...BACKEND, weight: 90 }, { kind: 'MeshService', name: 'backend', weight: 10 }] } }] }],
+    });
+    await policy(mesh, 'MeshTrafficPermission', 'allow-web', { targetRef: BACKEND, from: [{ targetRef: web, default: { action: 'Allow' } }] });
+    expect((await analysis(mesh)).findings).toEqual([]);
+  });
+
   it('MD0001: a to item naming a service nothing provides or calls, and a top-level targetRef no Dataplane matches', async () => {
     const mesh = await webAndBackend();
     await policy(mesh, 'MeshTimeout', 'ledger-timeout', { targetRef: { kind: 'MeshService', name: 'web' }, to: [{ targetRef: { kind: 'MeshService', name: 'ledger' }, default: { http: { requestTimeout: '5s' } } }] });
