@@ -18,7 +18,8 @@ import { meshMtls } from '../../mtls/mesh-mtls.js';
 import type { ResourceGenerator } from './generator.js';
 import { proxyListener } from './listeners.js';
 import { CATCH_ALL_ROUTE_MATCHES, outboundListenerName, outboundRouteName, routeMatchesName } from './names.js';
-import { ResourceSet, type GeneratedResources } from './resources.js';
+import { meshServiceOutboundResourcesOf } from './meshservice/generate.js';
+import { mergeResources, ResourceSet, type GeneratedResources } from './resources.js';
 import { upstreamTlsTransportSocket } from './tls-contexts.js';
 
 export const DEFAULT_OUTBOUND_ADDRESS = '127.0.0.1';
@@ -38,7 +39,8 @@ export const outboundProxyGenerator: ResourceGenerator = {
     const byOutbounds = memoizedForContext(context, 'outbound-lists', () => new WeakMap<readonly Outbound[], GeneratedResources>());
     let generated = byOutbounds.get(outbounds);
     if (generated === undefined) byOutbounds.set(outbounds, (generated = outboundLists(context, outbounds)));
-    return generated;
+    const meshServices = meshServiceOutboundResourcesOf(context, proxy);
+    return meshServices === undefined ? generated : mergeResources(generated, meshServices);
   },
 };
 
@@ -50,7 +52,7 @@ function outboundLists(context: MeshContext, outbounds: readonly Outbound[]): Ge
   for (const outbound of outbounds) {
     const address = outbound.address ?? DEFAULT_OUTBOUND_ADDRESS;
     const service = outbound.tags?.[SERVICE_TAG];
-    // An outbound to a `backendRef` (MeshService…) is stored and validated; only tagged ones are generated.
+    // An outbound to a `backendRef` is the MeshService step's (meshservice/generate.ts).
     if (outbound.tags === undefined || service === undefined) continue;
     const listener = outboundListenerName(address, outbound.port);
     // The same for every proxy with this outbound: built once per context, shared by all of them.

@@ -1,0 +1,132 @@
+// Which MeshService outbounds a sidecar gets (Kuma 2.14's dataplane proxy builder and
+// meshroute's CollectServices, for real resources): the Dataplane's `backendRef` outbounds without
+// transparent proxy, the mesh's MeshService VIPs (as the mesh's mode allows) with it.
+import type { MeshServicesMode } from '../../../../shared/meshservice-types.js';
+import type { BackendRef, DataplaneResource, ReachableBackendRef, Resource } from '../../../../shared/resources.js';
+import { ZONE_TAG } from '../../../resources/computed-labels.js';
+import { meshServicesMode } from '../../../resources/mesh-validator.js';
+import { matchesLabels } from '../../../meshservice/match.js';
+import { sectionsOf, type Section } from '../../../meshservice/sections.js';
+import { vipsOf } from '../../../meshservice/vip-allocator.js';
+import type { MeshContext } from '../../context/mesh-context.js';
+import { displayNameOf } from './names.js';
+
+const MESH_SERVICE_KIND = 'MeshService';
+/** Where a `backendRef` outbound listens when it names no address, as for tagged outbounds. */
+const DEFAULT_ADDRESS = '127.0.0.1';
+
+export interface MeshServiceOutbound {
+  address: string;
+  port: number;
+  meshService: Resource<'MeshService'>;
+  section: Section;
+  /**
+   * False under transparent proxy: traffic reaches the VIP listener through the redirect, and a
+   * VIP is no local address Envoy could bind.
+   */
+  bindToPort: boolean;
+}
+
+/** A `networking.outbound[]` entry whose `backendRef` names no MeshService port of the mesh: not generated. */
+export interface UnresolvedBackendRef {
+  index: number;
+  reason: string;
+}
+
+export interface ProxyMeshServiceOutbounds {
+  outbounds: MeshServiceOutbound[];
+  unresolved: UnresolvedBackendRef[];
+}
+
+export function usesTransparentProxy(dataplane: DataplaneResource): boolean {
+  const redirect = dataplane.spec.networking.transparentProxying;
+  return (redirect?.redirectPortOutbound ?? 0) !== 0 || (redirect?.redirectPortInbound ?? 0) !== 0;
+}
+
+export function meshServiceOutboundsOf(context: MeshContext, dataplane: DataplaneResource): ProxyMeshServiceOutbounds {
+  if (usesTransparentProxy(dataplane)) return { outbounds: vipOutbounds(context, dataplane), unresolved: [] };
+  return backendRefOutbounds(context, dataplane);
+}
+
+/**
+ * The explicit ones: a `backendRef {kind: MeshService, name | labels, port}` is looked up in the
+ * Dataplane's mesh and zone by display name (as the KRI it stands for), or as the oldest
+ * MeshService with those labels; its section is the port number. Other kinds are not served yet.
+ */
+function backendRefOutbounds(context: MeshContext, dataplane: DataplaneResource): ProxyMeshServiceOutbounds {
+  const outbounds: MeshServiceOutbound[] = [];
+  const unresolved: UnresolvedBackendRef[] = [];
+  (dataplane.spec.networking.outbound ?? []).forEach((outbound, index) => {
+    const ref = outbound.backendRef;
+    if (ref === undefined) return;
+    const found = resolveBackendRef(context, dataplane, ref);
+    if (typeof found === 'string') unresolved.push({ index, reason: found });
+    else outbounds.push({ address: outbound.address ?? DEFAULT_ADDRESS, port: outbound.port, ...found, bindToPort: true });
+  });
+  return { outbounds, unresolved };
+}
+
+function resolveBackendRef(
+  context: MeshContext,
+  dataplane: DataplaneResource,
+  ref: BackendRef,
+): { meshService: Resource<'MeshService'>; section: Section } | string {
+  if (ref.kind !== MESH_SERVICE_KIND) return `backendRef kind ${ref.kind} is not served yet (only MeshService)`;
+  const zone = dataplane.meta.labels[ZONE_TAG] ?? '';
+  const candidates = context.destinations.meshServices.filter((meshService) =>
+    ref.name
+      ? displayNameOf(meshService) === ref.name && (meshService.meta.labels[ZONE_TAG] ?? '') === zone
+      : matchesLabels(ref.labels, meshService.meta.labels),
+  );
+  const meshService = oldest(candidates);
+  const what = ref.name ? `MeshService "${ref.name}"` : `MeshService with labels ${JSON.stringify(ref.labels ?? {})}`;
+  if (meshService === undefined) return `no ${what} in mesh "${dataplane.meta.mesh}"`;
+  const section = sectionsOf(meshService).find((each) => each.port === ref.port);
+  if (section === undefined) return `${what} has no port ${ref.port}`;
+  // Kuma names a backendRef's section by the port number even when the port has a name.
+  return { meshService, section: { port: section.port, name: String(section.port) } };
+}
+
+function oldest(meshServices: readonly Resource<'MeshService'>[]): Resource<'MeshService'> | undefined {
+  return [...meshServices].sort((a, b) => a.meta.creationTime.localeCompare(b.meta.creationTime) || (a.meta.name < b.meta.name ? -1 : 1))[0];
+}
+
+/**
+ * Under transparent proxy: one outbound per VIP and port of every MeshService of the mesh, in every
+ * mode (Disabled included: a MeshService made by hand with a VIP is served). ReachableBackends
+ * serves them only to a Dataplane listing `reachableBackends`, and only those it lists; a Dataplane
+ * listing legacy `reachableServices` only gets none. An outbound on one of the proxy's own inbound
+ * sockets is left out.
+ */
+function vipOutbounds(context: MeshContext, dataplane: DataplaneResource): MeshServiceOutbound[] {
+  const reachable = reachableFilter(meshServicesMode(context.mesh.spec), dataplane);
+  if (reachable === 'none') return [];
+  const inboundSockets = new Set(
+    (dataplane.spec.networking.inbound ?? []).map((inbound) => `${inbound.address ?? dataplane.spec.networking.address}:${inbound.port}`),
+  );
+  const outbounds: MeshServiceOutbound[] = [];
+  for (const meshService of context.destinations.meshServices) {
+    for (const address of vipsOf(meshService)) {
+      for (const section of sectionsOf(meshService)) {
+        if (inboundSockets.has(`${address}:${section.port}`)) continue;
+        if (reachable !== 'all' && !reachable.some((ref) => reachesSection(ref, meshService, section))) continue;
+        outbounds.push({ address, port: section.port, meshService, section, bindToPort: false });
+      }
+    }
+  }
+  return outbounds;
+}
+
+function reachableFilter(mode: MeshServicesMode, dataplane: DataplaneResource): 'all' | 'none' | readonly ReachableBackendRef[] {
+  const transparentProxying = dataplane.spec.networking.transparentProxying;
+  const refs = transparentProxying?.reachableBackends?.refs;
+  if (refs !== undefined) return refs;
+  if (mode === 'ReachableBackends' || (transparentProxying?.reachableServices ?? []).length > 0) return 'none';
+  return 'all';
+}
+
+function reachesSection(ref: ReachableBackendRef, meshService: Resource<'MeshService'>, section: Section): boolean {
+  if (ref.kind !== MESH_SERVICE_KIND) return false;
+  if (ref.port !== undefined && ref.port !== section.port) return false;
+  return ref.name ? displayNameOf(meshService) === ref.name : matchesLabels(ref.labels, meshService.meta.labels);
+}
