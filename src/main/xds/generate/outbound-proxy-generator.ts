@@ -40,11 +40,22 @@ export const outboundProxyGenerator: ResourceGenerator = {
     let generated = byOutbounds.get(outbounds);
     if (generated === undefined) byOutbounds.set(outbounds, (generated = outboundLists(context, outbounds)));
     const meshServices = meshServiceOutboundResourcesOf(context, proxy);
-    return meshServices === undefined ? generated : mergeResources(generated, meshServices);
+    return meshServices === undefined ? generated : mergedOnce(generated, meshServices);
   },
 };
 
 const NO_OUTBOUNDS: readonly Outbound[] = Object.freeze([]);
+
+const merges = new WeakMap<GeneratedResources, WeakMap<GeneratedResources, GeneratedResources>>();
+
+/** The two shared lists merged, the same object for every proxy with both: later steps find it by identity. */
+function mergedOnce(tagged: GeneratedResources, meshServices: GeneratedResources): GeneratedResources {
+  let byMeshServices = merges.get(tagged);
+  if (byMeshServices === undefined) merges.set(tagged, (byMeshServices = new WeakMap()));
+  let merged = byMeshServices.get(meshServices);
+  if (merged === undefined) byMeshServices.set(meshServices, (merged = mergeResources(tagged, meshServices)));
+  return merged;
+}
 
 /** The clusters, endpoints and listeners of a list of outbounds. */
 function outboundLists(context: MeshContext, outbounds: readonly Outbound[]): GeneratedResources {

@@ -6,7 +6,7 @@ import { CLUSTER_TYPE_URL, ENDPOINT_TYPE_URL, LISTENER_TYPE_URL } from '../../pr
 import { memoizedForContext } from '../context-memo.js';
 import type { Proxy } from '../proxy.js';
 import { ResourceSet, type GeneratedResources } from '../resources.js';
-import { meshServiceOutboundsOf } from './outbounds.js';
+import { meshServiceOutboundsOf, type MeshServiceOutbound } from './outbounds.js';
 import { meshServiceOutboundResources } from './resources.js';
 
 /** The proxy's MeshService outbounds as Envoy resources; undefined when it has none (every mesh not using the model). */
@@ -14,14 +14,22 @@ export function meshServiceOutboundResourcesOf(context: MeshContext, proxy: Prox
   if (context.destinations.meshServices.length === 0) return undefined;
   const { outbounds } = meshServiceOutboundsOf(context, proxy.dataplane);
   if (outbounds.length === 0) return undefined;
-  const resources = new ResourceSet();
-  for (const outbound of outbounds) {
-    const key = `meshservice-outbound\n${outbound.address}:${outbound.port}\n${outbound.meshService.meta.name}\n${outbound.section.name}\n${outbound.bindToPort}`;
-    const built = memoizedForContext(context, key, () => meshServiceOutboundResources(context, outbound));
-    resources
-      .add(LISTENER_TYPE_URL, built.listenerName, built.listener)
-      .add(CLUSTER_TYPE_URL, built.clusterName, built.cluster)
-      .add(ENDPOINT_TYPE_URL, built.clusterName, built.endpoints);
-  }
-  return resources.toResources();
+  const keys = outbounds.map(outboundKey);
+  // Proxies with the same outbounds (every transparent proxy of a mesh, mostly) share one list.
+  return memoizedForContext(context, `meshservice-outbounds\n${keys.join('\n')}`, () => {
+    const resources = new ResourceSet();
+    outbounds.forEach((outbound, index) => {
+      const built = memoizedForContext(context, `meshservice-outbound\n${keys[index]}`, () => meshServiceOutboundResources(context, outbound));
+      resources
+        .add(LISTENER_TYPE_URL, built.listenerName, built.listener)
+        .add(CLUSTER_TYPE_URL, built.clusterName, built.cluster)
+        .add(ENDPOINT_TYPE_URL, built.clusterName, built.endpoints);
+    });
+    return resources.toResources();
+  });
+}
+
+/** Everything an outbound's objects depend on besides the context. */
+function outboundKey(outbound: MeshServiceOutbound): string {
+  return `${outbound.address}:${outbound.port} ${outbound.meshService.meta.name} ${outbound.section.name} ${outbound.bindToPort}`;
 }
