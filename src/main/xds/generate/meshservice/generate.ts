@@ -12,7 +12,7 @@ import { meshServiceOutboundResources } from './resources.js';
 /** The proxy's MeshService outbounds as Envoy resources; undefined when it has none (every mesh not using the model). */
 export function meshServiceOutboundResourcesOf(context: MeshContext, proxy: Proxy): GeneratedResources | undefined {
   if (context.destinations.meshServices.length === 0) return undefined;
-  const { outbounds } = meshServiceOutboundsOf(context, proxy.dataplane);
+  const outbounds = meshServiceOutboundsOf(context, proxy.dataplane);
   if (outbounds.length === 0) return undefined;
   const keys = outbounds.map(outboundKey);
   // Proxies with the same outbounds (every transparent proxy of a mesh, mostly) share one list.

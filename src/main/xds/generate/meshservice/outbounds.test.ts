@@ -21,11 +21,9 @@ function outboundsOf(spec: DataplaneSpec, mode: MeshServicesMode = 'Disabled', m
   const context = buildMeshContext(testMesh('m', { meshServices: { mode } }), [dataplane], {
     destinations: { meshServices, meshExternalServices: [], meshMultiZoneServices: [] },
   });
-  const { outbounds, unresolved } = meshServiceOutboundsOf(context, dataplane);
-  return {
-    outbounds: outbounds.map((each) => `${each.address}:${each.port} ${each.meshService.meta.name}/${each.section.name}${each.bindToPort ? '' : ' (no bind)'}`),
-    unresolved,
-  };
+  return meshServiceOutboundsOf(context, dataplane).map(
+    (each) => `${each.address}:${each.port} ${each.meshService.meta.name}/${each.section.name}${each.bindToPort ? '' : ' (no bind)'}`,
+  );
 }
 
 const inbound = [{ port: 8080, tags: { 'kuma.io/service': 'client' } }];
@@ -41,15 +39,15 @@ function transparent(transparentProxying: TransparentProxying = {}, inbounds = i
 describe('which MeshService outbounds a proxy gets', () => {
   it('resolves a backendRef by name in its own zone, its section the port number even for a named port', () => {
     const result = outboundsOf(explicit([{ port: 10001, backendRef: { kind: 'MeshService', name: 'backend', port: 80 } }]));
-    expect(result).toEqual({ outbounds: ['127.0.0.1:10001 backend/80'], unresolved: [] });
+    expect(result).toEqual(['127.0.0.1:10001 backend/80']);
   });
 
   it('resolves a backendRef by labels to the oldest MeshService carrying them', () => {
     const result = outboundsOf(explicit([{ address: '127.0.0.2', port: 10001, backendRef: { kind: 'MeshService', labels: { team: 'a' }, port: 90 } }]));
-    expect(result.outbounds).toEqual(['127.0.0.2:10001 older/90']);
+    expect(result).toEqual(['127.0.0.2:10001 older/90']);
   });
 
-  it('drops, and says why, a backendRef to an unknown MeshService, port, another zone or a kind not served yet', () => {
+  it('drops a backendRef to an unknown MeshService, port, another zone or a kind not served yet', () => {
     const result = outboundsOf(
       explicit([
         { port: 10001, backendRef: { kind: 'MeshService', name: 'missing', port: 80 } },
@@ -59,17 +57,11 @@ describe('which MeshService outbounds a proxy gets', () => {
         { port: 10005, tags: { 'kuma.io/service': 'legacy' } },
       ]),
     );
-    expect(result.outbounds).toEqual([]);
-    expect(result.unresolved).toEqual([
-      { index: 0, reason: 'no MeshService "missing" in mesh "m"' },
-      { index: 1, reason: 'MeshService "backend" has no port 82' },
-      { index: 2, reason: 'no MeshService "remote" in mesh "m"' },
-      { index: 3, reason: 'backendRef kind MeshExternalService is not served yet (only MeshService)' },
-    ]);
+    expect(result).toEqual([]);
   });
 
   it.each(['Disabled', 'Everywhere', 'Exclusive'] as const)('gives a transparent proxy every MeshService VIP and port in mode %s, not bound', (mode) => {
-    expect(outboundsOf(transparent(), mode).outbounds).toEqual([
+    expect(outboundsOf(transparent(), mode)).toEqual([
       '241.0.0.0:80 backend/http (no bind)',
       '241.0.0.0:81 backend/81 (no bind)',
       '241.0.0.1:90 older/90 (no bind)',
@@ -80,23 +72,23 @@ describe('which MeshService outbounds a proxy gets', () => {
   it('ignores backendRef outbounds under transparent proxy, as Kuma ignores networking.outbound there', () => {
     const spec = transparent();
     spec.networking.outbound = [{ port: 10001, backendRef: { kind: 'MeshService', name: 'backend', port: 80 } }];
-    expect(outboundsOf(spec, 'Disabled', [noVip])).toEqual({ outbounds: [], unresolved: [] });
+    expect(outboundsOf(spec, 'Disabled', [noVip])).toEqual([]);
   });
 
   it('in ReachableBackends gives VIP outbounds only to a proxy listing reachableBackends, only those listed', () => {
-    expect(outboundsOf(transparent(), 'ReachableBackends').outbounds).toEqual([]);
+    expect(outboundsOf(transparent(), 'ReachableBackends')).toEqual([]);
     const listed = transparent({
       reachableBackends: { refs: [{ kind: 'MeshService', name: 'backend', port: 81 }, { kind: 'MeshService', labels: { 'kuma.io/zone': 'east' } }] },
     });
-    expect(outboundsOf(listed, 'ReachableBackends').outbounds).toEqual(['241.0.0.0:81 backend/81 (no bind)', '241.0.0.2:80 remote/80 (no bind)']);
+    expect(outboundsOf(listed, 'ReachableBackends')).toEqual(['241.0.0.0:81 backend/81 (no bind)', '241.0.0.2:80 remote/80 (no bind)']);
   });
 
   it('gives none to a proxy listing only legacy reachableServices', () => {
-    expect(outboundsOf(transparent({ reachableServices: ['web'] }), 'Everywhere').outbounds).toEqual([]);
+    expect(outboundsOf(transparent({ reachableServices: ['web'] }), 'Everywhere')).toEqual([]);
   });
 
   it("leaves out a VIP outbound on one of the proxy's inbound sockets", () => {
     const inbounds = [{ address: '241.0.0.1', port: 90, tags: { 'kuma.io/service': 'older' } }];
-    expect(outboundsOf(transparent({}, inbounds), 'Everywhere').outbounds).not.toContain('241.0.0.1:90 older/90 (no bind)');
+    expect(outboundsOf(transparent({}, inbounds), 'Everywhere')).not.toContain('241.0.0.1:90 older/90 (no bind)');
   });
 });

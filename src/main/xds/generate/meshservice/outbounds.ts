@@ -27,51 +27,34 @@ export interface MeshServiceOutbound {
   bindToPort: boolean;
 }
 
-/** A `networking.outbound[]` entry whose `backendRef` names no MeshService port of the mesh: not generated. */
-export interface UnresolvedBackendRef {
-  index: number;
-  reason: string;
-}
-
-export interface ProxyMeshServiceOutbounds {
-  outbounds: MeshServiceOutbound[];
-  unresolved: UnresolvedBackendRef[];
-}
-
-export function usesTransparentProxy(dataplane: DataplaneResource): boolean {
+function usesTransparentProxy(dataplane: DataplaneResource): boolean {
   const redirect = dataplane.spec.networking.transparentProxying;
   return (redirect?.redirectPortOutbound ?? 0) !== 0 || (redirect?.redirectPortInbound ?? 0) !== 0;
 }
 
-export function meshServiceOutboundsOf(context: MeshContext, dataplane: DataplaneResource): ProxyMeshServiceOutbounds {
-  if (usesTransparentProxy(dataplane)) return { outbounds: vipOutbounds(context, dataplane), unresolved: [] };
-  return backendRefOutbounds(context, dataplane);
+export function meshServiceOutboundsOf(context: MeshContext, dataplane: DataplaneResource): MeshServiceOutbound[] {
+  return usesTransparentProxy(dataplane) ? vipOutbounds(context, dataplane) : backendRefOutbounds(context, dataplane);
 }
 
 /**
  * The explicit ones: a `backendRef {kind: MeshService, name | labels, port}` is looked up in the
  * Dataplane's mesh and zone by display name (as the KRI it stands for), or as the oldest
- * MeshService with those labels; its section is the port number. Other kinds are not served yet.
+ * MeshService with those labels; its section is the port number. A ref to no MeshService or port
+ * of the mesh makes no outbound, as in Kuma. Other kinds are not served yet (`_not-applied` says so).
  */
-function backendRefOutbounds(context: MeshContext, dataplane: DataplaneResource): ProxyMeshServiceOutbounds {
-  const outbounds: MeshServiceOutbound[] = [];
-  const unresolved: UnresolvedBackendRef[] = [];
-  (dataplane.spec.networking.outbound ?? []).forEach((outbound, index) => {
-    const ref = outbound.backendRef;
-    if (ref === undefined) return;
-    const found = resolveBackendRef(context, dataplane, ref);
-    if (typeof found === 'string') unresolved.push({ index, reason: found });
-    else outbounds.push({ address: outbound.address ?? DEFAULT_ADDRESS, port: outbound.port, ...found, bindToPort: true });
+function backendRefOutbounds(context: MeshContext, dataplane: DataplaneResource): MeshServiceOutbound[] {
+  return (dataplane.spec.networking.outbound ?? []).flatMap((outbound) => {
+    const found = outbound.backendRef && resolveBackendRef(context, dataplane, outbound.backendRef);
+    return found ? [{ address: outbound.address ?? DEFAULT_ADDRESS, port: outbound.port, ...found, bindToPort: true }] : [];
   });
-  return { outbounds, unresolved };
 }
 
 function resolveBackendRef(
   context: MeshContext,
   dataplane: DataplaneResource,
   ref: BackendRef,
-): { meshService: Resource<'MeshService'>; section: Section } | string {
-  if (ref.kind !== MESH_SERVICE_KIND) return `backendRef kind ${ref.kind} is not served yet (only MeshService)`;
+): { meshService: Resource<'MeshService'>; section: Section } | undefined {
+  if (ref.kind !== MESH_SERVICE_KIND) return undefined;
   const zone = dataplane.meta.labels[ZONE_TAG] ?? '';
   const candidates = context.destinations.meshServices.filter((meshService) =>
     ref.name
@@ -79,10 +62,8 @@ function resolveBackendRef(
       : matchesLabels(ref.labels, meshService.meta.labels),
   );
   const meshService = oldest(candidates);
-  const what = ref.name ? `MeshService "${ref.name}"` : `MeshService with labels ${JSON.stringify(ref.labels ?? {})}`;
-  if (meshService === undefined) return `no ${what} in mesh "${dataplane.meta.mesh}"`;
-  const section = sectionsOf(meshService).find((each) => each.port === ref.port);
-  if (section === undefined) return `${what} has no port ${ref.port}`;
+  const section = meshService && sectionsOf(meshService).find((each) => each.port === ref.port);
+  if (meshService === undefined || section === undefined) return undefined;
   // Kuma names a backendRef's section by the port number even when the port has a name.
   return { meshService, section: { port: section.port, name: String(section.port) } };
 }
