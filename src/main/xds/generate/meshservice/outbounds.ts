@@ -68,8 +68,10 @@ function resolveBackendRef(
   return { meshService, section: { port: section.port, name: String(section.port) } };
 }
 
+/** The first created (ISO times compare as text), then by name. */
 function oldest(meshServices: readonly Resource<'MeshService'>[]): Resource<'MeshService'> | undefined {
-  return [...meshServices].sort((a, b) => a.meta.creationTime.localeCompare(b.meta.creationTime) || (a.meta.name < b.meta.name ? -1 : 1))[0];
+  const key = (meshService: Resource<'MeshService'>) => `${meshService.meta.creationTime}\n${meshService.meta.name}`;
+  return [...meshServices].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0))[0];
 }
 
 /**
