@@ -20,7 +20,6 @@ const MESH_FIELDS = [
 const DATAPLANE_FIELDS = ['metrics', 'probes'];
 const NETWORKING_FIELDS = ['gateway', 'transparentProxying', 'listeners'];
 const INBOUND_FIELDS = ['name', 'protocol', 'state', 'health', 'serviceProbe'];
-const OUTBOUND_FIELDS = ['backendRef'];
 
 type Fields = Record<string, unknown>;
 
@@ -43,9 +42,21 @@ export function notAppliedFields(type: ResourceType, spec: object): string[] {
     else found.push(...INBOUND_FIELDS.filter((field) => isSet(inbound[field])).map((field) => `${path}.${field}`));
   });
   asList(networking.outbound).forEach((outbound, index) => {
-    found.push(...OUTBOUND_FIELDS.filter((field) => isSet(outbound[field])).map((field) => `networking.outbound[${index}].${field}`));
+    if (isSet(outbound.backendRef) && !appliesBackendRef(asFields(outbound.backendRef), asFields(networking.transparentProxying))) {
+      found.push(`networking.outbound[${index}].backendRef`);
+    }
   });
   return found;
+}
+
+/**
+ * A `backendRef` to a MeshService is generated (a MeshService missing or without the port makes no
+ * outbound, as in Kuma); MeshExternalService and MeshMultiZoneService ones are not yet. Under
+ * transparent proxy Kuma ignores `networking.outbound`, and so does meshdesk.
+ */
+function appliesBackendRef(backendRef: Fields, transparentProxying: Fields): boolean {
+  const redirects = [transparentProxying.redirectPortInbound, transparentProxying.redirectPortOutbound];
+  return backendRef.kind === 'MeshService' && !redirects.some((port) => isSet(port) && port !== 0);
 }
 
 /**

@@ -1,6 +1,6 @@
-// The service model's destinations of one mesh as the MeshContext carries them (data only so far:
-// outbounds, clusters and endpoints for them are issue 24 part 3), and the part of them that
-// configuration can depend on, which is all the MeshContext's hash covers.
+// The service model's destinations of one mesh as the MeshContext carries them (MeshService
+// outbounds read them: xds/generate/meshservice/), and the part of them that configuration can
+// depend on, which is all the MeshContext's hash covers.
 import type { Resource } from '../../shared/resources.js';
 
 export interface MeshDestinations {
@@ -14,8 +14,9 @@ export type DestinationResource = Resource<'MeshService'> | Resource<'MeshExtern
 export const NO_DESTINATIONS: MeshDestinations = Object.freeze({ meshServices: [], meshExternalServices: [], meshMultiZoneServices: [] });
 
 /**
- * What a proxy's configuration can read of a destination: its name, labels, spec (ports, selector,
- * identities, state), VIPs, hostnames and TLS readiness. Not the counts of proxies
+ * What a proxy's configuration can read of a destination: its name, labels, creation time (a
+ * `backendRef` by labels reaches the oldest match), spec (ports, selector, identities, state), VIPs,
+ * hostnames and TLS readiness. Not the counts of proxies
  * (`status.dataplaneProxies`), nor the HostnameGenerators' conditions, nor version and times: the
  * status updater rewrites those as proxies come and go, and that must not regenerate any proxy.
  */
@@ -25,6 +26,7 @@ export function configurationInput(resource: DestinationResource): unknown {
     type: resource.type,
     name: resource.meta.name,
     labels: resource.meta.labels,
+    creationTime: resource.meta.creationTime,
     spec: resource.spec,
     vips: status.vips,
     vip: status.vip,

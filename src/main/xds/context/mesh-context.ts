@@ -45,8 +45,8 @@ export interface MeshContext {
   /** The same policies grouped by type, each group by name: what a reader of one type's policies reads. */
   policiesByType: ReadonlyMap<PolicyType, readonly PolicyResource[]>;
   /**
-   * The mesh's MeshServices, MeshExternalServices and MeshMultiZoneServices, each list by name. Data
-   * only: no generator reads them yet (issue 24 part 3). The hash covers what configuration can
+   * The mesh's MeshServices, MeshExternalServices and MeshMultiZoneServices, each list by name. The
+   * outbound step reads the MeshServices (xds/generate/meshservice/). The hash covers what configuration can
    * depend on (meshservice/destinations.ts), so a status count rewritten regenerates nothing.
    */
   destinations: MeshDestinations;

@@ -18,7 +18,8 @@ import { meshMtls } from '../../mtls/mesh-mtls.js';
 import type { ResourceGenerator } from './generator.js';
 import { proxyListener } from './listeners.js';
 import { CATCH_ALL_ROUTE_MATCHES, outboundListenerName, outboundRouteName, routeMatchesName } from './names.js';
-import { ResourceSet, type GeneratedResources } from './resources.js';
+import { meshServiceOutboundResourcesOf } from './meshservice/generate.js';
+import { mergeResources, ResourceSet, type GeneratedResources } from './resources.js';
 import { upstreamTlsTransportSocket } from './tls-contexts.js';
 
 export const DEFAULT_OUTBOUND_ADDRESS = '127.0.0.1';
@@ -38,11 +39,23 @@ export const outboundProxyGenerator: ResourceGenerator = {
     const byOutbounds = memoizedForContext(context, 'outbound-lists', () => new WeakMap<readonly Outbound[], GeneratedResources>());
     let generated = byOutbounds.get(outbounds);
     if (generated === undefined) byOutbounds.set(outbounds, (generated = outboundLists(context, outbounds)));
-    return generated;
+    const meshServices = meshServiceOutboundResourcesOf(context, proxy);
+    return meshServices === undefined ? generated : mergedOnce(generated, meshServices);
   },
 };
 
 const NO_OUTBOUNDS: readonly Outbound[] = Object.freeze([]);
+
+const merges = new WeakMap<GeneratedResources, WeakMap<GeneratedResources, GeneratedResources>>();
+
+/** The two shared lists merged, the same object for every proxy with both: later steps find it by identity. */
+function mergedOnce(tagged: GeneratedResources, meshServices: GeneratedResources): GeneratedResources {
+  let byMeshServices = merges.get(tagged);
+  if (byMeshServices === undefined) merges.set(tagged, (byMeshServices = new WeakMap()));
+  let merged = byMeshServices.get(meshServices);
+  if (merged === undefined) byMeshServices.set(meshServices, (merged = mergeResources(tagged, meshServices)));
+  return merged;
+}
 
 /** The clusters, endpoints and listeners of a list of outbounds. */
 function outboundLists(context: MeshContext, outbounds: readonly Outbound[]): GeneratedResources {
@@ -50,7 +63,7 @@ function outboundLists(context: MeshContext, outbounds: readonly Outbound[]): Ge
   for (const outbound of outbounds) {
     const address = outbound.address ?? DEFAULT_OUTBOUND_ADDRESS;
     const service = outbound.tags?.[SERVICE_TAG];
-    // An outbound to a `backendRef` (MeshService…) is stored and validated; only tagged ones are generated.
+    // An outbound to a `backendRef` is the MeshService step's (meshservice/generate.ts).
     if (outbound.tags === undefined || service === undefined) continue;
     const listener = outboundListenerName(address, outbound.port);
     // The same for every proxy with this outbound: built once per context, shared by all of them.

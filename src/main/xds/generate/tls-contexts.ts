@@ -24,17 +24,17 @@ export function meshCaSecretName(mesh: string): string {
 export type CertificateSource = 'sds' | 'certificate-provider';
 
 /**
- * `sanMatcher` undefined: only the mesh CA is checked. gRPC servers refuse SAN matchers (gRFC A29:
+ * No `sanMatchers`: only the mesh CA is checked. gRPC servers refuse SAN matchers (gRFC A29:
  * "not supported on servers", C-core NACKs the listener); the mesh CA signs mesh identities only.
  */
-function commonTlsContext(mesh: string, source: CertificateSource, sanMatcher: ProtoJson | undefined, alpn?: string): ProtoJson {
+function commonTlsContext(mesh: string, source: CertificateSource, sanMatchers: readonly ProtoJson[], alpn?: string): ProtoJson {
   if (source === 'certificate-provider') {
     // grpc-js-xds matches SANs with the older string matcher list (`match_subject_alt_names`) only.
     return {
       tls_certificate_provider_instance: { instance_name: identitySecretName(mesh) },
       validation_context: {
         ca_certificate_provider_instance: { instance_name: meshCaSecretName(mesh) },
-        ...(sanMatcher && { match_subject_alt_names: [sanMatcher] }),
+        ...(sanMatchers.length > 0 && { match_subject_alt_names: [...sanMatchers] }),
       },
     };
   }
@@ -42,7 +42,8 @@ function commonTlsContext(mesh: string, source: CertificateSource, sanMatcher: P
     ...(alpn && { alpn_protocols: [alpn] }),
     tls_certificate_sds_secret_configs: [{ name: identitySecretName(mesh), sds_config: adsConfigSource() }],
     combined_validation_context: {
-      default_validation_context: sanMatcher ? { match_typed_subject_alt_names: [{ san_type: 'URI', matcher: sanMatcher }] } : {},
+      default_validation_context:
+        sanMatchers.length > 0 ? { match_typed_subject_alt_names: sanMatchers.map((matcher) => ({ san_type: 'URI', matcher })) } : {},
       validation_context_sds_secret_config: { name: meshCaSecretName(mesh), sds_config: adsConfigSource() },
     },
   };
@@ -53,13 +54,28 @@ function commonTlsContext(mesh: string, source: CertificateSource, sanMatcher: P
  * identity, the server must present `spiffe://<mesh>/<service>`; Envoy also sends Kuma's SNI and ALPN.
  */
 export function upstreamTlsTransportSocket(mesh: string, service: string, source: CertificateSource, tags: Tags = {}): ProtoJson {
-  const common = commonTlsContext(mesh, source, { exact: spiffeId(mesh, service) }, KUMA_ALPN);
+  const common = commonTlsContext(mesh, source, [{ exact: spiffeId(mesh, service) }], KUMA_ALPN);
   return {
     name: TLS_TRANSPORT_SOCKET,
     typed_config: {
       '@type': UPSTREAM_TLS_CONTEXT_TYPE_URL,
       common_tls_context: common,
       ...(source === 'sds' && { sni: sniFromTags({ ...tags, [SERVICE_TAG]: service, mesh }) }),
+    },
+  };
+}
+
+/**
+ * An Envoy cluster's mesh mTLS to a real resource (MeshService): the server must present one of
+ * `spiffeIds` (its identities); the SNI names the resource and port.
+ */
+export function upstreamResourceTlsTransportSocket(mesh: string, spiffeIds: readonly string[], sni: string): ProtoJson {
+  return {
+    name: TLS_TRANSPORT_SOCKET,
+    typed_config: {
+      '@type': UPSTREAM_TLS_CONTEXT_TYPE_URL,
+      common_tls_context: commonTlsContext(mesh, 'sds', spiffeIds.map((id) => ({ exact: id })), KUMA_ALPN),
+      sni,
     },
   };
 }
@@ -74,7 +90,7 @@ export function downstreamTlsTransportSocket(mesh: string, source: CertificateSo
     name: TLS_TRANSPORT_SOCKET,
     typed_config: {
       '@type': DOWNSTREAM_TLS_CONTEXT_TYPE_URL,
-      common_tls_context: commonTlsContext(mesh, source, source === 'sds' ? { prefix: `${spiffeId(mesh)}/` } : undefined),
+      common_tls_context: commonTlsContext(mesh, source, source === 'sds' ? [{ prefix: `${spiffeId(mesh)}/` }] : []),
       require_client_certificate: true,
     },
   };
