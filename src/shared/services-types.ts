@@ -81,7 +81,7 @@ export interface ServiceEdge {
   via: 'tag' | 'backendRef';
   online: boolean;
   route?: RouteSplit;
-  /** Absent with mTLS off: nothing is checked. */
+  /** Absent with mTLS off (nothing is checked), and when no inbound serves the service (no proxy decides). */
   permission?: EdgePermission;
   policies: EdgePolicy[];
 }

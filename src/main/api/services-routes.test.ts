@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ServicesView } from '../../shared/services-types.js';
 import { startTestCore } from '../../../test/support/core.js';
-import { applyDataplane, BACKEND_1, tokenMetadata, WEB_1 } from '../../../test/support/dataplanes.js';
+import { applyDataplane, BACKEND_1, clientDataplane, tokenMetadata, WEB_1 } from '../../../test/support/dataplanes.js';
 import { eventually } from '../../../test/support/eventually.js';
 import { putResource } from '../../../test/support/put-resource.js';
 import { DATAPLANE_METADATA_KEY } from '../xds/generate/bootstrap.js';
@@ -102,6 +102,17 @@ describe('GET /meshes/{mesh}/_services on a real core', () => {
     expect(meshServiceBackend!.callers.map(({ dataplane, via, outbound }) => [dataplane, via, outbound])).toEqual([['portal-1', 'backendRef', '127.0.0.1:10002']]);
     // portal is not allowed by any MeshTrafficPermission on backend.
     expect(meshServiceBackend!.callers[0]!.permission).toMatchObject({ decision: 'denied' });
+
+    // A service only a caller names: no inbound, so no proxy decides a permission (the caller calls as its name).
+    await applyDataplane(core, clientDataplane('client-1', 'nowhere'));
+    const nowhere = await eventually(async () => {
+      const { body: after } = await get('/meshes/default/_services');
+      const found = after.services.find((service) => service.name === 'nowhere');
+      expect(found).toBeDefined();
+      return found!;
+    });
+    expect(nowhere).toMatchObject({ kind: 'tag', endpoints: [], callers: [{ dataplane: 'client-1', callerServices: ['client-1'] }] });
+    expect(nowhere.callers[0]!.permission).toBeUndefined();
 
     // Connected: backend-1's endpoint is online.
     const proxy = new RawAdsClient(core.xds.port, { id: 'default.backend-1', metadata: { [DATAPLANE_METADATA_KEY]: JSON.stringify(BACKEND_1), ...tokenMetadata(core, 'backend-1') } });

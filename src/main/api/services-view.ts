@@ -31,6 +31,8 @@ export type ProxyStatusOf = (proxyId: string) => ProxyStatus | undefined;
 
 const DEFAULT_OUTBOUND_ADDRESS = '127.0.0.1';
 const HTTP_PROTOCOLS = new Set(['http', 'http2', 'grpc']);
+/** A tag service and the MeshService of the same name are listed side by side, the tag one first. */
+const KIND_ORDER: readonly ServiceSummary['kind'][] = ['tag', 'MeshService'];
 
 /** Every service of the mesh: tag services (inbounds, and outbounds naming a service no inbound serves yet) and MeshServices. */
 export function servicesView(context: MeshContext, statusOf: ProxyStatusOf): ServicesView {
@@ -124,7 +126,7 @@ export function servicesView(context: MeshContext, statusOf: ProxyStatusOf): Ser
       callers,
     });
   }
-  services.sort((a, b) => compare(a.name, b.name) || compare(a.kind, b.kind) * -1);
+  services.sort((a, b) => compare(a.name, b.name) || KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind));
   return { mesh, mtls: permissions !== undefined, services };
 }
 
@@ -159,10 +161,10 @@ function permissionsOf(context: MeshContext): PermissionCells {
 }
 
 /** The decision for a caller (as every service it calls as) at every destination service the edge reaches; one when they agree. */
-function permissionOf(cells: PermissionCells, callerServices: readonly string[], destinationServices: readonly string[]): EdgePermission {
-  if (callerServices.length === 0) return { decision: 'denied', reason: 'the caller has no service identity: no certificate for mTLS' };
-  if (destinationServices.length === 0) return { decision: 'denied', reason: 'the service has no endpoint to check the caller' };
-  const found = callerServices.flatMap((caller) => destinationServices.map((destination) => cells.get(`${caller}→${destination}`)!));
+function permissionOf(cells: PermissionCells, callerServices: readonly string[], destinationServices: readonly string[]): EdgePermission | undefined {
+  // A service no inbound serves has no proxy to decide: nothing answers the caller, permitted or not.
+  const found = callerServices.flatMap((caller) => destinationServices.flatMap((destination) => cells.get(`${caller}→${destination}`) ?? []));
+  if (found.length === 0) return undefined;
   const decisions = new Set(found.map((cell) => cell.decision));
   const decision = decisions.size === 1 ? [...decisions][0]! : 'mixed';
   const shown = found.find((cell) => cell.decision === decision && cell.origin) ?? found.find((cell) => cell.decision === decision) ?? found[0]!;
