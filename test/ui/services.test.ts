@@ -71,6 +71,8 @@ describe('the Services view', () => {
     expect(await panel.getByTestId('service-endpoints').getByRole('link', { name: 'backend-1' }).getAttribute('href')).toBe('#/proxies/default.backend-1');
     const web = panel.locator('[data-caller=web-1]');
     expect(await web.locator('[data-decision]').innerText()).toBe('allowed');
+    // The outbound leads to the caller's generated config, where its listener implements the edge.
+    expect(await web.getByRole('link', { name: '127.0.0.1:10001' }).getAttribute('href')).toBe('#/proxies/default.web-1/config');
     expect(await panel.locator('[data-caller=portal-1] [data-decision]').innerText()).toBe('denied');
     expect(await web.getByTestId('edge-route').innerText()).toMatch(/canary\s+prefix \/\s+backend 90%\s*backend-v2 10%/);
     expect(await web.getByTestId('edge-policies').getByRole('link').allInnerTexts()).toEqual(expect.arrayContaining(['MeshHTTPRoute canary', 'MeshTimeout slow-timeout']));
