@@ -31,7 +31,16 @@ async function meshOfServices(core: Core): Promise<void> {
   await policy('MeshTimeout', 'meshtimeouts', 'slow-timeout', { targetRef: MESH, to: [{ targetRef: MESH, default: { http: { requestTimeout: '60s' } } }] });
   await policy('MeshHTTPRoute', 'meshhttproutes', 'canary', {
     targetRef: MESH,
-    to: [{ targetRef: BACKEND, rules: [{ matches: [{ path: { type: 'PathPrefix', value: '/' } }], default: { backendRefs: [{ ...BACKEND, weight: 90 }, { kind: 'MeshService', name: 'backend-v2', weight: 10 }] } }] }],
+    to: [
+      {
+        targetRef: BACKEND,
+        rules: [
+          { matches: [{ path: { type: 'PathPrefix', value: '/' } }], default: { backendRefs: [{ ...BACKEND, weight: 90 }, { kind: 'MeshService', name: 'backend-v2', weight: 10 }] } },
+          // One target twice (as issue 25's user wrote a split): listed twice, drawn once.
+          { matches: [{ headers: [{ name: 'x-version', value: 'v2' }] }], default: { backendRefs: [{ ...BACKEND, weight: 1 }, { ...BACKEND, weight: 1 }] } },
+        ],
+      },
+    ],
   });
   await policy('MeshTrafficPermission', 'meshtrafficpermissions', 'allow-web', { targetRef: BACKEND, from: [{ targetRef: { kind: 'MeshService', name: 'web' }, default: { action: 'Allow' } }] });
   await putResource(core.api.url, '/meshes/default/meshservices/backend', {
@@ -75,6 +84,7 @@ describe('the Services view', () => {
     expect(await web.getByRole('link', { name: '127.0.0.1:10001' }).getAttribute('href')).toBe('#/proxies/default.web-1/config');
     expect(await panel.locator('[data-caller=portal-1] [data-decision]').innerText()).toBe('denied');
     expect(await web.getByTestId('edge-route').innerText()).toMatch(/canary\s+prefix \/\s+backend 90%\s*backend-v2 10%/);
+    expect(await web.getByTestId('edge-route').innerText()).toMatch(/header x-version=v2\s+backend 50%\s*backend 50%/);
     expect(await web.getByTestId('edge-policies').getByRole('link').allInnerTexts()).toEqual(expect.arrayContaining(['MeshHTTPRoute canary', 'MeshTimeout slow-timeout']));
     const nodes = page.getByTestId('service-graph').locator('[data-node]');
     expect(await nodes.evaluateAll((each) => each.map((node) => node.getAttribute('data-node')))).toEqual(['portal-1', 'web-1', 'backend', 'backend-v2', 'backend']);
