@@ -15,6 +15,7 @@ import { policyBounds } from './suites/policy-bounds.js';
 import { policyWarnings } from './suites/policy-warnings.js';
 import { proxiesView } from './suites/proxies-view.js';
 import { proxyRecords } from './suites/proxy-records.js';
+import { services } from './suites/services.js';
 import { storageLag } from './suites/storage-lag.js';
 
 const SUITES: Record<string, (options: BenchOptions) => Promise<BenchRow[]>> = {
@@ -28,6 +29,7 @@ const SUITES: Record<string, (options: BenchOptions) => Promise<BenchRow[]>> = {
   'proxy records': proxyRecords,
   'policy bounds': policyBounds,
   analysis,
+  services,
   'policy warnings': policyWarnings,
   'storage lag': storageLag,
   meshservice: meshService,

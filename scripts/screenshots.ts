@@ -183,6 +183,15 @@ const VIEWS: ViewShot[] = [
       await page.locator('[data-finding=MD0011]').waitFor();
     },
   },
+  {
+    // The same mesh seen as edges: each caller's outbound to echo with the canary split and the policies on it.
+    name: 'services',
+    hash: '#/services/default/tag%3Aecho',
+    ready: async (page) => {
+      await addDefaultMeshMistakes(page);
+      await page.getByTestId('edge-route').first().waitFor();
+    },
+  },
 ];
 
 /**

@@ -15,7 +15,7 @@ describe('app shell', () => {
       expect(await themeOf(page)).toBe(colorScheme);
       await page.getByTestId('connection-status').and(page.locator('[data-status=live]')).waitFor();
       const links = page.getByRole('navigation', { name: 'Sections' }).getByRole('link');
-      expect(await links.count()).toBe(8);
+      expect(await links.count()).toBe(9);
       for (const link of await links.all()) {
         const section = (await link.getAttribute('href'))!.replace('#/', '');
         await link.click();

@@ -21,6 +21,7 @@ import { resourceRoutes, unservedCollectionRoute } from './resource-routes.js';
 import { serviceModelRoutes } from '../meshservice/routes.js';
 import { ZONE_NAME } from '../resources/computed-labels.js';
 import { Router } from './router.js';
+import { servicesRoutes } from './services-routes.js';
 import { settingsRoutes } from './settings-routes.js';
 import { statsRoutes } from './stats-routes.js';
 import { storageRoutes, type StorageDependencies } from './storage-routes.js';
@@ -64,6 +65,7 @@ export function createApiRouter(deps: ApiDependencies): Router {
     ...mtlsRoutes(deps),
     ...permissionRoutes(deps),
     ...analysisRoutes(deps),
+    ...servicesRoutes(deps),
     ...resourceRoutes(deps.manager, deps.bodyReader),
     ...serviceModelRoutes(deps.manager, ZONE_NAME),
     ...transferRoutes(deps.manager, deps.bodyReader),

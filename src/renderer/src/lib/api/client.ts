@@ -29,6 +29,7 @@ import type { StorageStatus } from '../../../../shared/storage-types.js';
 import type { DemoStatus } from '../../../../shared/demo-types.js';
 import type { MeshMtlsView, ProxyIdentityView } from '../../../../shared/mtls-types.js';
 import type { MeshAnalysis } from '../../../../shared/analysis-types.js';
+import type { ServicesView } from '../../../../shared/services-types.js';
 import type { PermissionMatrixView } from '../../../../shared/permission-types.js';
 import type { CoreEvent } from '../../../../shared/events.js';
 import type { ProxyPolicyEffects } from '../../../../shared/policy-types.js';
@@ -272,6 +273,11 @@ export class MeshdeskClient {
   /** What will not work in the mesh (docs/analysis.md): findings worst first. */
   analysis(mesh: string): Promise<MeshAnalysis> {
     return this.json('GET', `/meshes/${segment(mesh)}/_analysis`);
+  }
+
+  /** Every service of the mesh with its endpoints and callers' edges (docs/api.md, `_services`). */
+  services(mesh: string): Promise<ServicesView> {
+    return this.json('GET', `/meshes/${segment(mesh)}/_services`);
   }
 
   /**

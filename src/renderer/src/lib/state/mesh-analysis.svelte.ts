@@ -13,13 +13,18 @@ const DEFAULT_EXPIRATION_MS = 1000;
  * a view kept one cache expiration: a write shows in it that long after, so that is when to ask again.
  */
 export function meshAnalysisQuery(mesh: string, settings: SettingsState): LiveQuery<MeshAnalysis> {
-  const changesMesh = (event: CoreEvent) =>
-    (event.topic === 'resource.changed' && (event.key.mesh === mesh || (event.key.type === 'Mesh' && event.key.name === mesh))) ||
-    (event.topic === 'proxy.event' && event.proxyId.startsWith(`${mesh}.`) && event.event.kind === 'tick' && event.event.result !== 'skip');
-  return new LiveQuery(() => client.analysis(mesh), changesMesh, { keepLastOnError: true, delayMs: expirationMs(settings) + 150 });
+  return new LiveQuery(() => client.analysis(mesh), (event) => changesMesh(mesh, event), { keepLastOnError: true, delayMs: expirationMs(settings) + 150 });
 }
 
-function expirationMs(settings: SettingsState): number {
+/** A write to the mesh or its resources, or a tick that generated one of its proxies: what a view of the MeshContext refetches on. */
+export function changesMesh(mesh: string, event: CoreEvent): boolean {
+  return (
+    (event.topic === 'resource.changed' && (event.key.mesh === mesh || (event.key.type === 'Mesh' && event.key.name === mesh))) ||
+    (event.topic === 'proxy.event' && event.proxyId.startsWith(`${mesh}.`) && event.event.kind === 'tick' && event.event.result !== 'skip')
+  );
+}
+
+export function expirationMs(settings: SettingsState): number {
   const value = settings.all.find((setting) => setting.name === 'store.cache.expirationTime')?.value;
   try {
     return typeof value === 'string' ? parseDuration(value) : DEFAULT_EXPIRATION_MS;
