@@ -3,6 +3,7 @@
 import type { Finding } from '../../../shared/analysis-types.js';
 import { POLICY_TYPES } from '../../../shared/policy-types.js';
 import { isInitialPolicy } from '../../manager/initial-policies.js';
+import { canonicalJson } from '../../resources/canonical-json.js';
 import { compareByTargetRef, displayName, topLevelRef } from '../../policies/core/matching.js';
 import type { PolicyResource } from '../../policies/core/policy.js';
 import { computeProxyRules } from '../../policies/core/proxy-rules.js';
@@ -64,17 +65,11 @@ function effectOf(rules: ProxyRules<unknown>): string {
 }
 
 function writeEffect(rules: ProxyRules<unknown>): string {
-  return JSON.stringify(withSortedKeys({
+  return canonicalJson({
     to: rules.to.map(({ subset, conf }) => [subset, conf]),
     from: [...rules.from].map(([inbound, list]) => [inbound, list.map(({ subset, conf }) => [subset, conf])]),
     inbound: [...rules.inbound].map(([inbound, list]) => [inbound, list.map(({ match, conf }) => [match ?? null, conf])]),
-  }));
-}
-
-function withSortedKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withSortedKeys);
-  if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, withSortedKeys((value as Record<string, unknown>)[key])]));
+  });
 }
 
 /** Kuma's reason the winner merges later (SortByTargetRef): a more specific kind, else the name. */

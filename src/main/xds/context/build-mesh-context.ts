@@ -4,6 +4,7 @@ import {
   PROTOCOL_TAG,
   SERVICE_TAG,
   type DataplaneResource,
+  type Inbound,
   type MeshResource,
   type Protocol,
   type Tags,
@@ -129,6 +130,24 @@ function dataplaneInput(dataplane: DataplaneResource): string {
   return input;
 }
 
+/** One inbound of a Dataplane as the endpoint its callers reach, speaking `protocol`. */
+export function inboundEndpoint(dataplane: DataplaneResource, inbound: Inbound, protocol: Protocol): Endpoint {
+  const { networking } = dataplane.spec;
+  const tags = inbound.tags ?? {};
+  return {
+    dataplane: dataplane.meta.name,
+    // Kuma's DataplaneAdvertisedIP: what others reach, which may differ from where Envoy listens (NAT).
+    address: networking.advertisedAddress ?? inbound.address ?? networking.address,
+    port: inbound.port,
+    tags,
+    labels: dataplane.meta.labels,
+    // Kuma's getZone: the inbound's zone tag, else its Dataplane's zone label.
+    zone: tags[ZONE_TAG] ?? dataplane.meta.labels[ZONE_TAG],
+    protocol,
+    weight: 1,
+  };
+}
+
 function endpointsByService(dataplanes: readonly DataplaneResource[]): Map<string, Endpoint[]> {
   const byService = new Map<string, Endpoint[]>();
   for (const dataplane of dataplanes) {
@@ -138,18 +157,7 @@ function endpointsByService(dataplanes: readonly DataplaneResource[]): Map<strin
       const service = tags[SERVICE_TAG];
       if (service === undefined) continue; // a tags-less inbound (Kuma 2.14) names no service to reach
       const endpoints = byService.get(service) ?? [];
-      endpoints.push({
-        dataplane: dataplane.meta.name,
-        // Kuma's DataplaneAdvertisedIP: what others reach, which may differ from where Envoy listens (NAT).
-        address: networking.advertisedAddress ?? inbound.address ?? networking.address,
-        port: inbound.port,
-        tags,
-        labels: dataplane.meta.labels,
-        // Kuma's getZone: the inbound's zone tag, else its Dataplane's zone label.
-        zone: tags[ZONE_TAG] ?? dataplane.meta.labels[ZONE_TAG],
-        protocol: protocolFromTags(tags),
-        weight: 1,
-      });
+      endpoints.push(inboundEndpoint(dataplane, inbound, protocolFromTags(tags)));
       byService.set(service, endpoints);
     }
   }

@@ -3,10 +3,10 @@
 // catch-all route, an EDS cluster speaking HTTP/2, and the endpoints of the port's healthy inbounds.
 import type { MeshServicePort } from '../../../../shared/meshservice-types.js';
 import { PROTOCOLS, type Protocol, type Resource } from '../../../../shared/resources.js';
-import { ZONE_TAG } from '../../../resources/computed-labels.js';
 import { spiffeId } from '../../../mtls/mesh-ca.js';
 import { meshMtls } from '../../../mtls/mesh-mtls.js';
 import { isHealthyInbound, inboundServesPort, selectedDataplanes } from '../../../meshservice/match.js';
+import { inboundEndpoint } from '../../context/build-mesh-context.js';
 import type { Endpoint, MeshContext } from '../../context/mesh-context.js';
 import type { ProtoJson } from '../../protocol/proto-json.js';
 import { edsCluster, upstreamHttpProtocolOptions } from '../clusters.js';
@@ -96,20 +96,8 @@ function portEndpoints(context: MeshContext, meshService: Resource<'MeshService'
   const servedPort = portOf(meshService, port);
   const endpoints: Endpoint[] = [];
   for (const dataplane of selectedDataplanes(meshService.spec, [...context.dataplanesByName.values()], { onlyHealthy: true })) {
-    const { networking } = dataplane.spec;
-    for (const inbound of networking.inbound ?? []) {
-      if (!isHealthyInbound(inbound) || !inboundServesPort(inbound, servedPort)) continue;
-      const tags = inbound.tags ?? {};
-      endpoints.push({
-        dataplane: dataplane.meta.name,
-        address: networking.advertisedAddress ?? inbound.address ?? networking.address,
-        port: inbound.port,
-        tags,
-        labels: dataplane.meta.labels,
-        zone: tags[ZONE_TAG] ?? dataplane.meta.labels[ZONE_TAG],
-        protocol: portProtocol(servedPort),
-        weight: 1,
-      });
+    for (const inbound of dataplane.spec.networking.inbound ?? []) {
+      if (isHealthyInbound(inbound) && inboundServesPort(inbound, servedPort)) endpoints.push(inboundEndpoint(dataplane, inbound, portProtocol(servedPort)));
     }
   }
   return endpoints;
