@@ -78,6 +78,8 @@ export class DataplaneLifecycle implements ProxyCallbacks {
    * Dataplane a proxy registered as meshdesk stopped is deleted with the others, not left behind.
    */
   readonly #registrations = new Set<Promise<unknown>>();
+  /** Deregistrations a timer started: shutdown waits for them before the store closes under them. */
+  readonly #deregistrations = new Set<Promise<void>>();
 
   constructor(options: DataplaneLifecycleOptions) {
     this.#options = options;
@@ -137,7 +139,7 @@ export class DataplaneLifecycle implements ProxyCallbacks {
   async close(): Promise<void> {
     if (this.#shutdown.signal.aborted) return;
     this.#shutdown.abort();
-    await Promise.allSettled(this.#registrations);
+    await Promise.allSettled([...this.#registrations, ...this.#deregistrations]);
     const leaving = new Map<string, ResourceKey>();
     for (const { proxyId, key, timer } of this.#pending.values()) {
       clearTimeout(timer);
@@ -272,7 +274,9 @@ export class DataplaneLifecycle implements ProxyCallbacks {
     const delay = this.#options.settings.get('xds.dataplaneDeregistrationDelay');
     const timer = setTimeout(() => {
       this.#pending.delete(proxyId);
-      void this.#deregister(proxyId, key);
+      const deregistration = this.#deregister(proxyId, key);
+      this.#deregistrations.add(deregistration);
+      void deregistration.finally(() => this.#deregistrations.delete(deregistration));
     }, delay);
     const at = now();
     this.#pending.set(proxyId, { proxyId, key, dueAt: at + delay, timer });
